@@ -1,0 +1,36 @@
+# Set-up and everyday jobs. Each target creates or reuses .venv; only python3 is needed.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed-stamp
+FOREMAN := $(BIN)/foreman
+
+.PHONY: demo test golden bench fuzz schema clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	touch $(STAMP)
+
+# The main job on the samples: audit every record, then settle the evening.
+demo: $(STAMP)
+	-$(FOREMAN) validate samples/
+	@echo
+	-$(FOREMAN) settle samples/
+
+test: $(STAMP)
+	$(BIN)/python -m pytest
+
+# Regenerate the golden outputs of the samples (never edit them by hand).
+golden: $(STAMP)
+	$(BIN)/python tests/golden.py --write
+
+schema: $(STAMP)
+	$(FOREMAN) schema > schemas/foreman-1.schema.json
+
+bench: $(STAMP)
+	$(BIN)/python bench/run.py
+
+clean:
+	rm -rf $(VENV) .pytest_cache .hypothesis build *.egg-info

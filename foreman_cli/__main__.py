@@ -1,0 +1,5 @@
+"""Run the CLI as `python -m foreman_cli`."""
+
+from .cli import main
+
+main()

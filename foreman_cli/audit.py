@@ -1,0 +1,157 @@
+"""The audit pipeline: read, decode, replay each game, then the checks across games."""
+
+from __future__ import annotations
+
+import hashlib
+from collections import defaultdict
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from typing import Any, BinaryIO
+
+from . import engine, records
+from .findings import Finding
+from .reader import DEFAULT_MAX_RECORD_BYTES, RawRecord, read_records
+from .results import GameResult
+
+
+def check_record(raw: RawRecord, overrides: dict[str, Any] | None = None) -> GameResult:
+    """Decode and replay one raw record; an unreadable one gives an `invalid` result."""
+    if raw.text is None:
+        where = f"line {raw.line}" + (f" column {raw.column}" if raw.column else "")
+        f = Finding("RECORD_SYNTAX", f"{raw.error} ({where})", path="$",
+                    evidence={"line": raw.line, "column": raw.column})
+        return GameResult(id=None, source=raw.where, status="invalid", findings=[f])
+    data = records.decode(raw.text, overrides)
+    if isinstance(data, records.Invalid):
+        if data.code == "RECORD_SYNTAX":
+            line = raw.line + (data.line - 1 if data.line else 0)
+            where = f"line {line}" + (f" column {data.column}" if data.column else "")
+            fs = [Finding("RECORD_SYNTAX", f"{p.message} ({where})", path=p.path,
+                          evidence={"line": line, "column": data.column}) for p in data.problems]
+        else:
+            fs = [Finding("RECORD_SCHEMA", f"{p.path}: {p.message}", path=p.path) for p in data.problems]
+        res = GameResult(id=data.id, source=raw.where, status="invalid", findings=fs)
+    else:
+        res = engine.replay(data, source=raw.where)
+    text = raw.text.encode() if isinstance(raw.text, str) else raw.text
+    res.fingerprint = hashlib.blake2b(text, digest_size=16).digest()
+    return res
+
+
+@dataclass
+class CrossChecks:
+    """The checks that need more than one game: repeated ids and dealer succession in a series."""
+
+    seen: dict[str, str] = field(default_factory=dict)
+    fingerprints: dict[str, bytes] = field(default_factory=dict)
+    pending: list[GameResult] = field(default_factory=list)
+    holding: bool = False
+
+    def feed(self, res: GameResult) -> list[GameResult]:
+        """Take one result in input order; return the results that are final now."""
+        if res.id is not None:
+            first = self.seen.get(res.id)
+            if first is None:
+                self.seen[res.id] = res.source
+                if res.fingerprint is not None:
+                    self.fingerprints[res.id] = res.fingerprint
+            else:
+                same = res.fingerprint is not None and self.fingerprints.get(res.id) == res.fingerprint
+                res.findings.append(Finding(
+                    "DUPLICATE_GAME",
+                    f"game {res.id} was already read at {first} ({'identical' if same else 'different content'})",
+                    evidence={"first": first, "identical": same}))
+        # Dealer succession depends on every game of a series in the input (a later repeat of a
+        # game cancels the check), so from the first series game on, results wait for the end.
+        if res.series is not None and res.status != "invalid":
+            self.holding = True
+        if self.holding:
+            self.pending.append(res)
+            return []
+        return [res]
+
+    def finish(self) -> list[GameResult]:
+        """Run the series checks and return the results still held."""
+        by_key: dict[tuple[str, int], list[GameResult]] = defaultdict(list)
+        for r in self.pending:
+            if r.series is not None and r.status != "invalid":
+                by_key[r.series].append(r)
+        for (sid, seq), games in by_key.items():
+            prev = by_key.get((sid, seq - 1))
+            if len(games) != 1 or not prev or len(prev) != 1:
+                continue
+            _check_succession(prev[0], games[0])
+        out, self.pending = self.pending, []
+        return out
+
+
+def _check_succession(prev: GameResult, cur: GameResult) -> None:
+    rule = (cur.rules or {}).get("next_dealer", "winner-or-loser")
+    if prev.status != "won" or rule == "free" or not cur.first_dealer:
+        return
+    d = prev.deciding
+    others = [(d.tricks[s], p) for s, p in enumerate(prev.players) if p != prev.winner]
+    fewest = min(n for n, _ in others)
+    losers = [p for n, p in others if n == fewest]
+    allowed = {"winner": [prev.winner], "loser": losers, "winner-or-loser": [prev.winner, *losers]}[rule]
+    if cur.first_dealer not in allowed:
+        sid, seq = cur.series
+        cur.findings.append(Finding(
+            "DEALER_SUCCESSION",
+            f"{cur.first_dealer} dealt game {seq} of series {sid}; under next_dealer '{rule}' the dealer is "
+            f"{' or '.join(allowed)} (game {prev.id}: {prev.winner} won, "
+            f"{' and '.join(losers)} took fewest tricks)",
+            deal=1, player=cur.first_dealer,
+            evidence={"previous_game": prev.id, "allowed": allowed, "next_dealer": rule}))
+
+
+def audit_records(raws: Iterable[RawRecord], overrides: dict[str, Any] | None = None) -> Iterator[GameResult]:
+    """Replay every raw record and run the cross-game checks; yield results in input order."""
+    cross = CrossChecks()
+    for raw in raws:
+        yield from cross.feed(check_record(raw, overrides))
+    yield from cross.finish()
+
+
+def audit_paths(paths: list[str], overrides: dict[str, Any] | None = None,
+                max_record_bytes: int = DEFAULT_MAX_RECORD_BYTES,
+                stdin: BinaryIO | None = None) -> Iterator[GameResult]:
+    """Read, replay and cross-check every game in the given paths ('-' is stdin)."""
+    return audit_records(read_records(paths, max_record_bytes, stdin=stdin), overrides)
+
+
+@dataclass
+class Summary:
+    """Counts over a run of results, for the human summary."""
+
+    games: int = 0
+    clean: int = 0
+    with_breaches: int = 0
+    unfinished: int = 0
+    invalid: int = 0
+    won: int = 0
+    by_code: dict[str, int] = field(default_factory=dict)
+    errors: int = 0
+
+    @property
+    def has_errors(self) -> bool:
+        """True when any game read has a breach or could not be replayed."""
+        return self.errors > 0
+
+    def add(self, r: GameResult) -> None:
+        """Count one result."""
+        self.games += 1
+        if r.status == "invalid":
+            self.invalid += 1
+        elif r.status == "unfinished":
+            self.unfinished += 1
+        else:
+            self.won += 1
+        if r.has_errors:
+            self.errors += 1
+            if r.status != "invalid":
+                self.with_breaches += 1
+        elif r.status != "invalid":
+            self.clean += 1
+        for f in r.findings:
+            self.by_code[f.code] = self.by_code.get(f.code, 0) + 1

@@ -1,0 +1,116 @@
+"""The `foreman` command line: parse arguments, call one library function, hand it to render."""
+
+from __future__ import annotations
+
+import functools
+import json
+import sys
+from typing import Annotated, Optional
+
+import typer
+
+from . import audit, generate as gen, records, render
+from .errors import ForemanError, UsageError
+from .findings import CODES
+from .reader import DEFAULT_MAX_RECORD_BYTES
+from .rules import HouseRules, parse_overrides
+
+app = typer.Typer(
+    name="foreman",
+    help="Audit, settle and query records of the trick-taking game Foreman (format foreman/1).",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+RuleOpt = Annotated[Optional[list[str]], typer.Option(
+    "--rule", metavar="KEY=VALUE",
+    help="Override a house option for every game read, e.g. --rule quota=9-5-2 (repeatable).")]
+PathsArg = Annotated[list[str], typer.Argument(
+    metavar="PATH...", help="Record files (.json, .jsonl, .gz), directories, or - for standard input.")]
+
+
+def _guarded(fn):
+    """Turn ForemanError into a one-line message with a hint and an exit code (the only place)."""
+
+    @functools.wraps(fn)
+    def run(*args, **kwargs):
+        try:
+            return fn(*args, **kwargs)
+        except ForemanError as e:
+            render.error(e.message, e.hint)
+            raise typer.Exit(e.exit_code) from None
+        except BrokenPipeError:
+            # The reader of our output went away (e.g. `| head`): not an error of ours.
+            sys.stderr.close()
+            raise typer.Exit(0) from None
+        except KeyboardInterrupt:
+            render.error("interrupted")
+            raise typer.Exit(130) from None
+
+    return run
+
+
+@app.command()
+@_guarded
+def validate(
+    paths: PathsArg,
+    json_out: Annotated[bool, typer.Option("--json", help="JSON Lines on stdout, one object per game.")] = False,
+    rule: RuleOpt = None,
+    max_record_bytes: Annotated[int, typer.Option(
+        help="A record longer than this is reported as RECORD_SYNTAX instead of read.")] = DEFAULT_MAX_RECORD_BYTES,
+) -> None:
+    """Replay records through the rules and report every breach with its place and evidence.
+
+    Exit status: 0 when no game has a breach, 1 when one does, 2 when the command could not run.
+    """
+    overrides = parse_overrides(rule)
+    results = audit.audit_paths(paths, overrides, max_record_bytes)
+    summary = render.validation_json(results) if json_out else render.validation_human(results)
+    raise typer.Exit(1 if summary.has_errors else 0)
+
+
+@app.command()
+@_guarded
+def generate(
+    games: Annotated[int, typer.Option("--games", "-n", min=0, help="How many games.")] = 10,
+    seed: Annotated[int, typer.Option(help="Random seed: the same seed gives the same games.")] = 1,
+    inject: Annotated[Optional[str], typer.Option(
+        metavar="CODE", help=f"Make one breach of this kind in each game: {', '.join(gen.INJECTABLE)}.")] = None,
+    rule: RuleOpt = None,
+    max_deals: Annotated[int, typer.Option(help="Stop after this many deals (the game is then unfinished).")] = 20,
+    stacked: Annotated[float, typer.Option(
+        help="Chance that a deal gives one player the 16 highest cards, so games end sooner (0 to 1).")] = 0.3,
+    series_size: Annotated[int, typer.Option(
+        min=0, help="Group games into series of this many, with dealer succession (0: no series).")] = 0,
+) -> None:
+    """Write seeded, legal games played by simple bots as JSON Lines on stdout."""
+    rules = HouseRules().with_overrides(parse_overrides(rule))
+    out = sys.stdout
+    for rec, _ in gen.generate(games, seed, inject.upper() if inject else None, rules, max_deals, stacked, series_size):
+        render.json_line(rec, out)
+
+
+@app.command()
+@_guarded
+def schema() -> None:
+    """Print the JSON Schema of the record format foreman/1."""
+    render.schema(records.json_schema())
+
+
+@app.command()
+@_guarded
+def codes(code: Annotated[Optional[str], typer.Argument(help="One code to explain (default: all).")] = None) -> None:
+    """Explain every finding code: the rule, the evidence shown, an example."""
+    if code is not None and code.upper() not in CODES:
+        raise UsageError(f"unknown code {code!r}; known: {', '.join(CODES)}")
+    render.codes([code.upper()] if code else list(CODES))
+
+
+def main() -> None:
+    """Entry point of the `foreman` console script."""
+    app()
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()

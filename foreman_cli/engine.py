@@ -1,0 +1,428 @@
+"""The rules engine: replays one game per RULES.md, collecting findings, tallies and nets."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Any
+
+from . import money
+from .cards import BIT, CANONICAL, SUIT_MASK, SUIT_NAMES, SUIT_OF, SUITS, hand_cards, names
+from .findings import Finding
+from .records import GameData
+from .results import DealResult, GameResult
+
+HAND_SIZE = 16
+KITTY_SIZE = 4
+DISCARDS = 4
+TRICKS_PER_DEAL = 16
+ROLE_WORDS = {0: "D", 1: "L", 2: "R"}
+
+
+def legal_mask(hand: int, led_suit: int | None) -> int:
+    """Return the cards of a hand mask that may be played on a lead of `led_suit` (None: leading)."""
+    if led_suit is not None:
+        follow = hand & SUIT_MASK[led_suit]
+        if follow:
+            return follow
+    return hand
+
+
+def legal_cards(hand: list[int], led_suit: int | None) -> list[int]:
+    """Return the distinct cards of a hand that may be played on a lead of `led_suit`."""
+    m = 0
+    for c in hand:
+        m |= BIT[c]
+    return hand_cards(legal_mask(m, led_suit))
+
+
+@dataclass(slots=True)
+class Position:
+    """The table just before a trick: each seat's hand, the leader due, and his legal cards."""
+
+    deal: int
+    trick: int
+    hands: tuple[list[int], list[int], list[int]]
+    tricks: list[int]
+    to_move: int
+    legal: list[int]
+
+
+class _Hands:
+    """Three multiset hands: a bitmask each, plus extra copies of cards dealt more than once."""
+
+    __slots__ = ("m", "dup")
+
+    def __init__(self) -> None:
+        self.m = [0, 0, 0]
+        self.dup: list[dict[int, int]] = [{}, {}, {}]
+
+    def add(self, s: int, c: int) -> None:
+        b = BIT[c]
+        if self.m[s] & b:
+            d = self.dup[s]
+            d[c] = d.get(c, 0) + 1
+        else:
+            self.m[s] |= b
+
+    def remove(self, s: int, c: int) -> bool:
+        """Take one copy of c from seat s; False when he holds none."""
+        b = BIT[c]
+        if not self.m[s] & b:
+            return False
+        d = self.dup[s]
+        if d and c in d:
+            if d[c] == 1:
+                del d[c]
+            else:
+                d[c] -= 1
+        else:
+            self.m[s] &= ~b
+        return True
+
+    def cards(self, s: int) -> list[int]:
+        return hand_cards(self.m[s], self.dup[s])
+
+
+def _suit_word(s: int) -> str:
+    return SUIT_NAMES[s]
+
+
+def replay(g: GameData, source: str = "", stop_at: tuple[int, int] | None = None,
+           trace: list[dict[str, Any]] | None = None) -> GameResult | Position:
+    """Replay a game; return its result, or the Position before trick `stop_at` = (deal, trick).
+
+    With `trace` a list, every event (deal, pass, kitty, play, trick, finding) is appended to it.
+    """
+    P = g.players
+    rules = g.rules
+    q_d, q_l, q_r = rules.quotas
+    target = rules.target
+    swap = rules.kitty == "swap"
+    highest_rule = rules.return_rule == "highest"
+    rotate_left = rules.deal_rotation == "left"
+    findings: list[Finding] = []
+    add = findings.append
+    if trace is not None:
+        def add(f: Finding, _append=findings.append) -> None:  # noqa: F811 - traced variant
+            _append(f)
+            trace.append({"event": "finding", **f.to_dict()})
+    deal_results: list[DealResult] = []
+    winner: int | None = None
+    won_at: tuple[int, int] | None = None
+    prev_dealer: int | None = None
+    n_deals = len(g.deals)
+
+    for dn, d in enumerate(g.deals, 1):
+        if winner is not None:
+            add(Finding("PLAY_AFTER_END", f"a whole deal recorded after {P[winner]} won at deal "
+                        f"{won_at[0]}, trick {won_at[1]}", deal=dn,
+                        evidence={"won_at": {"deal": won_at[0], "trick": won_at[1]}}))
+            continue
+        D = d.dealer
+        L = (D + 1) % 3
+        R = (D + 2) % 3
+        quotas = [0, 0, 0]
+        quotas[D], quotas[L], quotas[R] = q_d, q_l, q_r
+        if trace is not None:
+            trace.append({"event": "deal", "deal": dn, "dealer": P[D], "roles": {P[D]: "D", P[L]: "L", P[R]: "R"},
+                          "quotas": {P[s]: quotas[s] for s in range(3)},
+                          "hands": {P[s]: names(d.hands[s]) for s in range(3)}, "kitty": names(d.kitty)})
+        if prev_dealer is not None and rotate_left and D != (prev_dealer + 1) % 3:
+            exp = P[(prev_dealer + 1) % 3]
+            add(Finding("WRONG_DEALER", f"{P[D]} dealt; the deal passes left, from {P[prev_dealer]} to {exp}",
+                        deal=dn, player=P[D], evidence={"expected": exp}))
+        prev_dealer = D
+
+        # The deal: sizes, duplicates, and the hands as multisets.
+        H = _Hands()
+        m, dup = H.m, H.dup
+        for s in range(3):
+            hand = d.hands[s]
+            if len(hand) != HAND_SIZE:
+                add(Finding("DEAL_SIZE", f"{P[s]} was dealt {len(hand)} cards, not {HAND_SIZE}",
+                            deal=dn, player=P[s], evidence={"count": len(hand), "expected": HAND_SIZE}))
+            ms = 0
+            for c in hand:
+                b = BIT[c]
+                if ms & b:
+                    dup[s][c] = dup[s].get(c, 0) + 1
+                else:
+                    ms |= b
+            m[s] = ms
+        if len(d.kitty) != KITTY_SIZE:
+            add(Finding("DEAL_SIZE", f"the kitty has {len(d.kitty)} cards, not {KITTY_SIZE}",
+                        deal=dn, evidence={"count": len(d.kitty), "expected": KITTY_SIZE}))
+        kitty_mask = 0
+        twice = 0
+        for c in d.kitty:
+            b = BIT[c]
+            twice |= kitty_mask & b
+            kitty_mask |= b
+        seen = kitty_mask
+        for s in range(3):
+            twice |= (seen & m[s])
+            seen |= m[s]
+            for c in dup[s]:
+                twice |= BIT[c]
+        if twice:
+            for c in hand_cards(twice):
+                holders = [P[s] for s in range(3) for x in d.hands[s] if x == c]
+                holders += ["kitty" for x in d.kitty if x == c]
+                add(Finding("DEAL_DUPLICATE", f"{CANONICAL[c]} was dealt {len(holders)} times ({', '.join(holders)})",
+                            deal=dn, card=CANONICAL[c], evidence={"count": len(holders), "holders": holders}))
+
+        # The passes: L to R, R to D, D to L; each checked against its actual giver and receiver.
+        expected = ((L, R), (R, D), (D, L))
+        for i, (gv, rc, c, x) in enumerate(d.passes):
+            pn = i + 1
+            if i >= 3:
+                add(Finding("PASS_SEQUENCE", f"an extra pass, {P[gv]} to {P[rc]}; a deal has 3 passes",
+                            deal=dn, pass_=pn, player=P[gv], evidence={"recorded": [P[gv], P[rc]], "expected": None}))
+            elif (gv, rc) != expected[i]:
+                eg, er = expected[i]
+                add(Finding("PASS_SEQUENCE", f"recorded {P[gv]} to {P[rc]}; pass {pn} is {P[eg]} ({ROLE_WORDS[(eg - D) % 3]}) "
+                            f"to {P[er]} ({ROLE_WORDS[(er - D) % 3]})", deal=dn, pass_=pn, player=P[gv],
+                            evidence={"recorded": [P[gv], P[rc]], "expected": [P[eg], P[er]]}))
+            before = m[rc]
+            before_cards = H.cards(rc) if before else []
+            if not H.remove(gv, c):
+                add(Finding("PASS_NOT_HELD", f"{P[gv]} gave {CANONICAL[c]} but did not hold it; held "
+                            f"{' '.join(names(H.cards(gv))) or 'nothing'}", deal=dn, pass_=pn, player=P[gv],
+                            card=CANONICAL[c], evidence={"hand": names(H.cards(gv))}))
+            H.add(rc, c)
+            s = SUIT_OF[c]
+            if not before & BIT[x]:
+                add(Finding("RETURN_NOT_HELD", f"{P[rc]} returned {CANONICAL[x]} for {CANONICAL[c]} but did not "
+                            f"hold it before the pass; held {' '.join(names(before_cards)) or 'nothing'}",
+                            deal=dn, pass_=pn, player=P[rc], card=CANONICAL[x],
+                            evidence={"received": CANONICAL[c], "hand_before": names(before_cards)}))
+            else:
+                suit_cards = before & SUIT_MASK[s]
+                if highest_rule:
+                    ok = suit_cards.bit_length() - 1 if suit_cards else None
+                    allowed = [ok] if ok is not None else None
+                    why = f"{P[rc]}'s highest {_suit_word(s)} was {CANONICAL[ok]}" if ok is not None else ""
+                else:
+                    above = suit_cards & ~((BIT[c] << 1) - 1)
+                    allowed = hand_cards(above) if above else None
+                    why = (f"{P[rc]} held {' '.join(names(allowed))} above {CANONICAL[c]}" if allowed else "")
+                if allowed is not None and x not in allowed:
+                    add(Finding("RETURN_WRONG_CARD", f"{P[rc]} returned {CANONICAL[x]} for {CANONICAL[c]}; {why}",
+                                deal=dn, pass_=pn, player=P[rc], card=CANONICAL[x],
+                                evidence={"received": CANONICAL[c], "expected": names(allowed),
+                                          "return_rule": rules.return_rule}))
+            H.remove(rc, x)
+            H.add(gv, x)
+            if trace is not None:
+                trace.append({"event": "pass", "deal": dn, "pass": pn, "from": P[gv], "to": P[rc],
+                              "card": CANONICAL[c], "returned": CANONICAL[x],
+                              "receiver_suit_before": names([y for y in before_cards if SUIT_OF[y] == s])})
+        for j in range(len(d.passes), 3):
+            eg, er = expected[j]
+            add(Finding("PASS_SEQUENCE", f"pass {j + 1} is missing: {P[eg]} ({ROLE_WORDS[(eg - D) % 3]}) should give "
+                        f"to {P[er]}", deal=dn, pass_=j + 1, player=P[eg],
+                        evidence={"recorded": None, "expected": [P[eg], P[er]]}))
+
+        # The kitty: the dealer takes it and sets aside his discards (his own cards first).
+        nd = len(d.discards)
+        if nd != DISCARDS:
+            add(Finding("DISCARD_COUNT", f"{P[D]} set aside {nd} cards, not {DISCARDS}", deal=dn, player=P[D],
+                        evidence={"count": nd, "expected": DISCARDS}))
+        K = _Hands()  # seat 0 of K is the kitty
+        for c in d.kitty:
+            K.add(0, c)
+        own_before = H.cards(D)
+        for x in d.discards:
+            if H.remove(D, x):
+                continue
+            if K.remove(0, x):
+                if swap:
+                    add(Finding("DISCARD_NOT_HELD", f"{P[D]} discarded {CANONICAL[x]}, a kitty card, under kitty "
+                                f"'swap' (discards come from the 16 cards he held)", deal=dn, player=P[D],
+                                card=CANONICAL[x], evidence={"hand": names(own_before), "kitty": names(d.kitty),
+                                                             "kitty_rule": rules.kitty}))
+                continue
+            add(Finding("DISCARD_NOT_HELD", f"{P[D]} discarded {CANONICAL[x]}, which he did not hold; held "
+                        f"{' '.join(names(own_before))} and the kitty {' '.join(names(d.kitty))}", deal=dn,
+                        player=P[D], card=CANONICAL[x],
+                        evidence={"hand": names(own_before), "kitty": names(d.kitty), "kitty_rule": rules.kitty}))
+        for c in K.cards(0):
+            H.add(D, c)
+        if trace is not None:
+            trace.append({"event": "kitty", "deal": dn, "dealer": P[D], "kitty": names(d.kitty),
+                          "discards": [CANONICAL[x] for x in d.discards],
+                          "hands": {P[s]: names(H.cards(s)) for s in range(3)}})
+
+        # The play.
+        won = [0, 0, 0]
+        leader_due = L
+        counted = 0
+        decided = False
+        for tn, (ld, cs) in enumerate(d.tricks, 1):
+            if stop_at is not None and stop_at == (dn, tn):
+                hands = (H.cards(0), H.cards(1), H.cards(2))
+                return Position(dn, tn, hands, list(won), leader_due, hand_cards(legal_mask(m[leader_due], None)))
+            if winner is not None:
+                add(Finding("PLAY_AFTER_END", f"a trick recorded after {P[winner]} won at deal {won_at[0]}, "
+                            f"trick {won_at[1]}", deal=dn, trick=tn,
+                            evidence={"won_at": {"deal": won_at[0], "trick": won_at[1]}}))
+                continue
+            if ld != leader_due:
+                why = "L leads the first trick" if tn == 1 else f"{P[leader_due]} won trick {tn - 1}"
+                add(Finding("LEAD_OUT_OF_TURN", f"{P[ld]} led; {P[leader_due]} should have led ({why})",
+                            deal=dn, trick=tn, player=P[ld], evidence={"expected": P[leader_due]}))
+            n = len(cs)
+            if n != 3:
+                add(Finding("TRICK_SIZE", f"{n} cards recorded, not 3", deal=dn, trick=tn,
+                            evidence={"count": n, "cards": [CANONICAL[c] for c in cs]}))
+                if n == 0:
+                    continue
+            led = SUIT_OF[cs[0]]
+            led_mask = SUIT_MASK[led]
+            best = cs[0]
+            wseat = ld
+            for j in range(3 if n >= 3 else n):
+                c = cs[j]
+                p = (ld + j) % 3
+                mp = m[p]
+                b = BIT[c]
+                if mp & b:
+                    if dup[p] and c in dup[p]:
+                        H.remove(p, c)
+                    else:
+                        m[p] = mp ^ b
+                else:
+                    add(Finding("CARD_NOT_HELD", f"{P[p]} played {CANONICAL[c]} but did not hold it; held "
+                                f"{' '.join(names(H.cards(p))) or 'nothing'}", deal=dn, trick=tn, player=P[p],
+                                card=CANONICAL[c], evidence={"hand": names(H.cards(p))}))
+                if j:
+                    if SUIT_OF[c] == led:
+                        if c > best:
+                            best = c
+                            wseat = p
+                    elif mp & led_mask:
+                        held = hand_cards(mp & led_mask)
+                        add(Finding("REVOKE", f"{P[p]} played {CANONICAL[c]} on a {SUIT_NAMES[led]} lead while "
+                                    f"holding {' '.join(names(held))}", deal=dn, trick=tn, player=P[p],
+                                    card=CANONICAL[c], evidence={"led": SUITS[led], "held": names(held)}))
+                if trace is not None:
+                    trace.append({"event": "play", "deal": dn, "trick": tn, "player": P[p], "card": CANONICAL[c],
+                                  "legal": names(hand_cards(legal_mask(mp, led if j else None)))})
+            won[wseat] += 1
+            counted += 1
+            leader_due = wseat
+            if trace is not None:
+                trace.append({"event": "trick", "deal": dn, "trick": tn, "leader": P[ld],
+                              "cards": [CANONICAL[c] for c in cs[:3]], "winner": P[wseat],
+                              "tallies": {P[s]: won[s] for s in range(3)}})
+            if won[wseat] == target:
+                winner = wseat
+                won_at = (dn, tn)
+                decided = True
+        if stop_at is not None and stop_at[0] == dn:
+            hands = (H.cards(0), H.cards(1), H.cards(2))
+            return Position(dn, len(d.tricks) + 1, hands, list(won), leader_due, H.cards(leader_due))
+        if not decided and dn < n_deals and len(d.tricks) < TRICKS_PER_DEAL:
+            add(Finding("DEAL_INCOMPLETE", f"the deal stops after {len(d.tricks)} tricks with nobody at {target}",
+                        deal=dn, trick=len(d.tricks) + 1, evidence={"tricks": len(d.tricks), "target": target}))
+        deal_results.append(DealResult(dn, D, (quotas[0], quotas[1], quotas[2]), won, counted, decided))
+
+    result = GameResult(
+        id=g.id, source=source, status="won" if winner is not None else "unfinished",
+        findings=findings, players=P, deals=deal_results, stake=g.stake, currency=g.currency,
+        rules=rules.as_dict(), series=g.series, played_at=g.played_at,
+        first_dealer=P[g.deals[0].dealer] if g.deals else None,
+    )
+    if winner is None:
+        last = deal_results[-1] if deal_results else None
+        tallies = ", ".join(f"{P[s]} {last.tricks[s]}" for s in range(3)) if last else ""
+        add(Finding("UNFINISHED", f"the record ends after {len(deal_results)} deal(s) with nobody at {target} "
+                    f"tricks (last deal: {tallies})", evidence={"deals": len(deal_results)}))
+    else:
+        result.winner = P[winner]
+        if g.stake is not None:
+            result.net, result.payments = settle_game(P, winner, deal_results[-1], g.stake)
+    if g.claimed is not None:
+        _check_claim(g, result, add)
+    return result
+
+
+def settle_game(players: tuple[str, ...], winner: int, deciding: DealResult,
+                stake: Decimal) -> tuple[dict[str, Decimal], list[tuple[str, str, Decimal]]]:
+    """Each player's net and the payments of a won game (RULES.md 8); the nets sum to zero."""
+    net: dict[str, Decimal] = {}
+    payments = []
+    win_total = money.ZERO
+    for s, p in enumerate(players):
+        if s == winner:
+            continue
+        short = deciding.tricks[s] < deciding.quotas[s]
+        pay = money.times(stake, 2 if short else 1)
+        payments.append((p, players[winner], pay))
+        net[p] = money.times(pay, -1)
+        win_total = money.add(win_total, pay)
+    net = {p: (win_total if s == winner else net[p]) for s, p in enumerate(players)}
+    return net, payments
+
+
+def _pair_nets(pays, players: tuple[str, ...]) -> dict[tuple[str, str], Decimal]:
+    """Net amount per pair (a, b) in seat order: positive when a pays b."""
+    order = {p: i for i, p in enumerate(players)}
+    out: dict[tuple[str, str], Decimal] = {}
+    for a, b, amt in pays:
+        if order[a] < order[b]:
+            key, v = (a, b), amt
+        else:
+            key, v = (b, a), money.times(amt, -1)
+        out[key] = money.add(out.get(key, money.ZERO), v)
+    return out
+
+
+def _owes(a: str, b: str, v: Decimal) -> str:
+    if v.is_zero():
+        return f"nothing between {a} and {b}"
+    return f"{a} pays {b} {money.fmt(v)}" if v > 0 else f"{b} pays {a} {money.fmt(-v)}"
+
+
+def _check_claim(g: GameData, result: GameResult, add) -> None:
+    cl = g.claimed
+    P = g.players
+    if cl.winner_claimed and cl.winner != result.winner:
+        add(Finding("CLAIM_MISMATCH", f"the table wrote the winner as {cl.winner or 'nobody'}; the replay gives "
+                    f"{result.winner or 'nobody'}", evidence={"part": "winner", "claimed": cl.winner,
+                                                            "replayed": result.winner}))
+    ref = result.last_deal
+    if cl.tricks is not None and ref is not None:
+        replayed = {p: ref.tricks[s] for s, p in enumerate(P)}
+        diff = {p: n for p, n in cl.tricks.items() if replayed[p] != n}
+        if diff:
+            words = "; ".join(f"{p} {n} (replayed {replayed[p]})" for p, n in diff.items())
+            add(Finding("CLAIM_MISMATCH", f"the table wrote tricks {words} in deal {ref.number}",
+                        evidence={"part": "tricks", "claimed": dict(cl.tricks), "replayed": replayed}))
+    if cl.payments is not None:
+        claimed = _pair_nets(cl.payments, P)
+        replayed = _pair_nets(result.payments, P)
+        words = []
+        for i in range(3):
+            for j in range(i + 1, 3):
+                key = (P[i], P[j])
+                a, b = claimed.get(key, money.ZERO), replayed.get(key, money.ZERO)
+                if a != b:
+                    words.append(f"the table wrote {_owes(*key, a)}; the rules say {_owes(*key, b)}")
+        if words:
+            add(Finding("CLAIM_MISMATCH", "; ".join(words) + _why_payments(result),
+                        evidence={"part": "payments",
+                                  "claimed": [{"from": a, "to": b, "amount": money.fmt(v)} for a, b, v in cl.payments],
+                                  "replayed": [{"from": a, "to": b, "amount": money.fmt(v)}
+                                               for a, b, v in result.payments]}))
+
+
+def _why_payments(result: GameResult) -> str:
+    d = result.deciding
+    if d is None:
+        return " (the game is unfinished: no money changes hands)"
+    if result.stake is None:
+        return " (the game has no stake)"
+    parts = [f"{p} took {d.tricks[s]} of {d.quotas[s]}" for s, p in enumerate(result.players) if p != result.winner]
+    return f" ({'; '.join(parts)})"

@@ -1,0 +1,317 @@
+"""Seeded games played by simple bots, with an optional injected breach, as foreman/1 records."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import datetime, timedelta, timezone
+from typing import Any
+
+from . import money
+from .cards import CANONICAL, RANK_OF, SUIT_OF
+from .engine import legal_cards, settle_game
+from .errors import UsageError
+from .results import DealResult
+from .rules import HouseRules
+
+INJECTABLE = (
+    "DEAL_SIZE", "DEAL_DUPLICATE", "WRONG_DEALER", "PASS_SEQUENCE", "PASS_NOT_HELD", "RETURN_NOT_HELD",
+    "RETURN_WRONG_CARD", "DISCARD_COUNT", "DISCARD_NOT_HELD", "LEAD_OUT_OF_TURN", "TRICK_SIZE",
+    "CARD_NOT_HELD", "REVOKE", "PLAY_AFTER_END", "CLAIM_MISMATCH",
+)
+NAMES = ("alice", "bob", "carol", "dave", "erin", "frank", "grace", "heidi", "ivan", "judy", "Björn", "olivia")
+STAKES = ("0.50", "1.00", "2", "5.00", "0.25", "10.00", None)
+CURRENCIES = ("GBP", "EUR", "USD")
+START = datetime(2026, 1, 1, 19, 0, tzinfo=timezone.utc)
+
+
+@dataclass(frozen=True, slots=True)
+class Injected:
+    """Where an injected breach was made: the place its finding must carry."""
+
+    code: str
+    deal: int | None = None
+    trick: int | None = None
+    pass_: int | None = None
+    player: str | None = None
+    card: str | None = None
+
+
+class _Retry(Exception):
+    """This game gave no chance for the injection asked for; play another."""
+
+
+def generate(games: int, seed: int, inject: str | None = None, rules: HouseRules | None = None,
+             max_deals: int = 20, stacked: float = 0.3, series_size: int = 0) -> Iterator[tuple[dict, Injected | None]]:
+    """Yield `games` records (and where the injected breach is), reproducible from `seed`."""
+    if inject is not None and inject not in INJECTABLE:
+        raise UsageError(f"--inject {inject!r}: can inject one of {', '.join(INJECTABLE)}")
+    if max_deals < 1:
+        raise UsageError("--max-deals must be at least 1")
+    if not 0.0 <= stacked <= 1.0:
+        raise UsageError("--stacked is a probability, from 0 to 1")
+    rules = rules or HouseRules()
+    if inject == "WRONG_DEALER" and rules.deal_rotation == "free":
+        raise UsageError("--inject WRONG_DEALER needs deal_rotation=left: under 'free' any dealer is right")
+    rng = random.Random(seed)
+    prev: dict | None = None
+    for i in range(games):
+        series = None
+        first_dealer = None
+        if series_size:
+            n, seq = divmod(i, series_size)
+            series = {"id": f"gen-{seed}-evening-{n + 1}", "seq": seq + 1}
+            if seq and prev is not None and prev["_winner"] is not None:
+                first_dealer = rng.choice([prev["_winner"], *prev["_losers"]])
+        players = None if prev is None or not series or not series["seq"] > 1 else prev["players"]
+        for attempt in range(200):
+            try:
+                rec, where = _game(rng, f"gen-{seed}-{i:06d}", i, rules, inject, max_deals,
+                                   stacked if attempt < 20 else 1.0, players, first_dealer)
+                break
+            except _Retry:
+                continue
+        else:  # pragma: no cover - every injection finds its chance long before this
+            raise UsageError(f"could not inject {inject} into game {i}")
+        if series:
+            rec["series"] = series
+        prev = rec
+        out = {k: v for k, v in rec.items() if not k.startswith("_")}
+        yield out, where
+
+
+def _game(rng: random.Random, gid: str, index: int, rules: HouseRules, inject: str | None,
+          max_deals: int, stacked: float, players: list[str] | None,
+          first_dealer: str | None) -> tuple[dict, Injected | None]:
+    players = list(players) if players else rng.sample(NAMES, 3)
+    stake = rng.choice(STAKES)
+    dealer = players.index(first_dealer) if first_dealer else rng.randrange(3)
+    deals: list[dict] = []
+    results: list[DealResult] = []
+    winner = None
+    where = None
+    need_deals = 2 if inject == "WRONG_DEALER" else 1
+    for dn in range(1, max_deals + 1):
+        inj = inject if (dn == need_deals and inject not in ("PLAY_AFTER_END", "CLAIM_MISMATCH")) else None
+        if inject == "WRONG_DEALER" and dn == 2:
+            dealer = (dealer + 1) % 3  # the rotation would give (prev + 1); skip one seat more
+            where = Injected("WRONG_DEALER", deal=2, player=players[dealer])
+            inj = None
+        for _ in range(50):
+            deal, res, w, win, inj_where = _deal(rng, players, dealer, dn, rules, inj,
+                                                 stacked if dn >= need_deals else 0.0)
+            if dn < need_deals and win is not None:
+                continue  # a deal that ends the game too soon for the injection: deal again
+            break
+        else:
+            raise _Retry
+        if inj_where is not None:
+            where = inj_where
+        elif inj is not None:
+            raise _Retry
+        deals.append(deal)
+        results.append(res)
+        if win is not None:
+            winner = win
+            break
+        dealer = (dealer + 1) % 3
+    if inject == "PLAY_AFTER_END":
+        if winner is None:
+            raise _Retry
+        last = deals[-1]
+        leader = last["tricks"][-1]["leader"]
+        # One trick more after the winning one; its cards are not checked.
+        w = players.index(leader)
+        left = [c for c in CANONICAL if c not in {x for t in last["tricks"] for x in t["cards"]}][:3]
+        last["tricks"].append({"leader": players[w], "cards": left})
+        where = Injected("PLAY_AFTER_END", deal=len(deals), trick=len(last["tricks"]))
+    rec: dict[str, Any] = {
+        "format": "foreman/1", "id": gid, "players": players,
+        "played_at": (START + timedelta(hours=index)).isoformat(),
+    }
+    overrides = {k: v for k, v in rules.as_dict().items() if v != getattr(HouseRules(), k)}
+    if overrides:
+        rec["rules"] = overrides
+    if stake is not None:
+        rec["stake"] = stake
+        rec["currency"] = rng.choice(CURRENCIES)
+    rec["deals"] = deals
+    ref = results[-1]
+    claimed: dict[str, Any] = {"winner": players[winner] if winner is not None else None,
+                               "tricks": {p: ref.tricks[s] for s, p in enumerate(players)}}
+    if winner is not None and stake is not None:
+        _, pays = settle_game(tuple(players), winner, ref, money.amount(stake))
+        claimed["payments"] = [{"from": a, "to": b, "amount": money.fmt(v)} for a, b, v in pays]
+    if inject == "CLAIM_MISMATCH":
+        p = players[0]
+        claimed["tricks"][p] += 1 if claimed["tricks"][p] < 16 else -1
+        where = Injected("CLAIM_MISMATCH")
+    rec["claimed"] = claimed
+    rec["_winner"] = players[winner] if winner is not None else None
+    if winner is not None:
+        others = [(ref.tricks[s], p) for s, p in enumerate(players) if s != winner]
+        fewest = min(n for n, _ in others)
+        rec["_losers"] = [p for n, p in others if n == fewest]
+    return rec, where
+
+
+def _deal(rng: random.Random, players: list[str], D: int, dn: int, rules: HouseRules, inject: str | None,
+          stacked: float):
+    """Deal and play one deal; return its record, result, tallies, winner seat and injection place."""
+    L, R = (D + 1) % 3, (D + 2) % 3
+    P = players
+    deck = list(range(52))
+    rng.shuffle(deck)
+    strong = None
+    if rng.random() < stacked:
+        # A stacked deal: one player gets the 16 highest cards, so the game can end in this deal.
+        strong = rng.randrange(3)
+        top = [c for c in deck if RANK_OF[c] >= 9]
+        rest = [c for c in deck if RANK_OF[c] < 9]
+        hands = [[], [], []]
+        hands[strong] = top
+        others = [s for s in range(3) if s != strong]
+        hands[others[0]], hands[others[1]], kitty = rest[:16], rest[16:32], rest[32:36]
+    else:
+        hands = [deck[0:16], deck[16:32], deck[32:48]]
+        kitty = deck[48:52]
+    where = None
+    dealt = [list(h) for h in hands]
+    kitty = list(kitty)
+    if inject == "DEAL_SIZE":
+        c = dealt[D].pop()  # a misdeal: one of the dealer's cards lands in the kitty
+        kitty.append(c)
+        where = Injected("DEAL_SIZE", deal=dn, player=P[D])
+    elif inject == "DEAL_DUPLICATE":
+        c = dealt[R][0]
+        kitty[0] = c
+        where = Injected("DEAL_DUPLICATE", deal=dn, card=CANONICAL[c])
+    hands = [list(h) for h in dealt]
+
+    passes = []
+    for pn, (gv, rc) in enumerate(((L, R), (R, D), (D, L)), 1):
+        if inject == "PASS_SEQUENCE" and pn == 3:
+            where = Injected("PASS_SEQUENCE", deal=dn, pass_=3, player=P[D])
+            break
+        before = list(hands[rc])
+        c = _choose_give(rng, hands[gv], before, rules, inject == "RETURN_WRONG_CARD" and where is None)
+        if inject == "PASS_NOT_HELD" and pn == 1:
+            c = kitty[0]  # a card he never held
+            where = Injected("PASS_NOT_HELD", deal=dn, pass_=1, player=P[gv], card=CANONICAL[c])
+        else:
+            hands[gv].remove(c)
+        hands[rc].append(c)
+        allowed = _allowed_returns(before, c, rules)
+        if inject == "RETURN_NOT_HELD" and pn == 1:
+            x = c
+            where = Injected("RETURN_NOT_HELD", deal=dn, pass_=1, player=P[rc], card=CANONICAL[x])
+        elif inject == "RETURN_WRONG_CARD" and where is None and allowed and len(set(before) - set(allowed)) > 0:
+            x = rng.choice(sorted(set(before) - set(allowed)))
+            where = Injected("RETURN_WRONG_CARD", deal=dn, pass_=pn, player=P[rc], card=CANONICAL[x])
+        else:
+            x = rng.choice(allowed) if allowed else rng.choice(before)
+        hands[rc].remove(x)
+        hands[gv].append(x)
+        passes.append({"from": P[gv], "to": P[rc], "card": CANONICAL[c], "returned": CANONICAL[x]})
+    if inject == "RETURN_WRONG_CARD" and where is None:
+        return None, None, None, None, None
+
+    # The kitty: the dealer sets aside his lowest cards.
+    own = sorted(hands[D], key=lambda c: (RANK_OF[c], c))
+    n_disc = 3 if inject in ("DISCARD_COUNT", "DISCARD_NOT_HELD") else 4
+    if rules.kitty == "swap":
+        discards = own[:n_disc]
+        hand = own[n_disc:] + kitty
+    else:
+        pool = sorted(own + kitty, key=lambda c: (RANK_OF[c], c))
+        discards = pool[:n_disc]
+        hand = pool[n_disc:]
+    if inject == "DISCARD_COUNT":
+        where = Injected("DISCARD_COUNT", deal=dn, player=P[D])
+    elif inject == "DISCARD_NOT_HELD":
+        if rules.kitty == "swap":
+            x = kitty[0]  # a kitty card: set aside all the same
+            hand.remove(x)
+        else:
+            x = hands[L][0]  # a card he never had: removes nothing
+        discards.append(x)
+        where = Injected("DISCARD_NOT_HELD", deal=dn, player=P[D], card=CANONICAL[x])
+    hands[D] = hand
+    set_aside = list(discards)
+
+    tricks = []
+    won = [0, 0, 0]
+    leader = L
+    winner = None
+    for tn in range(1, 17):
+        if not any(hands):
+            break
+        lead_seat = leader
+        if inject == "LEAD_OUT_OF_TURN" and where is None:
+            lead_seat = (leader + 1) % 3
+            where = Injected("LEAD_OUT_OF_TURN", deal=dn, trick=tn, player=P[lead_seat])
+        cards = []
+        led = None
+        best = None
+        wseat = lead_seat
+        for j in range(3):
+            p = (lead_seat + j) % 3
+            if inject == "TRICK_SIZE" and where is None and j == 2:
+                where = Injected("TRICK_SIZE", deal=dn, trick=tn)
+                break
+            if not hands[p]:
+                break
+            legal = legal_cards(hands[p], led)
+            c = max(legal, key=lambda x: (RANK_OF[x], x)) if (p == strong or rng.random() < 0.5) else rng.choice(legal)
+            if inject == "REVOKE" and where is None and j > 0:
+                off = [x for x in hands[p] if SUIT_OF[x] != led]
+                if off and len(legal) < len(set(hands[p])):
+                    c = rng.choice(off)
+                    where = Injected("REVOKE", deal=dn, trick=tn, player=P[p], card=CANONICAL[c])
+            held = True
+            if inject == "CARD_NOT_HELD" and where is None and j == 0 and set_aside:
+                c = set_aside[0]
+                held = False
+                where = Injected("CARD_NOT_HELD", deal=dn, trick=tn, player=P[p], card=CANONICAL[c])
+            if held:
+                hands[p].remove(c)
+            if j == 0:
+                led, best = SUIT_OF[c], c
+            elif SUIT_OF[c] == led and c > best:
+                best, wseat = c, p
+            cards.append(c)
+        tricks.append({"leader": P[lead_seat], "cards": [CANONICAL[c] for c in cards]})
+        won[wseat] += 1
+        leader = wseat
+        if won[wseat] == rules.target:
+            winner = wseat
+            break
+    quotas = [0, 0, 0]
+    quotas[D], quotas[L], quotas[R] = rules.quotas
+    record = {"dealer": P[D], "hands": {P[s]: [CANONICAL[c] for c in dealt[s]] for s in range(3)},
+              "kitty": [CANONICAL[c] for c in kitty], "passes": passes,
+              "discards": [CANONICAL[c] for c in discards], "tricks": tricks}
+    res = DealResult(dn, D, (quotas[0], quotas[1], quotas[2]), won, len(tricks), winner is not None)
+    return record, res, won, winner, where
+
+
+def _allowed_returns(before: list[int], c: int, rules: HouseRules) -> list[int]:
+    """The cards the receiver may return for c; empty when any card he held will do."""
+    suit = [x for x in before if SUIT_OF[x] == SUIT_OF[c]]
+    if not suit:
+        return []
+    if rules.return_rule == "highest":
+        return [max(suit)]
+    return sorted({x for x in suit if x > c})
+
+
+def _choose_give(rng: random.Random, hand: list[int], receiver: list[int], rules: HouseRules,
+                 for_wrong_return: bool) -> int:
+    if for_wrong_return:
+        # Give a card the receiver can return wrongly: he must hold a card the rule asks for.
+        fits = [c for c in hand if _allowed_returns(receiver, c, rules)
+                and set(receiver) - set(_allowed_returns(receiver, c, rules))]
+        if fits:
+            return rng.choice(fits)
+    return rng.choice(hand)

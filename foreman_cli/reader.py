@@ -1,0 +1,234 @@
+"""Reading inputs: files, directories, stdin, gzip; one game object, a JSON array or JSON Lines."""
+
+from __future__ import annotations
+
+import codecs
+import gzip
+import io
+import json
+import os
+import re
+import sys
+import zlib
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import BinaryIO
+
+from .errors import InputError
+
+SUFFIXES = (".json", ".jsonl", ".json.gz", ".jsonl.gz")
+DEFAULT_MAX_RECORD_BYTES = 64 * 1024 * 1024
+CHUNK = 1 << 20
+_WS = re.compile(r"[ \t\n\r]*")
+_BOM = b"\xef\xbb\xbf"
+
+
+@dataclass(slots=True)
+class RawRecord:
+    """One game's text as read, with where it starts; or a syntax problem found while reading."""
+
+    source: str
+    line: int
+    text: bytes | str | None
+    error: str | None = None  # the syntax problem, when the text could not be cut out
+    column: int | None = None
+
+    @property
+    def where(self) -> str:
+        """'FILE:LINE'."""
+        return f"{self.source}:{self.line}"
+
+
+def expand(paths: Iterable[str]) -> list[str]:
+    """Resolve paths: '-' stays, a directory becomes its record files in sorted order."""
+    out: list[str] = []
+    for p in paths:
+        if p == "-":
+            out.append(p)
+            continue
+        path = Path(p)
+        if path.is_dir():
+            found = []
+            for root, dirs, files in os.walk(path):
+                dirs.sort()
+                for f in files:
+                    if f.endswith(SUFFIXES):
+                        found.append(os.path.join(root, f))
+            out.extend(sorted(found))
+        elif path.exists():
+            if not os.access(path, os.R_OK):
+                raise InputError(f"{p}: permission denied")
+            out.append(p)
+        else:
+            raise InputError(f"{p}: no such file or directory")
+    return out
+
+
+def read_records(paths: Iterable[str], max_record_bytes: int = DEFAULT_MAX_RECORD_BYTES,
+                 stdin: BinaryIO | None = None) -> Iterator[RawRecord]:
+    """Yield every game's raw text (or syntax problem) from the given paths, in input order."""
+    for p in expand(paths):
+        if p == "-":
+            stream = stdin if stdin is not None else sys.stdin.buffer
+            yield from read_stream(stream, "<stdin>", max_record_bytes)
+        else:
+            try:
+                f = open(p, "rb")
+            except OSError as e:
+                raise InputError(f"{p}: {e.strerror or e}") from None
+            with f:
+                yield from read_stream(f, p, max_record_bytes)
+
+
+def read_stream(stream: BinaryIO, name: str, max_record_bytes: int = DEFAULT_MAX_RECORD_BYTES) -> Iterator[RawRecord]:
+    """Yield the records of one stream, gzip or plain, whatever its layout."""
+    buffered = stream if hasattr(stream, "peek") else io.BufferedReader(stream)  # type: ignore[arg-type]
+    head = buffered.peek(2)[:2]
+    src: BinaryIO = gzip.GzipFile(fileobj=buffered, mode="rb") if head == b"\x1f\x8b" else buffered
+    line = 0
+    try:
+        gen = _read_layout(src, name, max_record_bytes)
+        for rec in gen:
+            line = rec.line
+            yield rec
+    except (gzip.BadGzipFile, EOFError, zlib.error) as e:
+        yield RawRecord(name, line + 1 if line else 1, None,
+                        error=f"corrupt or truncated gzip data ({e}); the rest of the file is not read")
+    except OSError as e:
+        raise InputError(f"{name}: {e.strerror or e}") from None
+
+
+def _read_layout(src: BinaryIO, name: str, limit: int) -> Iterator[RawRecord]:
+    lineno = 0
+    first = True
+    while True:
+        raw = src.readline(limit + 1)
+        if not raw:
+            return
+        lineno += 1
+        if first and raw.startswith(_BOM):
+            raw = raw[3:]
+        if len(raw) > limit and not raw.endswith(b"\n"):
+            yield _oversized(src, name, lineno, limit)
+            continue
+        body = raw.strip()
+        if not body:
+            continue
+        if first:
+            first = False
+            if body[:1] == b"[" or (body[:1] == b"{" and not body.endswith(b"}")):
+                # A JSON array, or one object spread over lines: cut values out of the text.
+                yield from _read_values(raw, src, name, lineno, limit)
+                return
+        yield RawRecord(name, lineno, body)
+
+
+def _oversized(src: BinaryIO, name: str, lineno: int, limit: int) -> RawRecord:
+    while True:
+        rest = src.readline(CHUNK)
+        if not rest or rest.endswith(b"\n"):
+            break
+    return RawRecord(name, lineno, None,
+                     error=f"the record is longer than {limit} bytes (--max-record-bytes); it is not read")
+
+
+class _Text:
+    """A window on a stream's decoded text, with line numbers for positions in it."""
+
+    def __init__(self, first: bytes, src: BinaryIO, first_line: int) -> None:
+        self.src = src
+        self.dec = codecs.getincrementaldecoder("utf-8")("strict")
+        self.buf = self.dec.decode(first)
+        self.base_line = first_line  # line number of buf[0]
+        self.eof = False
+
+    def more(self, size: int = CHUNK) -> bool:
+        if self.eof:
+            return False
+        data = self.src.read(size)
+        if not data:
+            self.eof = True
+            self.buf += self.dec.decode(b"", final=True)
+            return False
+        self.buf += self.dec.decode(data)
+        return True
+
+    def line_col(self, pos: int) -> tuple[int, int]:
+        line = self.base_line + self.buf.count("\n", 0, pos)
+        return line, pos - (self.buf.rfind("\n", 0, pos) + 1) + 1
+
+    def drop(self, pos: int) -> int:
+        """Forget text before the line holding pos; return the new position."""
+        cut = self.buf.rfind("\n", 0, pos) + 1
+        if cut > CHUNK:
+            self.base_line += self.buf.count("\n", 0, cut)
+            self.buf = self.buf[cut:]
+            return pos - cut
+        return pos
+
+    def skip_ws(self, pos: int) -> int:
+        while True:
+            pos = _WS.match(self.buf, pos).end()
+            if pos < len(self.buf) or not self.more():
+                return pos
+
+
+_decoder = json.JSONDecoder()
+
+
+def _read_values(first: bytes, src: BinaryIO, name: str, first_line: int, limit: int) -> Iterator[RawRecord]:
+    """Cut top-level values (objects, or the elements of arrays) out of a stream, one at a time."""
+    try:
+        t = _Text(first, src, first_line)
+        pos = 0
+        in_array = False
+        while True:
+            pos = t.drop(t.skip_ws(pos))
+            if pos >= len(t.buf):
+                if in_array:
+                    line, col = t.line_col(pos)
+                    yield RawRecord(name, line, None, error="the JSON array is not closed", column=col)
+                return
+            ch = t.buf[pos]
+            if not in_array and ch == "[":
+                in_array = True
+                pos = t.skip_ws(pos + 1)
+                if pos < len(t.buf) and t.buf[pos] == "]":
+                    in_array = False
+                    pos += 1
+                continue
+            start = pos
+            size = CHUNK
+            while True:
+                try:
+                    _, end = _decoder.raw_decode(t.buf, start)
+                    break
+                except json.JSONDecodeError as e:
+                    incomplete = e.pos >= len(t.buf) - 16 or e.msg.startswith("Unterminated string")
+                    if incomplete and len(t.buf) - start <= limit and t.more(size):
+                        size *= 2
+                        continue
+                    line, col = t.line_col(e.pos)
+                    where = "the JSON array" if in_array else "the file"
+                    msg = f"not JSON: {e.msg}" if len(t.buf) - start <= limit else \
+                        f"the record is longer than {limit} bytes (--max-record-bytes)"
+                    yield RawRecord(name, line, None, error=f"{msg}; the rest of {where} is not read", column=col)
+                    return
+            yield RawRecord(name, t.line_col(start)[0], t.buf[start:end])
+            pos = t.skip_ws(end)
+            if in_array:
+                if pos < len(t.buf) and t.buf[pos] == ",":
+                    pos += 1
+                elif pos < len(t.buf) and t.buf[pos] == "]":
+                    in_array = False
+                    pos += 1
+                else:
+                    line, col = t.line_col(pos)
+                    got = repr(t.buf[pos]) if pos < len(t.buf) else "the end of the file"
+                    yield RawRecord(name, line, None, column=col,
+                                    error=f"not JSON: expected ',' or ']' in the array, got {got}; "
+                                          "the rest of the array is not read")
+                    return
+    except UnicodeDecodeError as e:
+        yield RawRecord(name, first_line, None, error=f"not UTF-8 text ({e.reason}); the rest of the file is not read")

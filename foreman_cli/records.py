@@ -1,0 +1,385 @@
+"""The foreman/1 record: pydantic models (the contract and JSON Schema) and the parse into ints."""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from datetime import datetime
+from decimal import Decimal
+from typing import Annotated, Any, Literal
+
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from . import cards as C
+from . import money
+from .rules import HouseRules
+
+FORMAT = "foreman/1"
+AMOUNT_MAX = 40
+# The shape of a card token in either notation; which ranks are allowed depends on
+# `card_notation` and is checked when the record is turned into ints (with a clear message).
+CARD_PATTERN = r"^(?:10|[2-9TJQKABDtjqkabd])[SHDCshdc♠♥♦♣]$"
+ID_PATTERN = r"^[A-Za-z0-9._:-]{1,128}$"
+AMOUNT_PATTERN = r"^[0-9]+(?:\.[0-9]+)?$"
+
+
+def _iso_datetime(v: str) -> str:
+    try:
+        datetime.fromisoformat(v)
+    except ValueError:
+        raise ValueError(f"{v!r} is not an ISO 8601 date and time, e.g. 2026-11-29T20:15:00+00:00") from None
+    if "T" not in v and " " not in v:
+        raise ValueError(f"{v!r} has no time of day; write e.g. {v}T20:15:00+00:00")
+    return v
+
+
+CardToken = Annotated[str, Field(pattern=CARD_PATTERN, description="rank then suit, e.g. 10S, QH, AD, 2C")]
+Name = Annotated[str, Field(min_length=1, max_length=200)]
+Amount = Annotated[str, Field(pattern=AMOUNT_PATTERN, max_length=AMOUNT_MAX,
+                              description="a non-negative decimal string: digits, optional decimal part")]
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True, populate_by_name=False)
+
+
+class Pass(_Strict):
+    """One pass: the giver hands `card` to the receiver, who gives back `returned`."""
+
+    from_: Name = Field(alias="from")
+    to: Name
+    card: CardToken
+    returned: CardToken
+
+
+class Trick(_Strict):
+    """One trick: its leader and the cards in clockwise play order starting with him."""
+
+    leader: Name
+    cards: list[CardToken]
+
+
+class Deal(_Strict):
+    """One deal, as dealt and as played."""
+
+    dealer: Name
+    hands: dict[Name, list[CardToken]]
+    kitty: list[CardToken]
+    passes: list[Pass]
+    discards: list[CardToken]
+    tricks: list[Trick]
+
+
+class Series(_Strict):
+    """The games of one evening or club series, in order."""
+
+    id: Annotated[str, Field(min_length=1, max_length=200)]
+    seq: Annotated[int, Field(ge=1, le=10**9)]
+
+
+class Rules(_Strict):
+    """House options; absent keys take the defaults, a value may not be null."""
+
+    quota: Literal["8-5-3", "9-5-2"] = "8-5-3"
+    target: Annotated[int, Field(ge=1, le=16)] = 12
+    return_rule: Literal["highest", "higher"] = "highest"
+    kitty: Literal["swap", "pickup"] = "swap"
+    deal_rotation: Literal["left", "free"] = "left"
+    next_dealer: Literal["winner-or-loser", "winner", "loser", "free"] = "winner-or-loser"
+
+
+class Payment(_Strict):
+    """One payment the table wrote down."""
+
+    from_: Name = Field(alias="from")
+    to: Name
+    amount: Amount
+
+    @model_validator(mode="after")
+    def _not_to_self(self) -> "Payment":
+        if self.from_ == self.to:
+            raise ValueError(f"a payment from {self.from_!r} to himself")
+        return self
+
+
+class Claimed(_Strict):
+    """What the table wrote down as the result; each present part is checked."""
+
+    winner: Name | None = None
+    tricks: dict[Name, Annotated[int, Field(ge=0, le=16)]] | None = None
+    payments: list[Payment] | None = None
+
+
+class Game(_Strict):
+    """One game record in format foreman/1."""
+
+    model_config = ConfigDict(
+        extra="forbid", strict=True, frozen=True,
+        json_schema_extra={"$id": "https://foreman.invalid/schemas/foreman-1.schema.json",
+                           "title": "Foreman game record (foreman/1)"},
+    )
+
+    format: Literal["foreman/1"]
+    id: Annotated[str, Field(pattern=ID_PATTERN)]
+    players: Annotated[list[Name], Field(min_length=3, max_length=3)]
+    deals: Annotated[list[Deal], Field(min_length=1)]
+    played_at: Annotated[str, AfterValidator(_iso_datetime)] | None = None
+    series: Series | None = None
+    rules: Rules | None = None
+    card_notation: Literal["en", "seed"] | None = None
+    stake: Amount | None = None
+    currency: Annotated[str, Field(min_length=1, max_length=32)] | None = None
+    claimed: Claimed | None = None
+    notes: str | None = None
+    ext: dict[str, Any] | None = None
+
+    @model_validator(mode="after")
+    def _distinct_players(self) -> "Game":
+        if len(set(self.players)) != len(self.players):
+            raise ValueError(f"players must be 3 distinct names, got {self.players}")
+        return self
+
+
+def json_schema() -> dict[str, Any]:
+    """Return the JSON Schema of foreman/1, generated from the models."""
+    schema = Game.model_json_schema(by_alias=True)
+    schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
+    return schema
+
+
+# --- the parsed game the engine replays: names resolved to seats, cards to ints ---
+
+
+@dataclass(slots=True)
+class DealData:
+    """One deal with seats (0-2, clockwise) and cards as ints; lengths are as recorded."""
+
+    dealer: int
+    hands: tuple[list[int], list[int], list[int]]
+    kitty: list[int]
+    passes: list[tuple[int, int, int, int]]  # giver, receiver, card, returned
+    discards: list[int]
+    tricks: list[tuple[int, list[int]]]  # leader, cards
+
+
+@dataclass(slots=True)
+class ClaimData:
+    """The claimed result with names resolved; None where a part is not claimed."""
+
+    winner_claimed: bool
+    winner: str | None
+    tricks: dict[str, int] | None
+    payments: list[tuple[str, str, Decimal]] | None
+
+
+@dataclass(slots=True)
+class GameData:
+    """A replayable game: the record's fields, the resolved house rules, the deals as ints."""
+
+    id: str
+    players: tuple[str, str, str]
+    rules: HouseRules
+    deals: list[DealData]
+    stake: Decimal | None
+    currency: str | None
+    claimed: ClaimData | None
+    series: tuple[str, int] | None
+    played_at: str | None
+    model: Game
+
+
+@dataclass(frozen=True, slots=True)
+class SchemaProblem:
+    """One way a record fails the format: a JSON path and a message."""
+
+    path: str
+    message: str
+
+
+def _path(loc: tuple[Any, ...]) -> str:
+    out = "$"
+    for part in loc:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        elif isinstance(part, str) and re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", part):
+            out += f".{part}"
+        else:
+            out += f"[{part!r}]"
+    return out
+
+
+_BRANCH = re.compile(r"^(str|int|list\[.*\]|dict\[.*\]|function-after\[.*\]|literal\[.*\]|[A-Z]\w*)$")
+
+
+def problems_from_validation(err: ValidationError, limit: int = 20) -> list[SchemaProblem]:
+    """Turn a pydantic ValidationError into schema problems with JSON paths (the first `limit`)."""
+    out: list[SchemaProblem] = []
+    seen: set[tuple[str, str]] = set()
+    for e in err.errors(include_url=False):
+        # Drop union-branch labels such as 'function-after[...]' or 'Rules' from the location.
+        loc = tuple(p for p in e["loc"] if not (isinstance(p, str) and _BRANCH.match(p) and p not in _FIELD_NAMES))
+        msg = e["msg"]
+        if e["type"] == "missing":
+            msg = "required field is missing"
+        elif e["type"] == "extra_forbidden":
+            msg = f"unknown field {loc[-1]!r}" if loc else "unknown field"
+        elif e["type"] == "string_pattern_mismatch":
+            msg = f"{e['input']!r} is not valid here ({_pattern_hint(e)})"
+        elif e["type"] == "value_error":
+            msg = msg.removeprefix("Value error, ")
+        elif "input" in e and not isinstance(e["input"], (dict, list)):
+            msg = f"{msg}, got {e['input']!r}"
+        key = (_path(loc), msg)
+        if key in seen:
+            continue
+        seen.add(key)
+        out.append(SchemaProblem(*key))
+        if len(out) >= limit:
+            break
+    return out
+
+
+_FIELD_NAMES = {
+    name for model in (Game, Deal, Pass, Trick, Series, Rules, Payment, Claimed)
+    for name in (*model.model_fields, *(f.alias for f in model.model_fields.values() if f.alias))
+}
+
+
+def _pattern_hint(e: dict[str, Any]) -> str:
+    pattern = (e.get("ctx") or {}).get("pattern", "")
+    if pattern == CARD_PATTERN:
+        return "a card is rank then suit, e.g. 10S, QH, AD, 2C"
+    if pattern == ID_PATTERN:
+        return "an id is 1-128 ASCII letters, digits and ._:-"
+    if pattern == AMOUNT_PATTERN:
+        return "an amount is digits with an optional decimal part, e.g. '1.00'"
+    return f"must match {pattern}"
+
+
+def to_game_data(g: Game, overrides: dict[str, Any] | None = None) -> GameData | list[SchemaProblem]:
+    """Resolve names to seats and cards to ints; return the problems instead when there are any."""
+    players = tuple(g.players)
+    seat = {n: i for i, n in enumerate(players)}
+    notation = g.card_notation or "en"
+    table = C.token_table(notation)
+    problems: list[SchemaProblem] = []
+
+    def who(name: str, path: str) -> int:
+        i = seat.get(name)
+        if i is None:
+            problems.append(SchemaProblem(path, f"{name!r} is not one of the players {list(players)}"))
+            return 0
+        return i
+
+    def cards(tokens: list[str], path: str) -> list[int]:
+        out = []
+        for j, t in enumerate(tokens):
+            c = C.parse_token(t, table)
+            if c is None:
+                problems.append(SchemaProblem(f"{path}[{j}]", C.explain_bad_token(t, notation)))
+                c = 0
+            out.append(c)
+        return out
+
+    deals: list[DealData] = []
+    for i, d in enumerate(g.deals):
+        p = f"$.deals[{i}]"
+        dealer = who(d.dealer, f"{p}.dealer")
+        hands: list[list[int]] = [[], [], []]
+        for name, toks in d.hands.items():
+            s = who(name, f"{p}.hands[{name!r}]")
+            if name in seat:
+                hands[s] = cards(toks, f"{p}.hands[{name!r}]")
+        for name in players:
+            if name not in d.hands:
+                problems.append(SchemaProblem(f"{p}.hands", f"no hand for player {name!r}"))
+        passes = []
+        for j, ps in enumerate(d.passes):
+            q = f"{p}.passes[{j}]"
+            cs = cards([ps.card, ps.returned], q)
+            passes.append((who(ps.from_, f"{q}.from"), who(ps.to, f"{q}.to"), cs[0], cs[1]))
+        tricks = []
+        for j, t in enumerate(d.tricks):
+            q = f"{p}.tricks[{j}]"
+            tricks.append((who(t.leader, f"{q}.leader"), cards(t.cards, f"{q}.cards")))
+        deals.append(DealData(dealer, (hands[0], hands[1], hands[2]), cards(d.kitty, f"{p}.kitty"),
+                              passes, cards(d.discards, f"{p}.discards"), tricks))
+
+    claim = None
+    if g.claimed is not None:
+        cl = g.claimed
+        if cl.winner is not None:
+            who(cl.winner, "$.claimed.winner")
+        for name in cl.tricks or {}:
+            who(name, f"$.claimed.tricks[{name!r}]")
+        pays = None
+        if cl.payments is not None:
+            pays = []
+            for j, pm in enumerate(cl.payments):
+                who(pm.from_, f"$.claimed.payments[{j}].from")
+                who(pm.to, f"$.claimed.payments[{j}].to")
+                pays.append((pm.from_, pm.to, money.amount(pm.amount)))
+        claim = ClaimData("winner" in cl.model_fields_set, cl.winner, cl.tricks, pays)
+
+    if problems:
+        return problems
+    rules = HouseRules(**g.rules.model_dump()) if g.rules is not None else HouseRules()
+    if overrides:
+        rules = rules.with_overrides(overrides)
+    return GameData(
+        id=g.id, players=players, rules=rules, deals=deals,
+        stake=money.amount(g.stake) if g.stake is not None else None,
+        currency=g.currency, claimed=claim,
+        series=(g.series.id, g.series.seq) if g.series is not None else None,
+        played_at=g.played_at, model=g,
+    )
+
+
+# --- decoding one record's text ---
+
+
+@dataclass(slots=True)
+class Invalid:
+    """Why a record's text is not a replayable game: RECORD_SYNTAX or RECORD_SCHEMA problems."""
+
+    code: str
+    problems: list[SchemaProblem]
+    id: str | None = None
+    line: int | None = None  # 1-based line inside the text, for syntax errors
+    column: int | None = None
+
+
+_JSON_POS = re.compile(r"\s*at line (\d+) column (\d+)$")
+
+
+def decode(text: bytes | str, overrides: dict[str, Any] | None = None) -> GameData | Invalid:
+    """Validate a record's JSON text and resolve it for replay, or say why it cannot be."""
+    try:
+        g = Game.model_validate_json(text)
+    except ValidationError as e:
+        errs = e.errors(include_url=False)
+        if errs and errs[0]["type"] == "json_invalid":
+            msg = errs[0]["msg"].removeprefix("Invalid JSON: ")
+            m = _JSON_POS.search(msg)
+            line = col = None
+            if m:
+                line, col = int(m.group(1)), int(m.group(2))
+                msg = msg[: m.start()]
+            return Invalid("RECORD_SYNTAX", [SchemaProblem("$", f"not JSON: {msg}")], None, line, col)
+        return Invalid("RECORD_SCHEMA", problems_from_validation(e), _id_of(text))
+    data = to_game_data(g, overrides)
+    if isinstance(data, list):
+        return Invalid("RECORD_SCHEMA", data, g.id)
+    return data
+
+
+def _id_of(text: bytes | str) -> str | None:
+    """The record's id when it is a string, even in a record that fails the schema."""
+    try:
+        obj = json.loads(text)
+    except (ValueError, RecursionError):
+        return None
+    if isinstance(obj, dict) and isinstance(obj.get("id"), str):
+        return obj["id"]
+    return None

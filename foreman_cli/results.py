@@ -1,0 +1,103 @@
+"""What a replay gives for one game: status, winner, tallies per deal, nets and findings."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from decimal import Decimal
+from typing import Any
+
+from . import money
+from .findings import ERROR, Finding
+
+ROLE_NAMES = ("D", "L", "R")
+
+
+@dataclass(slots=True)
+class DealResult:
+    """One deal as replayed: who dealt, each seat's role, quota and tricks when play stopped."""
+
+    number: int
+    dealer: int
+    quotas: tuple[int, int, int]  # by seat
+    tricks: list[int]  # by seat
+    tricks_played: int  # tricks counted (not those after the end)
+    decided: bool = False
+
+    def role(self, seat: int) -> str:
+        """'D', 'L' or 'R' for a seat in this deal."""
+        return ROLE_NAMES[(seat - self.dealer) % 3]
+
+    def outcome(self, seat: int) -> int:
+        """Tricks taken minus quota (positive: up, negative: down)."""
+        return self.tricks[seat] - self.quotas[seat]
+
+
+@dataclass(slots=True)
+class GameResult:
+    """The replay of one record (or why it could not be replayed)."""
+
+    id: str | None
+    source: str
+    status: str  # won, unfinished, invalid
+    findings: list[Finding] = field(default_factory=list)
+    players: tuple[str, ...] = ()
+    winner: str | None = None
+    deals: list[DealResult] = field(default_factory=list)
+    stake: Decimal | None = None
+    currency: str | None = None
+    net: dict[str, Decimal] | None = None
+    payments: list[tuple[str, str, Decimal]] = field(default_factory=list)
+    rules: dict[str, Any] | None = None
+    series: tuple[str, int] | None = None
+    played_at: str | None = None
+    first_dealer: str | None = None
+    fingerprint: bytes | None = None
+
+    @property
+    def deals_played(self) -> int:
+        """The deciding deal's number for a won game, the number of deals otherwise (0 if invalid)."""
+        if self.status == "won":
+            return next(d.number for d in self.deals if d.decided)
+        return len(self.deals)
+
+    @property
+    def deciding(self) -> DealResult | None:
+        """The deciding deal of a won game."""
+        for d in self.deals:
+            if d.decided:
+                return d
+        return None
+
+    @property
+    def last_deal(self) -> DealResult | None:
+        """The deciding deal if won, else the last deal played."""
+        return self.deciding or (self.deals[-1] if self.deals else None)
+
+    @property
+    def has_errors(self) -> bool:
+        """True when any finding is a breach (severity error)."""
+        return any(f.severity == ERROR for f in self.findings)
+
+    @property
+    def short_of_quota(self) -> list[str]:
+        """The non-winners short of quota in the deciding deal."""
+        d = self.deciding
+        if d is None:
+            return []
+        return [p for s, p in enumerate(self.players) if p != self.winner and d.tricks[s] < d.quotas[s]]
+
+    def to_dict(self) -> dict[str, Any]:
+        """The result as JSON-ready data (one line of `validate --json`)."""
+        d = self.deciding
+        return {
+            "id": self.id,
+            "source": self.source,
+            "status": self.status,
+            "winner": self.winner,
+            "deals_played": self.deals_played,
+            "deciding_tricks": ({p: d.tricks[s] for s, p in enumerate(self.players)} if d else None),
+            "net": ({p: money.fmt(v) for p, v in self.net.items()} if self.net is not None else None),
+            "stake": money.fmt(self.stake) if self.stake is not None else None,
+            "currency": self.currency,
+            "violations": [f.to_dict() for f in self.findings],
+        }
