@@ -54,6 +54,10 @@ def generate(games: int, seed: int, inject: str | None = None, rules: HouseRules
     rules = rules or HouseRules()
     if inject == "WRONG_DEALER" and rules.deal_rotation == "free":
         raise UsageError("--inject WRONG_DEALER needs deal_rotation=left: under 'free' any dealer is right")
+    if inject == "WRONG_DEALER" and rules.target < 7:
+        # 16 tricks among three give someone at least 6: with a target of 6 or less every game
+        # ends in its first deal and there is no second dealer to get wrong.
+        raise UsageError("--inject WRONG_DEALER needs a second deal: use a target of 7 or more")
     rng = random.Random(seed)
     prev: dict | None = None
     for i in range(games):

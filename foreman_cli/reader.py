@@ -30,7 +30,7 @@ class RawRecord:
 
     source: str
     line: int
-    text: bytes | str | None
+    text: str | None
     error: str | None = None  # the syntax problem, when the text could not be cut out
     column: int | None = None
 
@@ -102,8 +102,9 @@ def read_stream(stream: BinaryIO, name: str, max_record_bytes: int = DEFAULT_MAX
 def _read_layout(src: BinaryIO, name: str, limit: int) -> Iterator[RawRecord]:
     lineno = 0
     first = True
+    pushed: list[bytes] = []
     while True:
-        raw = src.readline(limit + 1)
+        raw = pushed.pop() if pushed else src.readline(limit + 1)
         if not raw:
             return
         lineno += 1
@@ -117,11 +118,28 @@ def _read_layout(src: BinaryIO, name: str, limit: int) -> Iterator[RawRecord]:
             continue
         if first:
             first = False
-            if body[:1] == b"[" or (body[:1] == b"{" and not body.endswith(b"}")):
-                # A JSON array, or one object spread over lines: cut values out of the text.
+            multi_line = body[:1] == b"["
+            if body[:1] == b"{" and not body.endswith(b"}"):
+                # One object spread over lines, or a broken first line of JSON Lines: the next
+                # non-blank line tells, since a JSON Lines record starts with '{' at column 1.
+                ahead = [src.readline(limit + 1)]
+                while ahead[-1] and not ahead[-1].strip():
+                    ahead.append(src.readline(limit + 1))
+                multi_line = not ahead[-1].startswith(b"{")
+                if multi_line:
+                    raw += b"".join(ahead)
+                else:
+                    pushed = ahead[::-1]
+            if multi_line:
                 yield from _read_values(raw, src, name, lineno, limit)
                 return
-        yield RawRecord(name, lineno, body)
+        try:
+            text = body.decode("utf-8")
+        except UnicodeDecodeError as e:
+            yield RawRecord(name, lineno, None, column=e.start + 1,
+                            error=f"not UTF-8 text: byte {body[e.start]:#04x}")
+            continue
+        yield RawRecord(name, lineno, text)
 
 
 def _oversized(src: BinaryIO, name: str, lineno: int, limit: int) -> RawRecord:

@@ -1,0 +1,111 @@
+"""The command line through typer's CliRunner: exit codes, output, messages."""
+
+from __future__ import annotations
+
+import json
+
+from typer.testing import CliRunner
+
+from builders import base_deal, game
+from foreman_cli.cli import app
+
+runner = CliRunner()
+
+
+def write(tmp_path, name, recs):
+    p = tmp_path / name
+    p.write_text("".join(json.dumps(r) + "\n" for r in recs))
+    return str(p)
+
+
+def revoke_game():
+    rec = game([base_deal(tricks=0)], id="rv")
+    rec["deals"][0]["tricks"] = [{"leader": "bob", "cards": ["3S", "2C", "AS"]}]
+    return rec
+
+
+def test_validate_clean_exits_0(tmp_path):
+    res = runner.invoke(app, ["validate", write(tmp_path, "g.jsonl", [game()])])
+    assert res.exit_code == 0, res.output
+    assert "games read" in res.output and "clean" in res.output
+
+
+def test_validate_breach_exits_1_and_says_where(tmp_path):
+    path = write(tmp_path, "g.jsonl", [game(), revoke_game()])
+    res = runner.invoke(app, ["validate", path])
+    assert res.exit_code == 1
+    assert f"{path}:2" in res.output
+    assert "deal 1, trick 1: carol played 2C on a spade lead while holding 6S 5S 2S (REVOKE)" in res.output
+    assert "REVOKE" in res.output.split("games read")[1]
+
+
+def test_validate_json_lines_keys(tmp_path):
+    path = write(tmp_path, "g.jsonl", [game(stake="1.00"), revoke_game()])
+    res = runner.invoke(app, ["validate", "--json", path])
+    assert res.exit_code == 1
+    lines = [json.loads(x) for x in res.output.splitlines()]
+    assert len(lines) == 2
+    keys = {"id", "source", "status", "winner", "deals_played", "deciding_tricks", "net", "violations"}
+    assert keys <= set(lines[0])
+    assert lines[0]["net"] == {"alice": "-2.00", "bob": "4.00", "carol": "-2.00"}
+    assert lines[0]["deciding_tricks"] == {"alice": 0, "bob": 12, "carol": 0}
+    v = [x for x in lines[1]["violations"] if x["code"] == "REVOKE"][0]
+    assert {k: v[k] for k in ("severity", "deal", "trick", "pass", "player", "card")} == \
+        {"severity": "error", "deal": 1, "trick": 1, "pass": None, "player": "carol", "card": "2C"}
+    assert lines[1]["status"] == "unfinished" and lines[1]["net"] is None
+
+
+def test_validate_invalid_record_json(tmp_path):
+    p = tmp_path / "g.jsonl"
+    p.write_text('{"format": "foreman/1"\n' + json.dumps(game()) + "\n")
+    res = runner.invoke(app, ["validate", "--json", str(p)])
+    assert res.exit_code == 1
+    a, b = [json.loads(x) for x in res.output.splitlines()]
+    assert a["status"] == "invalid" and a["violations"][0]["code"] == "RECORD_SYNTAX" and a["deals_played"] == 0
+    assert b["status"] == "won"
+
+
+def test_rule_override_changes_the_outcome(tmp_path):
+    path = write(tmp_path, "g.jsonl", [game(stake="1")])
+    res = runner.invoke(app, ["validate", "--json", "--rule", "quota=9-5-2", path])
+    assert json.loads(res.output)["net"] == {"alice": "-2", "bob": "4", "carol": "-2"}
+    res = runner.invoke(app, ["validate", "--json", "--rule", "target=3", path])
+    line = json.loads(res.output)
+    assert line["deciding_tricks"]["bob"] == 3
+    assert any(v["code"] == "PLAY_AFTER_END" for v in line["violations"])
+
+
+def test_bad_option_and_missing_file_exit_2_without_traceback(tmp_path):
+    res = runner.invoke(app, ["validate", "--rule", "quota=7-7-2", write(tmp_path, "g.jsonl", [game()])])
+    assert res.exit_code == 2 and "quota must be one of 8-5-3, 9-5-2" in res.output
+    assert "Traceback" not in res.output
+    res = runner.invoke(app, ["validate", str(tmp_path / "missing.jsonl")])
+    assert res.exit_code == 2 and "no such file or directory" in res.output
+    res = runner.invoke(app, ["validate", "--rule", "colour=red", str(tmp_path / "g.jsonl")])
+    assert res.exit_code == 2 and "unknown house option 'colour'" in res.output
+
+
+def test_stdin(tmp_path):
+    res = runner.invoke(app, ["validate", "--json", "-"], input=json.dumps(game()) + "\n")
+    assert res.exit_code == 0 and json.loads(res.output)["source"] == "<stdin>:1"
+
+
+def test_generate_is_reproducible_and_valid():
+    a = runner.invoke(app, ["generate", "--games", "5", "--seed", "9"])
+    b = runner.invoke(app, ["generate", "--games", "5", "--seed", "9"])
+    assert a.exit_code == 0 and a.output == b.output and len(a.output.splitlines()) == 5
+    res = runner.invoke(app, ["validate", "--json", "-"], input=a.output)
+    assert res.exit_code == 0
+
+
+def test_generate_inject_refuses_unknown_code():
+    res = runner.invoke(app, ["generate", "--inject", "NOPE"])
+    assert res.exit_code == 2 and "can inject one of" in res.output
+
+
+def test_schema_and_codes():
+    res = runner.invoke(app, ["schema"])
+    assert res.exit_code == 0 and json.loads(res.output)["title"] == "Foreman game record (foreman/1)"
+    res = runner.invoke(app, ["codes", "revoke"])
+    assert res.exit_code == 0 and "REVOKE" in res.output and "follow suit" in res.output
+    assert runner.invoke(app, ["codes", "NOPE"]).exit_code == 2

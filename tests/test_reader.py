@@ -1,0 +1,143 @@
+"""Every input form: object, pretty object, array, JSON Lines, gzip, stdin, directories, damage."""
+
+from __future__ import annotations
+
+import gzip
+import io
+import json
+
+import pytest
+
+from builders import game
+from foreman_cli import audit
+from foreman_cli.errors import InputError
+from foreman_cli.reader import read_records, read_stream
+
+
+def recs(n=3):
+    return [game(id=f"g{i}") for i in range(n)]
+
+
+def results(path, **kw):
+    return [(r.source.rsplit(":", 1)[1], r.status, r.id, [f.code for f in r.findings])
+            for r in audit.audit_paths([str(path)], **kw)]
+
+
+def test_single_object_pretty(tmp_path):
+    p = tmp_path / "one.json"
+    p.write_text(json.dumps(recs(1)[0], indent=2))
+    assert results(p) == [("1", "won", "g0", [])]
+
+
+def test_array_reports_element_lines(tmp_path):
+    p = tmp_path / "arr.json"
+    p.write_text("[\n" + ",\n".join(json.dumps(r) for r in recs()) + "\n]\n")
+    assert [(line, gid) for line, _, gid, _ in results(p)] == [("2", "g0"), ("3", "g1"), ("4", "g2")]
+
+
+def test_empty_array_and_empty_file(tmp_path):
+    (tmp_path / "a.json").write_text("[ ]")
+    (tmp_path / "b.json").write_text("")
+    assert results(tmp_path / "a.json") == [] and results(tmp_path / "b.json") == []
+
+
+def test_json_lines_with_bom_crlf_and_blank_lines(tmp_path):
+    p = tmp_path / "x.json"  # a .json file holding JSON Lines is read as JSON Lines
+    p.write_bytes(b"\xef\xbb\xbf" + b"\r\n\r\n".join(json.dumps(r).encode() for r in recs()) + b"\r\n")
+    assert [(line, gid) for line, _, gid, _ in results(p)] == [("1", "g0"), ("3", "g1"), ("5", "g2")]
+
+
+def test_broken_line_in_the_middle_does_not_stop_the_rest(tmp_path):
+    lines = [json.dumps(r) for r in recs()]
+    p = tmp_path / "x.jsonl"
+    p.write_text(lines[0] + "\n" + lines[1][:120] + "\n" + lines[2] + "\n")
+    out = results(p)
+    assert [o[1] for o in out] == ["won", "invalid", "won"]
+    assert out[1][3] == ["RECORD_SYNTAX"] and out[1][0] == "2"
+    r = list(audit.audit_paths([str(p)]))[1]
+    assert r.findings[0].evidence == {"line": 2, "column": 120}
+
+
+def test_syntax_error_in_array_ends_the_array_only(tmp_path):
+    lines = [json.dumps(r) for r in recs()]
+    p = tmp_path / "a.json"
+    p.write_text("[" + lines[0] + ",\n" + lines[1][:100] + "\n," + lines[2] + "]")
+    q = tmp_path / "b.jsonl"
+    q.write_text(lines[2] + "\n")
+    out = [(r.status, r.source) for r in audit.audit_paths([str(p), str(q)])]
+    assert out[0][0] == "won" and out[1][0] == "invalid" and out[2] == ("won", f"{q}:1")
+
+
+def test_gzip_of_each_layout_and_stdin(tmp_path):
+    body = "\n".join(json.dumps(r) for r in recs()).encode()
+    p = tmp_path / "x.jsonl.gz"
+    p.write_bytes(gzip.compress(body))
+    assert len(results(p)) == 3
+    q = tmp_path / "y.json.gz"
+    q.write_bytes(gzip.compress(json.dumps(recs()).encode()))
+    assert len(results(q)) == 3
+    got = list(audit.audit_paths(["-"], stdin=io.BytesIO(gzip.compress(body))))
+    assert [r.source for r in got] == ["<stdin>:1", "<stdin>:2", "<stdin>:3"]
+
+
+def test_truncated_gzip_keeps_what_came_before(tmp_path):
+    body = "\n".join(json.dumps(r) for r in recs()).encode()
+    p = tmp_path / "x.jsonl.gz"
+    p.write_bytes(gzip.compress(body)[:-20])
+    out = results(p)
+    assert out[-1][1] == "invalid" and out[-1][3] == ["RECORD_SYNTAX"]
+    assert [o[1] for o in out[:-1]] == ["won"] * (len(out) - 1)
+
+
+def test_directory_walk_sorted_with_suffixes(tmp_path):
+    (tmp_path / "b").mkdir()
+    (tmp_path / "b" / "z.jsonl").write_text(json.dumps(game(id="z")) + "\n")
+    (tmp_path / "a.json").write_text(json.dumps(game(id="a")))
+    (tmp_path / "notes.txt").write_text("not a record")
+    assert [r.id for r in audit.audit_paths([str(tmp_path)])] == ["a", "z"]
+
+
+def test_missing_path_is_an_input_error(tmp_path):
+    with pytest.raises(InputError, match="no such file"):
+        list(read_records([str(tmp_path / "nope.json")]))
+
+
+def test_invalid_utf8_and_nul_lines(tmp_path):
+    good = json.dumps(game()).encode()
+    p = tmp_path / "x.jsonl"
+    p.write_bytes(good.replace(b"foreman/1", b"forem\xffn/1") + b"\n\x00\x00\n" + good + b"\n")
+    out = results(p)
+    assert [o[1] for o in out] == ["invalid", "invalid", "won"]
+
+
+def test_oversized_record_is_skipped(tmp_path):
+    good = json.dumps(game()).encode()
+    big = json.dumps(game(id="big", notes="x" * 5000)).encode()
+    p = tmp_path / "x.jsonl"
+    p.write_bytes(big + b"\n" + good + b"\n")
+    out = results(p, max_record_bytes=4000)
+    assert [o[1] for o in out] == ["invalid", "won"]
+    assert "longer than 4000 bytes" in list(audit.audit_paths([str(p)], max_record_bytes=4000))[0].findings[0].message
+
+
+def test_stream_memory_does_not_hold_the_file():
+    # A generator over a stream: records come out one at a time before the stream ends.
+    class Endless(io.RawIOBase):
+        def __init__(self):
+            self.line = json.dumps(game()).encode() + b"\n"
+            self.sent = 0
+
+        def readable(self):
+            return True
+
+        def readinto(self, b):
+            if self.sent > 10_000:
+                raise AssertionError("read too far ahead")
+            n = min(len(b), len(self.line))
+            b[:n] = self.line[:n]
+            self.sent += 1
+            return n
+
+    it = read_stream(io.BufferedReader(Endless()), "endless")
+    first = next(it)
+    assert first.line == 1

@@ -1,0 +1,117 @@
+"""The record format: what foreman/1 accepts, what it refuses and how it says so."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from builders import clone, codes, game, run
+from foreman_cli import cards as C
+from foreman_cli import records
+
+SCHEMA_FILE = Path(__file__).parent.parent / "schemas" / "foreman-1.schema.json"
+
+
+def schema_errors(rec):
+    r = run(rec)
+    assert r.status == "invalid", [f.text() for f in r.findings]
+    return [(f.code, f.path, f.message) for f in r.findings]
+
+
+def test_committed_schema_matches_the_models():
+    assert json.loads(SCHEMA_FILE.read_text()) == records.json_schema(), "run `make schema`"
+
+
+def test_card_tokens_every_spelling():
+    t = C.EN_TOKENS
+    assert C.parse_token("10S", t) == C.parse_token("10s", t) == C.parse_token("10♠", t) == C.card("10S")
+    assert C.parse_token("qh", t) == C.card("QH")
+    assert C.CANONICAL[C.card("AD")] == "AD" and len(set(C.CANONICAL)) == 52
+    s = C.SEED_TOKENS
+    assert [C.CANONICAL[C.parse_token(x, s)] for x in ("BS", "DH", "KD", "TC", "10C")] == ["JS", "QH", "KD", "AC", "10C"]
+    assert C.parse_token("TS", t) is None and C.parse_token("QS", s) is None
+
+
+def test_ten_as_t_is_refused_with_advice():
+    rec = game()
+    rec["deals"][0]["kitty"][0] = "TS"
+    (code, path, msg), = schema_errors(rec)
+    assert (code, path) == ("RECORD_SCHEMA", "$.deals[0].kitty[0]")
+    assert "'10S' for the ten or 'AS' for the ace" in msg and "card_notation" in msg
+
+
+def test_seed_notation_record():
+    rec = game(card_notation="seed")
+    rename = {"J": "B", "Q": "D", "A": "T"}
+    text = json.dumps(rec)
+    for old, new in rename.items():
+        for s in "SHDC":
+            text = text.replace(f'"{old}{s}"', f'"{new}{s}"')
+    r = run(text)
+    assert r.status == "won" and codes(r) == []
+    bad = json.loads(text)
+    bad["deals"][0]["kitty"][0] = "QS"
+    (_, path, msg), = schema_errors(bad)
+    assert "write 'DS'" in msg
+
+
+@pytest.mark.parametrize("mutate,path,words", [
+    (lambda r: r.update(extra=1), "$.extra", "unknown field"),
+    (lambda r: r["deals"][0].update(trick=[]), "$.deals[0].trick", "unknown field"),
+    (lambda r: r.pop("players"), "$.players", "required field is missing"),
+    (lambda r: r["deals"][0].pop("discards"), "$.deals[0].discards", "required field is missing"),
+    (lambda r: r.update(stake=1.0), "$.stake", "string"),
+    (lambda r: r.update(stake="-1.00"), "$.stake", "amount"),
+    (lambda r: r.update(stake="1e3"), "$.stake", "amount"),
+    (lambda r: r.update(format="foreman/2"), "$.format", "foreman/1"),
+    (lambda r: r.update(id="has space"), "$.id", "id"),
+    (lambda r: r.update(id=7), "$.id", "string"),
+    (lambda r: r.update(players=["a", "a", "b"]), "$", "distinct"),
+    (lambda r: r.update(players=["a", "b"]), "$.players", "3"),
+    (lambda r: r.update(rules={"quota": None}), "$.rules.quota", ""),
+    (lambda r: r.update(rules={"target": "12"}), "$.rules.target", "integer"),
+    (lambda r: r.update(rules={"target": 17}), "$.rules.target", "16"),
+    (lambda r: r.update(rules={"target": 12.0}), "$.rules.target", "integer"),
+    (lambda r: r.update(series={"id": "x", "seq": 0}), "$.series.seq", "1"),
+    (lambda r: r.update(played_at="yesterday"), "$.played_at", "ISO 8601"),
+    (lambda r: r["deals"][0].update(dealer="zoe"), "$.deals[0].dealer", "not one of the players"),
+    (lambda r: r["deals"][0]["tricks"][0].update(leader="zoe"), "$.deals[0].tricks[0].leader", "not one of"),
+    (lambda r: r["deals"][0]["hands"].pop("bob"), "$.deals[0].hands", "no hand for player 'bob'"),
+    (lambda r: r["deals"][0]["tricks"][0]["cards"].__setitem__(1, "1S"), "$.deals[0].tricks[0].cards[1]", "card"),
+    (lambda r: r["deals"][0]["tricks"][0]["cards"].__setitem__(1, "QX"), "$.deals[0].tricks[0].cards[1]", "card"),
+    (lambda r: r.update(claimed={"payments": [{"from": "bob", "to": "bob", "amount": "1"}]}),
+     "$.claimed.payments[0]", "himself"),
+    (lambda r: r.update(claimed={"tricks": {"zoe": 1}}), "$.claimed.tricks['zoe']", "not one of"),
+    (lambda r: r.update(deals=[]), "$.deals", "at least 1"),
+])
+def test_schema_refusals_name_the_field(mutate, path, words):
+    rec = clone(game())
+    mutate(rec)
+    errs = schema_errors(rec)
+    assert any(p == path and words in m for _, p, m in errs), errs
+    assert all(c == "RECORD_SCHEMA" for c, _, _ in errs)
+
+
+def test_nulls_for_optional_fields_mean_absent():
+    rec = game(played_at=None, series=None, rules=None, stake=None, currency=None, claimed=None, notes=None,
+               ext=None, card_notation=None)
+    assert codes(run(rec)) == []
+
+
+def test_ext_is_kept_and_never_checked():
+    assert codes(run(game(ext={"anything": [1, {"deep": None}], "x": 1.5}))) == []
+
+
+def test_lengths_are_rules_not_schema():
+    rec = game()
+    rec["deals"][0]["kitty"] = []
+    rec["deals"][0]["passes"] = []
+    r = run(rec)
+    assert r.status != "invalid" and "DEAL_SIZE" in codes(r) and "PASS_SEQUENCE" in codes(r)
+
+
+def test_played_at_accepts_iso_forms():
+    for v in ("2026-11-29T20:15:00+00:00", "2026-11-29T20:15:00Z", "2026-11-29 20:15"):
+        assert run(game(played_at=v)).status == "won"
