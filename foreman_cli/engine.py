@@ -84,8 +84,33 @@ class _Hands:
         return hand_cards(self.m[s], self.dup[s])
 
 
-def _suit_word(s: int) -> str:
-    return SUIT_NAMES[s]
+NEXT = (1, 2, 0)
+
+
+def _not_held(P, H: _Hands, dn: int, tn: int, p: int, c: int) -> Finding:
+    held = names(H.cards(p))
+    return Finding("CARD_NOT_HELD", f"{P[p]} played {CANONICAL[c]} but did not hold it; held "
+                   f"{' '.join(held) or 'nothing'}", deal=dn, trick=tn, player=P[p], card=CANONICAL[c],
+                   evidence={"hand": held})
+
+
+def _revoke(P, dn: int, tn: int, p: int, c: int, led: int, hand: int) -> Finding:
+    held = names(hand_cards(hand & SUIT_MASK[led]))
+    return Finding("REVOKE", f"{P[p]} played {CANONICAL[c]} on a {SUIT_NAMES[led]} lead while holding "
+                   f"{' '.join(held)}", deal=dn, trick=tn, player=P[p], card=CANONICAL[c],
+                   evidence={"led": SUITS[led], "held": held})
+
+
+def _wrong_return(P, rule: str, dn: int, pn: int, rc: int, c: int, x: int, suit_cards: int) -> Finding:
+    if rule == "highest":
+        allowed = [suit_cards.bit_length() - 1]
+        why = f"{P[rc]}'s highest {SUIT_NAMES[SUIT_OF[c]]} was {CANONICAL[allowed[0]]}"
+    else:
+        allowed = hand_cards(suit_cards & ~((BIT[c] << 1) - 1))
+        why = f"{P[rc]} held {' '.join(names(allowed))} above {CANONICAL[c]}"
+    return Finding("RETURN_WRONG_CARD", f"{P[rc]} returned {CANONICAL[x]} for {CANONICAL[c]}; {why}",
+                   deal=dn, pass_=pn, player=P[rc], card=CANONICAL[x],
+                   evidence={"received": CANONICAL[c], "expected": names(allowed), "return_rule": rule})
 
 
 def replay(g: GameData, source: str = "", stop_at: tuple[int, int] | None = None,
@@ -142,13 +167,16 @@ def replay(g: GameData, source: str = "", stop_at: tuple[int, int] | None = None
             if len(hand) != HAND_SIZE:
                 add(Finding("DEAL_SIZE", f"{P[s]} was dealt {len(hand)} cards, not {HAND_SIZE}",
                             deal=dn, player=P[s], evidence={"count": len(hand), "expected": HAND_SIZE}))
-            ms = 0
-            for c in hand:
-                b = BIT[c]
-                if ms & b:
-                    dup[s][c] = dup[s].get(c, 0) + 1
-                else:
-                    ms |= b
+            # A sum of distinct bits has no carries: its bit count falls short only with copies.
+            ms = sum(map(BIT.__getitem__, hand))
+            if ms.bit_count() != len(hand):
+                ms = 0
+                for c in hand:
+                    b = BIT[c]
+                    if ms & b:
+                        dup[s][c] = dup[s].get(c, 0) + 1
+                    else:
+                        ms |= b
             m[s] = ms
         if len(d.kitty) != KITTY_SIZE:
             add(Finding("DEAL_SIZE", f"the kitty has {len(d.kitty)} cards, not {KITTY_SIZE}",
@@ -185,7 +213,7 @@ def replay(g: GameData, source: str = "", stop_at: tuple[int, int] | None = None
                             f"to {P[er]} ({ROLE_WORDS[(er - D) % 3]})", deal=dn, pass_=pn, player=P[gv],
                             evidence={"recorded": [P[gv], P[rc]], "expected": [P[eg], P[er]]}))
             before = m[rc]
-            before_cards = H.cards(rc) if before else []
+            before_dup = dict(dup[rc]) if dup[rc] else None
             if not H.remove(gv, c):
                 add(Finding("PASS_NOT_HELD", f"{P[gv]} gave {CANONICAL[c]} but did not hold it; held "
                             f"{' '.join(names(H.cards(gv))) or 'nothing'}", deal=dn, pass_=pn, player=P[gv],
@@ -194,30 +222,24 @@ def replay(g: GameData, source: str = "", stop_at: tuple[int, int] | None = None
             s = SUIT_OF[c]
             if not before & BIT[x]:
                 add(Finding("RETURN_NOT_HELD", f"{P[rc]} returned {CANONICAL[x]} for {CANONICAL[c]} but did not "
-                            f"hold it before the pass; held {' '.join(names(before_cards)) or 'nothing'}",
+                            f"hold it before the pass; held {' '.join(names(hand_cards(before, before_dup))) or 'nothing'}",
                             deal=dn, pass_=pn, player=P[rc], card=CANONICAL[x],
-                            evidence={"received": CANONICAL[c], "hand_before": names(before_cards)}))
+                            evidence={"received": CANONICAL[c], "hand_before": names(hand_cards(before, before_dup))}))
             else:
                 suit_cards = before & SUIT_MASK[s]
                 if highest_rule:
-                    ok = suit_cards.bit_length() - 1 if suit_cards else None
-                    allowed = [ok] if ok is not None else None
-                    why = f"{P[rc]}'s highest {_suit_word(s)} was {CANONICAL[ok]}" if ok is not None else ""
+                    wrong = suit_cards and x != suit_cards.bit_length() - 1
                 else:
                     above = suit_cards & ~((BIT[c] << 1) - 1)
-                    allowed = hand_cards(above) if above else None
-                    why = (f"{P[rc]} held {' '.join(names(allowed))} above {CANONICAL[c]}" if allowed else "")
-                if allowed is not None and x not in allowed:
-                    add(Finding("RETURN_WRONG_CARD", f"{P[rc]} returned {CANONICAL[x]} for {CANONICAL[c]}; {why}",
-                                deal=dn, pass_=pn, player=P[rc], card=CANONICAL[x],
-                                evidence={"received": CANONICAL[c], "expected": names(allowed),
-                                          "return_rule": rules.return_rule}))
+                    wrong = above and not above & BIT[x]
+                if wrong:
+                    add(_wrong_return(P, rules.return_rule, dn, pn, rc, c, x, suit_cards))
             H.remove(rc, x)
             H.add(gv, x)
             if trace is not None:
                 trace.append({"event": "pass", "deal": dn, "pass": pn, "from": P[gv], "to": P[rc],
                               "card": CANONICAL[c], "returned": CANONICAL[x],
-                              "receiver_suit_before": names([y for y in before_cards if SUIT_OF[y] == s])})
+                              "receiver_suit_before": names(hand_cards(before & SUIT_MASK[s]))})
         for j in range(len(d.passes), 3):
             eg, er = expected[j]
             add(Finding("PASS_SEQUENCE", f"pass {j + 1} is missing: {P[eg]} ({ROLE_WORDS[(eg - D) % 3]}) should give "
@@ -229,25 +251,24 @@ def replay(g: GameData, source: str = "", stop_at: tuple[int, int] | None = None
         if nd != DISCARDS:
             add(Finding("DISCARD_COUNT", f"{P[D]} set aside {nd} cards, not {DISCARDS}", deal=dn, player=P[D],
                         evidence={"count": nd, "expected": DISCARDS}))
-        K = _Hands()  # seat 0 of K is the kitty
-        for c in d.kitty:
-            K.add(0, c)
-        own_before = H.cards(D)
+        kit = list(d.kitty)
+        own_m, own_dup = m[D], (dict(dup[D]) if dup[D] else None)
         for x in d.discards:
             if H.remove(D, x):
                 continue
-            if K.remove(0, x):
+            if x in kit:
+                kit.remove(x)
                 if swap:
                     add(Finding("DISCARD_NOT_HELD", f"{P[D]} discarded {CANONICAL[x]}, a kitty card, under kitty "
                                 f"'swap' (discards come from the 16 cards he held)", deal=dn, player=P[D],
-                                card=CANONICAL[x], evidence={"hand": names(own_before), "kitty": names(d.kitty),
+                                card=CANONICAL[x], evidence={"hand": names(hand_cards(own_m, own_dup)), "kitty": names(d.kitty),
                                                              "kitty_rule": rules.kitty}))
                 continue
             add(Finding("DISCARD_NOT_HELD", f"{P[D]} discarded {CANONICAL[x]}, which he did not hold; held "
-                        f"{' '.join(names(own_before))} and the kitty {' '.join(names(d.kitty))}", deal=dn,
+                        f"{' '.join(names(hand_cards(own_m, own_dup)))} and the kitty {' '.join(names(d.kitty))}", deal=dn,
                         player=P[D], card=CANONICAL[x],
-                        evidence={"hand": names(own_before), "kitty": names(d.kitty), "kitty_rule": rules.kitty}))
-        for c in K.cards(0):
+                        evidence={"hand": names(hand_cards(own_m, own_dup)), "kitty": names(d.kitty), "kitty_rule": rules.kitty}))
+        for c in kit:
             H.add(D, c)
         if trace is not None:
             trace.append({"event": "kitty", "deal": dn, "dealer": P[D], "kitty": names(d.kitty),
@@ -259,56 +280,74 @@ def replay(g: GameData, source: str = "", stop_at: tuple[int, int] | None = None
         leader_due = L
         counted = 0
         decided = False
+        plain = trace is None and stop_at is None and not (dup[0] or dup[1] or dup[2])
         for tn, (ld, cs) in enumerate(d.tricks, 1):
-            if stop_at is not None and stop_at == (dn, tn):
-                hands = (H.cards(0), H.cards(1), H.cards(2))
-                return Position(dn, tn, hands, list(won), leader_due, hand_cards(legal_mask(m[leader_due], None)))
             if winner is not None:
                 add(Finding("PLAY_AFTER_END", f"a trick recorded after {P[winner]} won at deal {won_at[0]}, "
                             f"trick {won_at[1]}", deal=dn, trick=tn,
                             evidence={"won_at": {"deal": won_at[0], "trick": won_at[1]}}))
                 continue
-            if ld != leader_due:
-                why = "L leads the first trick" if tn == 1 else f"{P[leader_due]} won trick {tn - 1}"
-                add(Finding("LEAD_OUT_OF_TURN", f"{P[ld]} led; {P[leader_due]} should have led ({why})",
-                            deal=dn, trick=tn, player=P[ld], evidence={"expected": P[leader_due]}))
-            n = len(cs)
-            if n != 3:
-                add(Finding("TRICK_SIZE", f"{n} cards recorded, not 3", deal=dn, trick=tn,
-                            evidence={"count": n, "cards": [CANONICAL[c] for c in cs]}))
-                if n == 0:
-                    continue
-            led = SUIT_OF[cs[0]]
-            led_mask = SUIT_MASK[led]
-            best = cs[0]
-            wseat = ld
-            for j in range(3 if n >= 3 else n):
-                c = cs[j]
-                p = (ld + j) % 3
-                mp = m[p]
-                b = BIT[c]
-                if mp & b:
-                    if dup[p] and c in dup[p]:
-                        H.remove(p, c)
-                    else:
-                        m[p] = mp ^ b
+            if plain and ld == leader_due and len(cs) == 3:
+                # The hot path: three cards, the right leader, no copies in any hand.
+                c, c1, c2 = cs
+                mp = m[ld]
+                if mp & BIT[c]:
+                    m[ld] = mp ^ BIT[c]
                 else:
-                    add(Finding("CARD_NOT_HELD", f"{P[p]} played {CANONICAL[c]} but did not hold it; held "
-                                f"{' '.join(names(H.cards(p))) or 'nothing'}", deal=dn, trick=tn, player=P[p],
-                                card=CANONICAL[c], evidence={"hand": names(H.cards(p))}))
-                if j:
+                    add(_not_held(P, H, dn, tn, ld, c))
+                led = SUIT_OF[c]
+                led_mask = SUIT_MASK[led]
+                best = c
+                wseat = ld
+                p = NEXT[ld]
+                for c in (c1, c2):
+                    mp = m[p]
+                    if mp & BIT[c]:
+                        m[p] = mp ^ BIT[c]
+                    else:
+                        add(_not_held(P, H, dn, tn, p, c))
                     if SUIT_OF[c] == led:
                         if c > best:
                             best = c
                             wseat = p
                     elif mp & led_mask:
-                        held = hand_cards(mp & led_mask)
-                        add(Finding("REVOKE", f"{P[p]} played {CANONICAL[c]} on a {SUIT_NAMES[led]} lead while "
-                                    f"holding {' '.join(names(held))}", deal=dn, trick=tn, player=P[p],
-                                    card=CANONICAL[c], evidence={"led": SUITS[led], "held": names(held)}))
-                if trace is not None:
-                    trace.append({"event": "play", "deal": dn, "trick": tn, "player": P[p], "card": CANONICAL[c],
-                                  "legal": names(hand_cards(legal_mask(mp, led if j else None)))})
+                        add(_revoke(P, dn, tn, p, c, led, mp))
+                    p = NEXT[p]
+            else:
+                if stop_at is not None and stop_at == (dn, tn):
+                    hands = (H.cards(0), H.cards(1), H.cards(2))
+                    return Position(dn, tn, hands, list(won), leader_due, hand_cards(m[leader_due]))
+                if ld != leader_due:
+                    why = "L leads the first trick" if tn == 1 else f"{P[leader_due]} won trick {tn - 1}"
+                    add(Finding("LEAD_OUT_OF_TURN", f"{P[ld]} led; {P[leader_due]} should have led ({why})",
+                                deal=dn, trick=tn, player=P[ld], evidence={"expected": P[leader_due]}))
+                n = len(cs)
+                if n != 3:
+                    add(Finding("TRICK_SIZE", f"{n} cards recorded, not 3", deal=dn, trick=tn,
+                                evidence={"count": n, "cards": [CANONICAL[c] for c in cs]}))
+                    if n == 0:
+                        continue
+                led = SUIT_OF[cs[0]]
+                led_mask = SUIT_MASK[led]
+                best = cs[0]
+                wseat = ld
+                for j in range(min(n, 3)):
+                    c = cs[j]
+                    p = (ld + j) % 3
+                    mp = m[p]
+                    if not H.remove(p, c):
+                        add(_not_held(P, H, dn, tn, p, c))
+                    if j:
+                        if SUIT_OF[c] == led:
+                            if c > best:
+                                best = c
+                                wseat = p
+                        elif mp & led_mask:
+                            add(_revoke(P, dn, tn, p, c, led, mp))
+                    if trace is not None:
+                        trace.append({"event": "play", "deal": dn, "trick": tn, "player": P[p],
+                                      "card": CANONICAL[c],
+                                      "legal": names(hand_cards(legal_mask(mp, led if j else None)))})
             won[wseat] += 1
             counted += 1
             leader_due = wseat

@@ -259,6 +259,41 @@ def _pattern_hint(e: dict[str, Any]) -> str:
 
 def to_game_data(g: Game, overrides: dict[str, Any] | None = None) -> GameData | list[SchemaProblem]:
     """Resolve names to seats and cards to ints; return the problems instead when there are any."""
+    deals = _fast_deals(g)
+    problems: list[SchemaProblem] = []
+    claim = _claim(g, {n: i for i, n in enumerate(g.players)}, problems)
+    if deals is None or problems:
+        return _careful_game_data(g, overrides)
+    return _finish(g, deals, claim, overrides)
+
+
+def _fast_deals(g: Game) -> list[DealData] | None:
+    """The deals in one quick pass over canonical tokens; None when anything needs a closer look."""
+    players = g.players
+    seat = {n: i for i, n in enumerate(players)}
+    table = C.SEED_TOKENS if g.card_notation == "seed" else C.EN_TOKENS
+    out = []
+    try:
+        for d in g.deals:
+            h = d.hands
+            if len(h) != 3:
+                return None
+            out.append(DealData(
+                seat[d.dealer],
+                ([table[t] for t in h[players[0]]], [table[t] for t in h[players[1]]],
+                 [table[t] for t in h[players[2]]]),
+                [table[t] for t in d.kitty],
+                [(seat[p.from_], seat[p.to], table[p.card], table[p.returned]) for p in d.passes],
+                [table[t] for t in d.discards],
+                [(seat[t.leader], [table[c] for c in t.cards]) for t in d.tricks],
+            ))
+    except KeyError:
+        return None
+    return out
+
+
+def _careful_game_data(g: Game, overrides: dict[str, Any] | None) -> GameData | list[SchemaProblem]:
+    """Resolve a record token by token, collecting every problem with its path."""
     players = tuple(g.players)
     seat = {n: i for i, n in enumerate(players)}
     notation = g.card_notation or "en"
@@ -297,14 +332,26 @@ def to_game_data(g: Game, overrides: dict[str, Any] | None = None) -> GameData |
         passes = []
         for j, ps in enumerate(d.passes):
             q = f"{p}.passes[{j}]"
-            cs = cards([ps.card, ps.returned], q)
-            passes.append((who(ps.from_, f"{q}.from"), who(ps.to, f"{q}.to"), cs[0], cs[1]))
+            passes.append((who(ps.from_, f"{q}.from"), who(ps.to, f"{q}.to"),
+                           cards([ps.card], f"{q}.card")[0], cards([ps.returned], f"{q}.returned")[0]))
         tricks = []
         for j, t in enumerate(d.tricks):
             q = f"{p}.tricks[{j}]"
             tricks.append((who(t.leader, f"{q}.leader"), cards(t.cards, f"{q}.cards")))
         deals.append(DealData(dealer, (hands[0], hands[1], hands[2]), cards(d.kitty, f"{p}.kitty"),
                               passes, cards(d.discards, f"{p}.discards"), tricks))
+
+    claim = _claim(g, seat, problems)
+    if problems:
+        return problems
+    return _finish(g, deals, claim, overrides)
+
+
+def _claim(g: Game, seat: dict[str, int], problems: list[SchemaProblem]) -> ClaimData | None:
+    """The claimed result, with a problem for each name that is not a player."""
+    def who(name: str, path: str) -> None:
+        if name not in seat:
+            problems.append(SchemaProblem(path, f"{name!r} is not one of the players {list(g.players)}"))
 
     claim = None
     if g.claimed is not None:
@@ -321,14 +368,16 @@ def to_game_data(g: Game, overrides: dict[str, Any] | None = None) -> GameData |
                 who(pm.to, f"$.claimed.payments[{j}].to")
                 pays.append((pm.from_, pm.to, money.amount(pm.amount)))
         claim = ClaimData("winner" in cl.model_fields_set, cl.winner, cl.tricks, pays)
+    return claim
 
-    if problems:
-        return problems
+
+def _finish(g: Game, deals: list[DealData], claim: ClaimData | None,
+            overrides: dict[str, Any] | None) -> GameData:
     rules = HouseRules(**g.rules.model_dump()) if g.rules is not None else HouseRules()
     if overrides:
         rules = rules.with_overrides(overrides)
     return GameData(
-        id=g.id, players=players, rules=rules, deals=deals,
+        id=g.id, players=tuple(g.players), rules=rules, deals=deals,
         stake=money.amount(g.stake) if g.stake is not None else None,
         currency=g.currency, claimed=claim,
         series=(g.series.id, g.series.seq) if g.series is not None else None,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, fields, replace
+from functools import lru_cache
 from typing import Any
 
 from .errors import UsageError
@@ -37,12 +38,17 @@ class HouseRules:
         return QUOTAS[self.quota]
 
     def as_dict(self) -> dict[str, Any]:
-        """Return the options as a plain dict."""
-        return {f.name: getattr(self, f.name) for f in fields(self)}
+        """Return the options as a plain dict (shared: do not change it)."""
+        return _as_dict(self)
 
     def with_overrides(self, overrides: dict[str, Any]) -> "HouseRules":
         """Return these rules with some options replaced."""
         return replace(self, **overrides) if overrides else self
+
+
+@lru_cache(maxsize=64)
+def _as_dict(rules: HouseRules) -> dict[str, Any]:
+    return {f.name: getattr(rules, f.name) for f in fields(rules)}
 
 
 DEFAULT_RULES = HouseRules()
