@@ -10,6 +10,7 @@ from typing import Annotated, Optional
 import typer
 
 from . import audit, generate as gen, records, render
+from . import settle as settlement
 from .errors import ForemanError, UsageError
 from .findings import CODES
 from .reader import DEFAULT_MAX_RECORD_BYTES
@@ -68,6 +69,34 @@ def validate(
     results = audit.audit_paths(paths, overrides, max_record_bytes)
     summary = render.validation_json(results) if json_out else render.validation_human(results)
     raise typer.Exit(1 if summary.has_errors else 0)
+
+
+@app.command()
+@_guarded
+def settle(
+    paths: PathsArg,
+    rule: RuleOpt = None,
+    as_played: Annotated[bool, typer.Option(
+        "--as-played", help="Count games with breaches as recorded (the output says so).")] = False,
+    json_out: Annotated[bool, typer.Option("--json", help="One JSON object: games, balances, transfers, excluded.")] = False,
+    csv_out: Annotated[bool, typer.Option("--csv", help="The transfers as CSV.")] = False,
+) -> None:
+    """Settle bets: payouts per game, balances per currency, and the fewest transfers.
+
+    Exit status: 0 when every game with a stake was counted, 1 when a game was left out as
+    disputed or invalid, 2 when the command could not run.
+    """
+    if json_out and csv_out:
+        raise UsageError("choose one of --json and --csv")
+    result = settlement.settle(audit.audit_paths(paths, parse_overrides(rule)), as_played=as_played)
+    if json_out:
+        render.schema(result.to_dict())
+    elif csv_out:
+        render.transfers_csv(result)
+    else:
+        render.settlement(result)
+    left_out = any(g.status == "invalid" or (g.disputed and not g.counted) for g in result.games)
+    raise typer.Exit(1 if left_out else 0)
 
 
 @app.command()

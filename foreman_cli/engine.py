@@ -463,5 +463,6 @@ def _why_payments(result: GameResult) -> str:
         return " (the game is unfinished: no money changes hands)"
     if result.stake is None:
         return " (the game has no stake)"
-    parts = [f"{p} took {d.tricks[s]} of {d.quotas[s]}" for s, p in enumerate(result.players) if p != result.winner]
+    parts = [f"{p} took {d.tricks[s]} tricks, quota {d.quotas[s]}{': short' if d.tricks[s] < d.quotas[s] else ''}"
+             for s, p in enumerate(result.players) if p != result.winner]
     return f" ({'; '.join(parts)})"

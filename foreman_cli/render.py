@@ -110,3 +110,65 @@ def error(message: str, hint: str = "") -> None:
     con.print(Text("foreman: ", style="bold red") + Text(message))
     if hint:
         con.print(Text(f"hint: {hint}", style="dim"))
+
+
+def _signed(v) -> str:
+    from . import money
+    s = money.fmt(v)
+    return s if s.startswith("-") or v.is_zero() else "+" + s
+
+
+def settlement(s, out: IO[str] | None = None) -> None:
+    """Print the ledger: games, balances per currency, transfers, and what was left out."""
+    from . import money
+    con = console(out)
+    games = Table(title="Games", title_justify="left", box=None, pad_edge=False)
+    for col in ("game", "status", "winner", "stake", "short of quota", "nets", "counted"):
+        games.add_column(col)
+    for g in s.games:
+        stake = f"{money.fmt(g.stake)} {g.currency}" if g.stake is not None else "-"
+        short = ", ".join(f"{p} {t}/{q}" for p, t, q in g.short) or "-"
+        nets = ", ".join(f"{p} {_signed(v)}" for p, v in g.net.items()) if g.net else "-"
+        counted = Text("yes", style="green") if g.counted else Text("no", style="yellow")
+        if g.disputed:
+            counted = Text("as played" if g.counted else "disputed", style="bold red")
+        games.add_row(g.id or "(no id)", g.status, g.winner or "-", stake, short, nets, counted)
+    con.print(games)
+    if s.as_played and s.disputed:
+        con.print(Text("--as-played: disputed games are counted as recorded.", style="bold red"))
+    claims = [(g, c) for g in s.games for c in g.claim]
+    if claims:
+        con.print()
+        con.print(Text("What the table wrote differs from the rules", style="bold"))
+        for g, c in claims:
+            con.print(f"  {g.id}: {c}")
+    if s.excluded:
+        con.print()
+        con.print(Text("Left out of the balances", style="bold"))
+        for gid, reason in s.excluded:
+            con.print(f"  {gid or '(no id)'}: {reason}")
+    for cur, bal in s.balances.items():
+        con.print()
+        t = Table(title=f"Balances ({cur})", title_justify="left", box=None, pad_edge=False)
+        t.add_column("player")
+        t.add_column("balance", justify="right")
+        for p, v in bal.items():
+            t.add_row(p, _signed(v))
+        con.print(t)
+    con.print()
+    if s.transfers:
+        con.print(Text("Who pays whom", style="bold"))
+        for tr in s.transfers:
+            con.print(f"  {tr.payer} pays {tr.payee} {money.fmt(tr.amount)} {tr.currency}")
+    else:
+        con.print(Text("Nothing to pay.", style="bold"))
+
+
+def transfers_csv(s, out: IO[str] | None = None) -> None:
+    """Write the transfers as CSV: from,to,amount,currency."""
+    import csv
+    w = csv.writer(out or sys.stdout, lineterminator="\n")
+    w.writerow(["from", "to", "amount", "currency"])
+    for t in s.transfers:
+        d = t.to_dict()
+        w.writerow([d["from"], d["to"], d["amount"], d["currency"]])

@@ -1,0 +1,235 @@
+"""Settling bets: per-game payouts, balances per currency, and the fewest transfers that pay them."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from decimal import Decimal
+from typing import Any
+
+from . import money
+from .findings import ERROR
+from .results import GameResult
+
+NO_CURRENCY = "(none)"
+EXACT_LIMIT = 12  # players in one currency up to which the fewest transfers are found exactly
+
+
+@dataclass(frozen=True, slots=True)
+class Transfer:
+    """One payment that settles balances."""
+
+    payer: str
+    payee: str
+    amount: Decimal
+    currency: str
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready, amounts as strings."""
+        return {"from": self.payer, "to": self.payee, "amount": money.fmt(self.amount), "currency": self.currency}
+
+
+@dataclass(slots=True)
+class GameLine:
+    """One game in the ledger: what it pays, and why it does not when it does not."""
+
+    id: str | None
+    source: str
+    status: str
+    winner: str | None
+    stake: Decimal | None
+    currency: str
+    short: list[tuple[str, int, int]]  # player, tricks, quota: non-winners short in the deciding deal
+    net: dict[str, Decimal] | None
+    claim: list[str]  # each difference between the claimed and the replayed result
+    disputed: bool
+    counted: bool
+    reason: str | None  # why it is left out of the balances, or how it is counted
+    first_finding: str | None
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready."""
+        return {
+            "id": self.id, "source": self.source, "status": self.status, "winner": self.winner,
+            "stake": money.fmt(self.stake) if self.stake is not None else None, "currency": self.currency,
+            "short": [{"player": p, "tricks": t, "quota": q} for p, t, q in self.short],
+            "net": {p: money.fmt(v) for p, v in self.net.items()} if self.net is not None else None,
+            "claim": self.claim, "disputed": self.disputed, "counted": self.counted, "reason": self.reason,
+            "first_finding": self.first_finding,
+        }
+
+
+@dataclass(slots=True)
+class Settlement:
+    """The ledger of a set of games: lines, balances per currency, transfers, what was left out."""
+
+    games: list[GameLine] = field(default_factory=list)
+    balances: dict[str, dict[str, Decimal]] = field(default_factory=dict)
+    transfers: list[Transfer] = field(default_factory=list)
+    as_played: bool = False
+
+    @property
+    def excluded(self) -> list[tuple[str | None, str]]:
+        """(id, reason) of each game left out of the balances."""
+        return [(g.id, g.reason or "") for g in self.games if not g.counted]
+
+    @property
+    def disputed(self) -> list[GameLine]:
+        """The games with breaches."""
+        return [g for g in self.games if g.disputed]
+
+    def to_dict(self) -> dict[str, Any]:
+        """The settlement as JSON-ready data."""
+        return {
+            "games": [g.to_dict() for g in self.games],
+            "balances": {c: {p: money.fmt(v) for p, v in b.items()} for c, b in self.balances.items()},
+            "transfers": [t.to_dict() for t in self.transfers],
+            "excluded": [{"id": i, "reason": r} for i, r in self.excluded],
+            "as_played": self.as_played,
+        }
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> "Settlement":
+        """Read back what to_dict wrote."""
+        def dec(v):
+            return money.amount(v) if v is not None else None
+
+        games = [GameLine(
+            id=g["id"], source=g["source"], status=g["status"], winner=g["winner"], stake=dec(g["stake"]),
+            currency=g["currency"], short=[(s["player"], s["tricks"], s["quota"]) for s in g["short"]],
+            net={p: money.amount(v) for p, v in g["net"].items()} if g["net"] is not None else None,
+            claim=list(g["claim"]), disputed=g["disputed"], counted=g["counted"], reason=g["reason"],
+            first_finding=g["first_finding"]) for g in d["games"]]
+        return cls(
+            games=games,
+            balances={c: {p: money.amount(v) for p, v in b.items()} for c, b in d["balances"].items()},
+            transfers=[Transfer(t["from"], t["to"], money.amount(t["amount"]), t["currency"]) for t in d["transfers"]],
+            as_played=d["as_played"],
+        )
+
+
+def settle(results: Iterable[GameResult], as_played: bool = False) -> Settlement:
+    """Build the ledger of replayed games: count clean won games with a stake, list the rest."""
+    out = Settlement(as_played=as_played)
+    for r in results:
+        line = _line(r, as_played)
+        out.games.append(line)
+        if line.counted and line.net:
+            bal = out.balances.setdefault(line.currency, {})
+            for p, v in line.net.items():
+                bal[p] = money.add(bal.get(p, money.ZERO), v)
+    for cur in sorted(out.balances):
+        out.balances[cur] = dict(sorted(out.balances[cur].items()))
+        out.transfers.extend(Transfer(a, b, v, cur) for a, b, v in fewest_transfers(out.balances[cur]))
+    return out
+
+
+def _line(r: GameResult, as_played: bool) -> GameLine:
+    errors = [f for f in r.findings if f.severity == ERROR]
+    duplicate = next((f for f in errors if f.code == "DUPLICATE_GAME"), None)
+    # A wrong claim is the table's arithmetic, not a breach of play: the replay is paid and the
+    # difference is reported (docs/rules.md). Every other breach disputes the game.
+    breaches = [f for f in errors if f.code not in ("CLAIM_MISMATCH", "DUPLICATE_GAME")]
+    first = breaches[0] if breaches else None
+    d = r.deciding
+    short = []
+    if d is not None:
+        short = [(p, d.tricks[s], d.quotas[s]) for s, p in enumerate(r.players)
+                 if p != r.winner and d.tricks[s] < d.quotas[s]]
+    counted = False
+    if r.status == "invalid":
+        reason = f"invalid record: {r.findings[0].message}" if r.findings else "invalid record"
+    elif duplicate is not None:
+        reason = f"duplicate: {duplicate.message}"
+    elif r.status == "unfinished":
+        reason = "unfinished: no money changes hands"
+    elif r.stake is None:
+        reason = "played for no stake"
+    elif first is not None and not as_played:
+        reason = f"disputed: {first.text()}"
+    else:
+        counted = True
+        reason = f"counted as played despite: {first.text()}" if first is not None else None
+    return GameLine(
+        id=r.id, source=r.source, status=r.status, winner=r.winner, stake=r.stake,
+        currency=r.currency or NO_CURRENCY, short=short, net=r.net,
+        claim=[f.message for f in errors if f.code == "CLAIM_MISMATCH"],
+        disputed=first is not None, counted=counted, reason=reason,
+        first_finding=first.text() if first is not None else None,
+    )
+
+
+def fewest_transfers(balances: dict[str, Decimal]) -> list[tuple[str, str, Decimal]]:
+    """Payments (payer, payee, amount) that settle balances summing to zero, as few as possible.
+
+    Exact for up to EXACT_LIMIT players with a non-zero balance: the fewest payments is the
+    number of players minus the most groups the players split into that each sum to zero, found
+    by a search over subsets. Above that, the largest debtor pays the largest creditor in turn,
+    which needs at most players - 1 payments.
+    """
+    live = sorted((p, v) for p, v in balances.items() if not v.is_zero())
+    if money.total(v for _, v in live) != 0:
+        raise ValueError("balances do not sum to zero")  # a bug of ours, never the user's input
+    if len(live) > EXACT_LIMIT:
+        return sorted(_greedy(live))
+    groups = _zero_sum_groups(live)
+    out = []
+    for g in groups:
+        out.extend(_greedy(g))
+    return sorted(out)
+
+
+def _zero_sum_groups(live: list[tuple[str, Decimal]]) -> list[list[tuple[str, Decimal]]]:
+    n = len(live)
+    full = (1 << n) - 1
+    sums = [money.ZERO] * (1 << n)
+    for mask in range(1, 1 << n):
+        low = (mask & -mask).bit_length() - 1
+        sums[mask] = money.add(sums[mask & (mask - 1)], live[low][1])
+    best = [0] * (1 << n)  # the most zero-sum groups that the players of mask split into
+    for mask in range(1, 1 << n):
+        m = mask
+        top = 0
+        while m:
+            low = m & -m
+            top = max(top, best[mask ^ low])
+            m ^= low
+        best[mask] = top + (1 if sums[mask].is_zero() else 0)
+    # Walk back, removing one player at a time; a prefix summing to zero closes a group.
+    order = []
+    mask = full
+    while mask:
+        m = mask
+        while m:
+            low = m & -m
+            if best[mask ^ low] + (1 if sums[mask].is_zero() else 0) == best[mask]:
+                break
+            m ^= low
+        order.append(low.bit_length() - 1)
+        mask ^= low
+    groups: list[list[tuple[str, Decimal]]] = []
+    current: list[tuple[str, Decimal]] = []
+    acc = money.ZERO
+    for i in reversed(order):
+        current.append(live[i])
+        acc = money.add(acc, live[i][1])
+        if acc.is_zero():
+            groups.append(current)
+            current = []
+    return groups
+
+
+def _greedy(live: list[tuple[str, Decimal]]) -> list[tuple[str, str, Decimal]]:
+    debt = {p: -v for p, v in live if v < 0}
+    credit = {p: v for p, v in live if v > 0}
+    out = []
+    while debt:
+        payer = max(debt, key=lambda p: (debt[p], p))
+        payee = max(credit, key=lambda p: (credit[p], p))
+        amt = min(debt[payer], credit[payee])
+        out.append((payer, payee, amt))
+        for book, who in ((debt, payer), (credit, payee)):
+            book[who] = money.add(book[who], -amt)
+            if book[who].is_zero():
+                del book[who]
+    return out

@@ -1,0 +1,152 @@
+"""Settling bets: exact payouts, what is left out and why, the fewest transfers."""
+
+from __future__ import annotations
+
+import itertools
+import json
+from decimal import Decimal
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from typer.testing import CliRunner
+
+from builders import base_deal, game, run, run_many
+from foreman_cli import money
+from foreman_cli.cli import app
+from foreman_cli.engine import settle_game
+from foreman_cli.results import DealResult
+from foreman_cli.settle import EXACT_LIMIT, Settlement, fewest_transfers, settle
+
+P = ("alice", "bob", "carol")
+
+
+def deal(tricks, quotas=(8, 5, 3)):
+    return DealResult(1, 0, quotas, list(tricks), sum(tricks), True)
+
+
+def test_k1_and_k2_under_both_quotas():
+    s = Decimal("1.00")
+    # 8-5-3, alice dealt (8), bob L (5) wins, carol R (3) made quota: k = 1
+    net, pays = settle_game(P, 1, deal([0, 12, 4]), s)
+    assert net == {"alice": Decimal("-2.00"), "bob": Decimal("3.00"), "carol": Decimal("-1.00")}
+    assert pays == [("alice", "bob", Decimal("2.00")), ("carol", "bob", Decimal("1.00"))]
+    # k = 2
+    net, _ = settle_game(P, 1, deal([2, 12, 2]), s)
+    assert net["bob"] == Decimal("4.00")
+    # 9-5-2: carol needs only 2
+    net, _ = settle_game(P, 1, deal([2, 12, 2], (9, 5, 2)), s)
+    assert net == {"alice": Decimal("-2.00"), "bob": Decimal("3.00"), "carol": Decimal("-1.00")}
+    # the dealer wins: L short with 1 of 5, R not short with 3 of 3 under 8-5-3
+    net, _ = settle_game(P, 0, deal([12, 1, 3]), Decimal("0.5"))
+    assert net == {"alice": Decimal("1.5"), "bob": Decimal("-1.0"), "carol": Decimal("-0.5")}
+
+
+def test_ledger_counts_clean_games_and_lists_the_rest():
+    revoke = game([base_deal()], id="rv", stake="1.00", currency="GBP")
+    revoke["deals"][0]["tricks"][0]["cards"][1] = "AH"  # carol plays bob's card
+    unfinished = game([base_deal(tricks=4)], id="uf", stake="1.00", currency="GBP")
+    free = game(id="free")
+    gbp = game(id="g1", stake="1.00", currency="GBP")
+    eur = game(id="e1", stake="0.125", currency="EUR")
+    nocur = game(id="n1", stake="2")
+    results = run_many([gbp, eur, nocur, revoke, unfinished, free, gbp])
+    s = settle(results)
+    assert [g.counted for g in s.games] == [True, True, True, False, False, False, False]
+    reasons = dict(s.excluded)
+    assert reasons["rv"].startswith("disputed: deal 1, trick 1: carol played AH but did not hold it")
+    assert reasons["uf"] == "unfinished: no money changes hands"
+    assert reasons["free"] == "played for no stake"
+    assert [r for i, r in s.excluded if i == "g1"][0].startswith("duplicate:")
+    assert s.balances == {
+        "(none)": {"alice": Decimal("-4"), "bob": Decimal("8"), "carol": Decimal("-4")},
+        "EUR": {"alice": Decimal("-0.250"), "bob": Decimal("0.500"), "carol": Decimal("-0.250")},
+        "GBP": {"alice": Decimal("-2.00"), "bob": Decimal("4.00"), "carol": Decimal("-2.00")},
+    }
+    assert {(t.payer, t.payee, money.fmt(t.amount), t.currency) for t in s.transfers} == {
+        ("alice", "bob", "4", "(none)"), ("carol", "bob", "4", "(none)"),
+        ("alice", "bob", "0.250", "EUR"), ("carol", "bob", "0.250", "EUR"),
+        ("alice", "bob", "2.00", "GBP"), ("carol", "bob", "2.00", "GBP")}
+    played = settle(results, as_played=True)
+    assert played.balances["GBP"]["bob"] == Decimal("8.00")
+    assert [g.reason for g in played.games if g.id == "rv"][0].startswith("counted as played despite")
+
+
+def test_claim_mismatch_is_reported_and_the_rules_are_paid():
+    rec = game(id="c1", stake="1.00", claimed={"winner": "bob", "payments": [
+        {"from": "alice", "to": "bob", "amount": "1.00"}, {"from": "carol", "to": "bob", "amount": "2.00"}]})
+    s = settle([run(rec)])
+    line = s.games[0]
+    assert line.counted and not line.disputed
+    assert line.claim == ["the table wrote alice pays bob 1.00; the rules say alice pays bob 2.00 "
+                          "(alice took 0 tricks, quota 8: short; carol took 0 tricks, quota 3: short)"]
+
+
+def test_json_round_trips_and_csv():
+    rec = game(id="c1", stake="1.00", currency="GBP")
+    s = settle([run(rec)])
+    again = Settlement.from_dict(json.loads(json.dumps(s.to_dict())))
+    assert again == s and again.to_dict() == s.to_dict()
+
+
+def test_cli_settle(tmp_path):
+    p = tmp_path / "g.jsonl"
+    p.write_text(json.dumps(game(id="c1", stake="1.00", currency="GBP")) + "\n")
+    r = CliRunner().invoke(app, ["settle", str(p)])
+    assert r.exit_code == 0, r.output
+    assert "alice pays bob 2.00 GBP" in r.output and "carol pays bob 2.00 GBP" in r.output
+    r = CliRunner().invoke(app, ["settle", "--csv", str(p)])
+    assert r.output.splitlines() == ["from,to,amount,currency", "alice,bob,2.00,GBP", "carol,bob,2.00,GBP"]
+    r = CliRunner().invoke(app, ["settle", "--json", str(p)])
+    d = json.loads(r.output)
+    assert set(d) >= {"games", "balances", "transfers", "excluded"}
+    assert CliRunner().invoke(app, ["settle", "--json", "--csv", str(p)]).exit_code == 2
+
+
+def _brute_min(bal):
+    """The fewest transfers by trying every partition into zero-sum groups (small n only)."""
+    names = [p for p, v in bal.items() if v != 0]
+    n = len(names)
+    best = 0
+
+    def parts(items):
+        if not items:
+            yield []
+            return
+        first, rest = items[0], items[1:]
+        for k in range(len(rest) + 1):
+            for combo in itertools.combinations(rest, k):
+                group = [first, *combo]
+                others = [x for x in rest if x not in combo]
+                for p in parts(others):
+                    yield [group, *p]
+
+    for p in parts(names):
+        if all(sum(bal[x] for x in g) == 0 for g in p):
+            best = max(best, len(p))
+    return n - best
+
+
+balances_st = st.lists(st.integers(-500, 500), min_size=1, max_size=7).map(
+    lambda xs: xs + [-sum(xs)]).map(lambda xs: {f"p{i}": Decimal(x).scaleb(-2) for i, x in enumerate(xs)})
+
+
+@settings(max_examples=120, deadline=None)
+@given(bal=balances_st)
+def test_transfers_settle_exactly_and_are_fewest(bal):
+    ts = fewest_transfers(bal)
+    left = dict(bal)
+    for a, b, v in ts:
+        assert v > 0
+        left[a] = money.add(left[a], v)
+        left[b] = money.add(left[b], -v)
+    assert all(v == 0 for v in left.values())
+    live = sum(1 for v in bal.values() if v != 0)
+    assert len(ts) <= max(live - 1, 0)
+    assert len(ts) == _brute_min(bal)
+
+
+def test_many_players_use_the_greedy_method():
+    bal = {f"p{i:02d}": Decimal(i + 1) for i in range(EXACT_LIMIT + 3)}
+    bal["bank"] = -money.total(bal.values())
+    ts = fewest_transfers(bal)
+    assert len(ts) == len(bal) - 1 and all(a == "bank" for a, _, _ in ts)
