@@ -260,7 +260,7 @@ def replay(g: GameData, source: str = "", stop_at: tuple[int, int] | None = None
                 kit.remove(x)
                 if swap:
                     add(Finding("DISCARD_NOT_HELD", f"{P[D]} discarded {CANONICAL[x]}, a kitty card, under kitty "
-                                f"'swap' (discards come from the 16 cards he held)", deal=dn, player=P[D],
+                                f"'swap' (the discards come from the dealer's own 16 cards)", deal=dn, player=P[D],
                                 card=CANONICAL[x], evidence={"hand": names(hand_cards(own_m, own_dup)), "kitty": names(d.kitty),
                                                              "kitty_rule": rules.kitty}))
                 continue

@@ -43,8 +43,15 @@ class _Retry(Exception):
 
 
 def generate(games: int, seed: int, inject: str | None = None, rules: HouseRules | None = None,
-             max_deals: int = 20, stacked: float = 0.3, series_size: int = 0) -> Iterator[tuple[dict, Injected | None]]:
-    """Yield `games` records (and where the injected breach is), reproducible from `seed`."""
+             max_deals: int = 20, stacked: float = 0.3, series_size: int = 0,
+             players: list[str] | None = None, inject_trick: int = 1,
+             prefix: str | None = None) -> Iterator[tuple[dict, Injected | None]]:
+    """Yield `games` records (and where the injected breach is), reproducible from `seed`.
+
+    `players` fixes the table; `inject_trick` makes a breach of play no earlier than that trick;
+    `prefix` names the games and series (default 'gen-SEED').
+    """
+    prefix = prefix or f"gen-{seed}"
     if inject is not None and inject not in INJECTABLE:
         raise UsageError(f"--inject {inject!r}: can inject one of {', '.join(INJECTABLE)}")
     if max_deals < 1:
@@ -65,14 +72,16 @@ def generate(games: int, seed: int, inject: str | None = None, rules: HouseRules
         first_dealer = None
         if series_size:
             n, seq = divmod(i, series_size)
-            series = {"id": f"gen-{seed}-evening-{n + 1}", "seq": seq + 1}
+            series = {"id": f"{prefix}-evening-{n + 1}", "seq": seq + 1}
             if seq and prev is not None and prev["_winner"] is not None:
                 first_dealer = rng.choice([prev["_winner"], *prev["_losers"]])
-        players = None if prev is None or not series or not series["seq"] > 1 else prev["players"]
+        table = players
+        if prev is not None and series and series["seq"] > 1:
+            table = prev["players"]
         for attempt in range(200):
             try:
-                rec, where = _game(rng, f"gen-{seed}-{i:06d}", i, rules, inject, max_deals,
-                                   stacked if attempt < 20 else 1.0, players, first_dealer)
+                rec, where = _game(rng, f"{prefix}-{i:06d}", i, rules, inject, max_deals,
+                                   stacked if attempt < 20 else 1.0, table, first_dealer, inject_trick)
                 break
             except _Retry:
                 continue
@@ -87,7 +96,7 @@ def generate(games: int, seed: int, inject: str | None = None, rules: HouseRules
 
 def _game(rng: random.Random, gid: str, index: int, rules: HouseRules, inject: str | None,
           max_deals: int, stacked: float, players: list[str] | None,
-          first_dealer: str | None) -> tuple[dict, Injected | None]:
+          first_dealer: str | None, inject_trick: int = 1) -> tuple[dict, Injected | None]:
     players = list(players) if players else rng.sample(NAMES, 3)
     stake = rng.choice(STAKES)
     dealer = players.index(first_dealer) if first_dealer else rng.randrange(3)
@@ -104,7 +113,7 @@ def _game(rng: random.Random, gid: str, index: int, rules: HouseRules, inject: s
             inj = None
         for _ in range(50):
             deal, res, w, win, inj_where = _deal(rng, players, dealer, dn, rules, inj,
-                                                 stacked if dn >= need_deals else 0.0)
+                                                 stacked if dn >= need_deals else 0.0, inject_trick)
             if dn < need_deals and win is not None:
                 continue  # a deal that ends the game too soon for the injection: deal again
             break
@@ -161,7 +170,7 @@ def _game(rng: random.Random, gid: str, index: int, rules: HouseRules, inject: s
 
 
 def _deal(rng: random.Random, players: list[str], D: int, dn: int, rules: HouseRules, inject: str | None,
-          stacked: float):
+          stacked: float, inject_trick: int = 1):
     """Deal and play one deal; return its record, result, tallies, winner seat and injection place."""
     L, R = (D + 1) % 3, (D + 2) % 3
     P = players
@@ -252,7 +261,8 @@ def _deal(rng: random.Random, players: list[str], D: int, dn: int, rules: HouseR
         if not any(hands):
             break
         lead_seat = leader
-        if inject == "LEAD_OUT_OF_TURN" and where is None:
+        late = tn >= inject_trick
+        if inject == "LEAD_OUT_OF_TURN" and where is None and late:
             lead_seat = (leader + 1) % 3
             where = Injected("LEAD_OUT_OF_TURN", deal=dn, trick=tn, player=P[lead_seat])
         cards = []
@@ -261,20 +271,20 @@ def _deal(rng: random.Random, players: list[str], D: int, dn: int, rules: HouseR
         wseat = lead_seat
         for j in range(3):
             p = (lead_seat + j) % 3
-            if inject == "TRICK_SIZE" and where is None and j == 2:
+            if inject == "TRICK_SIZE" and where is None and j == 2 and late:
                 where = Injected("TRICK_SIZE", deal=dn, trick=tn)
                 break
             if not hands[p]:
                 break
             legal = legal_cards(hands[p], led)
             c = max(legal, key=lambda x: (RANK_OF[x], x)) if (p == strong or rng.random() < 0.5) else rng.choice(legal)
-            if inject == "REVOKE" and where is None and j > 0:
+            if inject == "REVOKE" and where is None and j > 0 and late:
                 off = [x for x in hands[p] if SUIT_OF[x] != led]
                 if off and len(legal) < len(set(hands[p])):
                     c = rng.choice(off)
                     where = Injected("REVOKE", deal=dn, trick=tn, player=P[p], card=CANONICAL[c])
             held = True
-            if inject == "CARD_NOT_HELD" and where is None and j == 0 and set_aside:
+            if inject == "CARD_NOT_HELD" and where is None and j == 0 and set_aside and late:
                 c = set_aside[0]
                 held = False
                 where = Injected("CARD_NOT_HELD", deal=dn, trick=tn, player=P[p], card=CANONICAL[c])

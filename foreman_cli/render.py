@@ -17,8 +17,10 @@ from .results import GameResult
 
 
 def console(file: IO[str] | None = None) -> Console:
-    """A console that writes plain text when not on a terminal (or with NO_COLOR)."""
-    return Console(file=file or sys.stdout, highlight=False, soft_wrap=True)
+    """A console that writes plain text, 120 columns wide, when not on a terminal (or with NO_COLOR)."""
+    file = file or sys.stdout
+    tty = hasattr(file, "isatty") and file.isatty()
+    return Console(file=file, highlight=False, soft_wrap=True, width=None if tty else 120)
 
 
 def json_line(obj: Any, out: IO[str]) -> None:
