@@ -17,6 +17,9 @@ $(STAMP): pyproject.toml
 demo: $(STAMP)
 	-$(FOREMAN) validate samples/
 	@echo
+	@echo "# The disputed game fri-03-revoke, just before the trick where alice revoked:"
+	-$(FOREMAN) replay samples/03-late-revoke.json --deal 1 --trick 9
+	@echo
 	-$(FOREMAN) settle samples/
 
 test: $(STAMP)

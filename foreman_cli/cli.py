@@ -11,6 +11,7 @@ import typer
 
 from . import audit, generate as gen, records, render
 from . import settle as settlement
+from . import trace as tracing
 from .errors import ForemanError, UsageError
 from .findings import CODES
 from .reader import DEFAULT_MAX_RECORD_BYTES
@@ -97,6 +98,24 @@ def settle(
         render.settlement(result)
     left_out = any(g.status == "invalid" or (g.disputed and not g.counted) for g in result.games)
     raise typer.Exit(1 if left_out else 0)
+
+
+@app.command()
+@_guarded
+def replay(
+    path: Annotated[str, typer.Argument(metavar="PATH", help="A record file, directory, or - for stdin.")],
+    game: Annotated[Optional[str], typer.Option("--game", metavar="ID", help="The game to show (if the input has several).")] = None,
+    deal: Annotated[Optional[int], typer.Option(min=1, help="Stop in this deal (with --trick: just before that trick).")] = None,
+    trick: Annotated[Optional[int], typer.Option(min=1, help="Stop just before this trick and show the hands.")] = None,
+    rule: RuleOpt = None,
+    json_out: Annotated[bool, typer.Option("--json", help="The replay as a JSON list of events.")] = False,
+) -> None:
+    """Show a game move by move: hands, passes with proof, tricks, findings at their place, result."""
+    t = tracing.trace_game([path], game, parse_overrides(rule), deal, trick)
+    if json_out:
+        render.json_list(t.events)
+    else:
+        render.replay_view(t)
 
 
 @app.command()

@@ -90,8 +90,14 @@ def validation_human(results: Iterable[GameResult], out: IO[str] | None = None) 
 
 
 def schema(obj: dict[str, Any], out: IO[str] | None = None) -> None:
-    """Print the JSON Schema."""
+    """Print a JSON document (the JSON Schema, a settlement) indented."""
     (out or sys.stdout).write(json.dumps(obj, indent=2, ensure_ascii=False) + "\n")
+
+
+def json_list(items: list[Any], out: IO[str] | None = None) -> None:
+    """Print a JSON array with one item a line (replay events)."""
+    out = out or sys.stdout
+    out.write("[\n" + ",\n".join(json.dumps(i, ensure_ascii=False) for i in items) + "\n]\n")
 
 
 def codes(selected: list[str], out: IO[str] | None = None) -> None:
@@ -174,3 +180,180 @@ def transfers_csv(s, out: IO[str] | None = None) -> None:
     for t in s.transfers:
         d = t.to_dict()
         w.writerow([d["from"], d["to"], d["amount"], d["currency"]])
+
+
+# --- the replay view ---
+
+_SYMBOL = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}
+_ROLE_QUOTA = "{p} {role} (quota {q})"
+
+
+def _use_symbols(con: Console) -> bool:
+    import os
+    return con.is_terminal and not os.environ.get("NO_COLOR")
+
+
+def _card(tok: str, sym: bool) -> Text:
+    if not sym:
+        return Text(tok)
+    suit = tok[-1]
+    return Text(tok[:-1] + _SYMBOL[suit], style="red" if suit in "HD" else "bold")
+
+
+def _cards(toks, sym: bool, sep: str = " ") -> Text:
+    out = Text()
+    for i, t in enumerate(toks):
+        if i:
+            out.append(sep)
+        out.append_text(_card(t, sym))
+    return out
+
+
+def _by_suit(toks, sym: bool) -> Text:
+    """A hand grouped by suit: 'S: A K 7  H: Q 3 ...'."""
+    out = Text()
+    for s in "SHDC":
+        ranks = [t[:-1] for t in toks if t[-1] == s]
+        if not ranks:
+            continue
+        if out:
+            out.append("  ")
+        label = _SYMBOL[s] if sym else s + ":"
+        out.append(label, style=("red" if s in "HD" else "bold") if sym else "")
+        out.append(" " + " ".join(ranks) if sym is False else " ".join(ranks))
+    return out
+
+
+def _finding_line(ev: dict[str, Any]) -> Text:
+    where = ", ".join(f"{k} {ev[k]}" for k in ("deal", "pass", "trick") if ev.get(k) is not None)
+    t = Text("  ! ", style="bold red" if ev["severity"] == ERROR else "yellow")
+    t.append(f"{where}: " if where else "")
+    t.append(ev["message"])
+    t.append(f" ({ev['code']})", style="bold red" if ev["severity"] == ERROR else "yellow")
+    return t
+
+
+def _pass_proof(ev: dict[str, Any], rule: str) -> str:
+    suit_before = ev["receiver_suit_before"]
+    card, ret, to = ev["card"], ev["returned"], ev["to"]
+    word = {"S": "spade", "H": "heart", "D": "diamond", "C": "club"}[card[-1]]
+    if not suit_before:
+        return f"{to} held no {word}, so any card may come back"
+    if rule == "highest":
+        return f"{to}'s highest {word} was {suit_before[0]}" + ("" if ret == suit_before[0] else " (not returned)")
+    return f"{to} held {' '.join(suit_before)} in {word}s"
+
+
+def replay_view(t, out: IO[str] | None = None) -> None:
+    """Print a game move by move: roles, hands, passes with proof, kitty, tricks, findings, result."""
+    con = console(out)
+    sym = _use_symbols(con)
+    r = t.result
+    P = list(t.data.players)
+    rules = t.data.rules
+    head = Text(f"Game {r.id}", style="bold")
+    head.append(f"  ({r.source})  {', '.join(P)}")
+    if r.stake is not None:
+        from . import money
+        head.append(f"  stake {money.fmt(r.stake)}{' ' + r.currency if r.currency else ''}")
+    con.print(head)
+    con.print(f"Rules: quota {rules.quota}, target {rules.target}, return {rules.return_rule}, kitty {rules.kitty}, "
+              f"rotation {rules.deal_rotation}, next dealer {rules.next_dealer}")
+    width = max(6, *(len(p) for p in P))
+    held: list[dict[str, Any]] = []  # findings of a trick, shown under its row
+    for ev in t.events:
+        kind = ev["event"]
+        if kind == "finding" and ev.get("trick") is not None and ev["code"] != "PLAY_AFTER_END":
+            held.append(ev)
+        elif kind == "finding":
+            con.print(_finding_line(ev))
+        elif kind == "deal":
+            roles = ev["roles"]
+            order = sorted(P, key=lambda p: "DLR".index(roles[p]))
+            con.print()
+            con.print(Text(f"Deal {ev['deal']}", style="bold underline") + Text(
+                "  " + ", ".join(_ROLE_QUOTA.format(p=p, role=roles[p], q=ev["quotas"][p]) for p in order)))
+            con.print("Hands as dealt:")
+            for p in P:
+                con.print(Text(f"  {p:<{width}}  ") + _by_suit(ev["hands"][p], sym))
+            con.print(Text(f"  {'kitty':<{width}}  ") + _cards(ev["kitty"], sym))
+            con.print("Passes:")
+        elif kind == "pass":
+            line = Text(f"  {ev['pass']}. {ev['from']} gave ")
+            line.append_text(_card(ev["card"], sym))
+            line.append(f" to {ev['to']}; {ev['to']} returned ")
+            line.append_text(_card(ev["returned"], sym))
+            line.append(f"  ({_pass_proof(ev, rules.return_rule)})", style="dim")
+            con.print(line)
+        elif kind == "kitty":
+            line = Text(f"Kitty: {ev['dealer']} took ")
+            line.append_text(_cards(ev["kitty"], sym))
+            line.append(" and set aside ")
+            line.append_text(_cards(ev["discards"], sym))
+            con.print(line)
+            con.print("Hands at the first lead:")
+            for p in P:
+                con.print(Text(f"  {p:<{width}}  ") + _by_suit(ev["hands"][p], sym))
+            con.print(Text(f"{'trick':>5}  {'leader':<{width}}  {'cards':<12} {'winner':<{width}}  "
+                           + "  ".join(f"{p:>{max(len(p), 2)}}" for p in P), style="bold"))
+        elif kind == "trick":
+            cards = _cards(ev["cards"], sym)
+            cards.pad_right(max(0, 12 - cards.cell_len))
+            line = Text(f"{ev['trick']:>5}  {ev['leader']:<{width}}  ") + cards
+            line.append(f" {ev['winner']:<{width}}  " + "  ".join(f"{ev['tallies'][p]:>{max(len(p), 2)}}" for p in P))
+            con.print(line)
+            for f in held:
+                con.print(_finding_line(f))
+            held.clear()
+        elif kind == "result":
+            _result_block(con, ev)
+    for f in held:
+        con.print(_finding_line(f))
+    if t.position is not None:
+        _position_block(con, t, sym)
+
+
+def _result_block(con: Console, ev: dict[str, Any]) -> None:
+    con.print()
+    if ev["status"] == "won":
+        con.print(Text(f"Result: {ev['winner']} won in deal {ev['deals_played']}", style="bold green"))
+        con.print("Deciding deal: " + ", ".join(f"{p} {n}" for p, n in ev["deciding_tricks"].items()))
+    else:
+        con.print(Text(f"Result: unfinished after {ev['deals_played']} deal(s); no money changes hands",
+                       style="bold yellow"))
+    if ev["quota_outcomes"]:
+        con.print("Quota outcomes: " + ", ".join(f"{p} {n:+d}" for p, n in ev["quota_outcomes"].items()))
+    if ev["net"]:
+        con.print("Nets: " + ", ".join(f"{p} {v}" for p, v in ev["net"].items())
+                  + (f" {ev['currency']}" if ev.get("currency") else ""))
+        for pay in ev["payments"]:
+            con.print(f"  {pay['from']} pays {pay['to']} {pay['amount']}")
+    claims = [v for v in ev["violations"] if v["code"] == "CLAIM_MISMATCH"]
+    if claims:
+        con.print(Text("Claimed versus replayed:", style="bold"))
+        for v in claims:
+            con.print(Text("  ! ", style="bold red") + Text(v["message"]))
+    errors = [v for v in ev["violations"] if v["severity"] == ERROR]
+    con.print(Text(f"{len(errors)} breach(es) found." if errors else "No breach found.",
+                   style="bold red" if errors else "bold green"))
+
+
+def _position_block(con: Console, t, sym: bool) -> None:
+    from .trace import follower_legal
+    pos = t.position
+    con.print()
+    con.print(Text(f"Before deal {pos.deal}, trick {pos.trick}", style="bold underline")
+              + Text("  tricks so far: " + ", ".join(f"{p} {n}" for p, n in zip(t.data.players, pos.tricks))))
+    rows = follower_legal(t)
+    for j, (p, hand, legal) in enumerate(rows):
+        line = Text(f"  {p:<10} held ") + _by_suit(hand, sym)
+        con.print(line)
+        if j == 0:
+            con.print(Text(f"             {p} leads: any card is legal", style="dim"))
+        elif t.position_trick:
+            lead = t.position_trick[0]
+            from .cards import CANONICAL
+            con.print(Text(f"             legal on the {CANONICAL[lead]} lead: ", style="dim") + _cards(legal, sym))
+    if t.position_trick:
+        from .cards import CANONICAL
+        con.print(Text("  recorded: ") + _cards([CANONICAL[c] for c in t.position_trick], sym))

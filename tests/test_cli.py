@@ -10,6 +10,7 @@ from builders import base_deal, game
 from foreman_cli.cli import app
 
 runner = CliRunner()
+SAMPLES = str(__import__("pathlib").Path(__file__).resolve().parent.parent / "samples")
 
 
 def write(tmp_path, name, recs):
@@ -109,3 +110,37 @@ def test_schema_and_codes():
     res = runner.invoke(app, ["codes", "revoke"])
     assert res.exit_code == 0 and "REVOKE" in res.output and "follow suit" in res.output
     assert runner.invoke(app, ["codes", "NOPE"]).exit_code == 2
+
+
+def test_replay_symbols_on_a_terminal_letters_otherwise(monkeypatch):
+    import io
+
+    from foreman_cli import render, trace
+
+    class Tty(io.StringIO):
+        def isatty(self):
+            return True
+
+    t = trace.trace_game([f"{SAMPLES}/03-late-revoke.json"])
+    monkeypatch.delenv("NO_COLOR", raising=False)
+    monkeypatch.delenv("TERM", raising=False)
+    out = Tty()
+    render.replay_view(t, out)
+    assert "♥" in out.getvalue() and "\x1b[" in out.getvalue()
+    monkeypatch.setenv("NO_COLOR", "1")
+    out = Tty()
+    render.replay_view(t, out)
+    assert "♥" not in out.getvalue() and "QH" in out.getvalue()
+    plain = io.StringIO()
+    monkeypatch.delenv("NO_COLOR")
+    render.replay_view(t, plain)
+    assert "♥" not in plain.getvalue() and "\x1b[" not in plain.getvalue()
+
+
+def test_replay_needs_a_game_id_when_several():
+    res = runner.invoke(app, ["replay", f"{SAMPLES}/08-friday-evenings.jsonl"])
+    assert res.exit_code == 2 and "--game ID" in res.output
+    res = runner.invoke(app, ["replay", f"{SAMPLES}/08-friday-evenings.jsonl", "--game", "nope"])
+    assert res.exit_code == 2 and "no game 'nope'" in res.output
+    res = runner.invoke(app, ["replay", f"{SAMPLES}/01-clean-win.json", "--deal", "5"])
+    assert res.exit_code == 2 and "the game has 1 deal(s)" in res.output
