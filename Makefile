@@ -13,7 +13,8 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
 	touch $(STAMP)
 
-# The main job on the samples: audit every record, then settle the evening.
+# The main job on the samples: audit every record, show a disputed game at its breach, settle
+# the evening, then load the archive and print the statistics.
 demo: $(STAMP)
 	-$(FOREMAN) validate samples/
 	@echo
@@ -21,6 +22,10 @@ demo: $(STAMP)
 	-$(FOREMAN) replay samples/03-late-revoke.json --deal 1 --trick 9
 	@echo
 	-$(FOREMAN) settle samples/
+	@echo
+	@rm -f .demo.duckdb
+	-$(FOREMAN) load samples/ --db .demo.duckdb
+	-$(FOREMAN) stats --db .demo.duckdb
 
 test: $(STAMP)
 	$(BIN)/python -m pytest

@@ -33,8 +33,9 @@ def check_record(raw: RawRecord, overrides: dict[str, Any] | None = None) -> Gam
         res = GameResult(id=data.id, source=raw.where, status="invalid", findings=fs)
     else:
         res = engine.replay(data, source=raw.where)
-    text = raw.text.encode() if isinstance(raw.text, str) else raw.text
-    res.fingerprint = hashlib.blake2b(text, digest_size=16).digest()
+        res.data = data
+    res.text = raw.text
+    res.fingerprint = hashlib.blake2b(raw.text.encode(), digest_size=16).digest()
     return res
 
 

@@ -12,6 +12,7 @@ import typer
 from . import audit, generate as gen, records, render
 from . import settle as settlement
 from . import trace as tracing
+from . import store
 from .errors import ForemanError, UsageError
 from .findings import CODES
 from .reader import DEFAULT_MAX_RECORD_BYTES
@@ -116,6 +117,67 @@ def replay(
         render.json_list(t.events)
     else:
         render.replay_view(t)
+
+
+DbOpt = Annotated[Optional[str], typer.Option(
+    "--db", metavar="FILE", help="The DuckDB archive (default: $FOREMAN_DB, else foreman.duckdb here).")]
+
+
+@app.command()
+@_guarded
+def load(
+    paths: PathsArg,
+    db: DbOpt = None,
+    replace: Annotated[bool, typer.Option("--replace", help="Overwrite a stored game whose id comes with new content.")] = False,
+    rule: RuleOpt = None,
+) -> None:
+    """Load games into a DuckDB archive (idempotent; a game with the same id and new content is refused).
+
+    Exit status: 0 when everything new was loaded, 1 when a record was invalid or in conflict.
+    """
+    path = store.db_path(db)
+    with render.LoadProgress() as bar:
+        report = store.load(audit.audit_paths(paths, parse_overrides(rule)), path, replace, progress=bar.advance)
+    render.load_report(report, path)
+    raise typer.Exit(1 if report.conflicts or report.invalid else 0)
+
+
+@app.command()
+@_guarded
+def query(
+    sql: Annotated[str, typer.Argument(metavar="SQL", help="A SQL query; the archive is opened read-only.")],
+    db: DbOpt = None,
+    json_out: Annotated[bool, typer.Option("--json", help="JSON Lines, one object per row.")] = False,
+    csv_out: Annotated[bool, typer.Option("--csv", help="CSV with a header.")] = False,
+) -> None:
+    """Run SQL on the archive (read-only: a write fails and changes nothing). Tables: docs/schema.md."""
+    if json_out and csv_out:
+        raise UsageError("choose one of --json and --csv")
+    res = store.query(store.db_path(db), sql)
+    (render.query_json if json_out else render.query_csv if csv_out else render.query_table)(res)
+
+
+@app.command()
+@_guarded
+def stats(
+    player: Annotated[Optional[str], typer.Option(help="Only this player.")] = None,
+    db: DbOpt = None,
+    json_out: Annotated[bool, typer.Option("--json", help="One JSON object.")] = False,
+) -> None:
+    """Per player: games, wins, quotas by role, findings, money; and head to head."""
+    st = store.stats(store.db_path(db), player)
+    (render.stats_json if json_out else render.stats_report)(st)
+
+
+@app.command()
+@_guarded
+def export(
+    parquet: Annotated[str, typer.Option("--parquet", metavar="DIR", help="Write DIR/<table>/data.parquet.")],
+    db: DbOpt = None,
+) -> None:
+    """Export every table as a Parquet dataset, for DuckDB, Spark or Trino to read as it is."""
+    rows = store.export_parquet(store.db_path(db), parquet)
+    render.schema({"dir": parquet, "rows": rows})
 
 
 @app.command()

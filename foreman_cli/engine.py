@@ -277,6 +277,7 @@ def replay(g: GameData, source: str = "", stop_at: tuple[int, int] | None = None
 
         # The play.
         won = [0, 0, 0]
+        winners: list[int | None] = []  # seat winning each counted trick (None: an empty trick)
         leader_due = L
         counted = 0
         decided = False
@@ -326,6 +327,7 @@ def replay(g: GameData, source: str = "", stop_at: tuple[int, int] | None = None
                     add(Finding("TRICK_SIZE", f"{n} cards recorded, not 3", deal=dn, trick=tn,
                                 evidence={"count": n, "cards": [CANONICAL[c] for c in cs]}))
                     if n == 0:
+                        winners.append(None)
                         continue
                 led = SUIT_OF[cs[0]]
                 led_mask = SUIT_MASK[led]
@@ -349,6 +351,7 @@ def replay(g: GameData, source: str = "", stop_at: tuple[int, int] | None = None
                                       "card": CANONICAL[c],
                                       "legal": names(hand_cards(legal_mask(mp, led if j else None)))})
             won[wseat] += 1
+            winners.append(wseat)
             counted += 1
             leader_due = wseat
             if trace is not None:
@@ -365,7 +368,8 @@ def replay(g: GameData, source: str = "", stop_at: tuple[int, int] | None = None
         if not decided and dn < n_deals and len(d.tricks) < TRICKS_PER_DEAL:
             add(Finding("DEAL_INCOMPLETE", f"the deal stops after {len(d.tricks)} tricks with nobody at {target}",
                         deal=dn, trick=len(d.tricks) + 1, evidence={"tricks": len(d.tricks), "target": target}))
-        deal_results.append(DealResult(dn, D, (quotas[0], quotas[1], quotas[2]), won, counted, decided))
+        deal_results.append(DealResult(dn, D, (quotas[0], quotas[1], quotas[2]), won, counted, decided,
+                                       winners))
 
     result = GameResult(
         id=g.id, source=source, status="won" if winner is not None else "unfinished",

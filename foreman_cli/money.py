@@ -38,3 +38,8 @@ def fmt(a: Decimal) -> str:
     if a.is_zero():
         a = a.copy_abs()
     return format(a, "f")
+
+
+# Only for DuckDB's DECIMAL(38, 10) columns, which hold a rounded copy beside the exact text.
+TEN_PLACES = Decimal("1E-10")
+ROUNDING = Context(prec=60)

@@ -357,3 +357,112 @@ def _position_block(con: Console, t, sym: bool) -> None:
     if t.position_trick:
         from .cards import CANONICAL
         con.print(Text("  recorded: ") + _cards([CANONICAL[c] for c in t.position_trick], sym))
+
+
+# --- the archive ---
+
+
+class LoadProgress:
+    """A progress bar for long loads on a terminal; silent otherwise."""
+
+    def __init__(self) -> None:
+        from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+        self.con = Console(file=sys.stderr)
+        self.progress = None
+        if self.con.is_terminal:
+            self.progress = Progress(TextColumn("loading"), BarColumn(bar_width=None),
+                                     TextColumn("{task.completed:,} games"), TimeElapsedColumn(), console=self.con,
+                                     transient=True)
+            self.task = self.progress.add_task("load", total=None)
+
+    def __enter__(self):
+        if self.progress:
+            self.progress.start()
+        return self
+
+    def __exit__(self, *exc):
+        if self.progress:
+            self.progress.stop()
+
+    def advance(self, n: int) -> None:
+        """Count n more games done."""
+        if self.progress:
+            self.progress.advance(self.task, n)
+
+
+def load_report(rep, db: str, out: IO[str] | None = None) -> None:
+    """Say what a load did."""
+    con = console(out)
+    con.print(f"{db}: {rep.added} game(s) added, {rep.unchanged} unchanged, {rep.replaced} replaced, "
+              f"{len(rep.conflicts)} conflict(s), {rep.invalid} invalid record(s) not loaded; {rep.plays:,} plays")
+    for c in rep.conflicts:
+        con.print(Text("  conflict: ", style="bold red") + Text(c))
+    if rep.conflicts:
+        con.print(Text("  nothing was overwritten: use --replace to load the new version", style="dim"))
+    for s in rep.invalid_sources[:20]:
+        con.print(Text("  invalid: ", style="yellow") + Text(f"{s} (run foreman validate for why)"))
+    if len(rep.invalid_sources) > 20:
+        con.print(f"  ... and {len(rep.invalid_sources) - 20} more invalid records")
+
+
+def _plain(v: Any) -> Any:
+    from datetime import date, datetime
+    from decimal import Decimal
+    if isinstance(v, Decimal):
+        # DuckDB's DECIMAL(38, 10) pads with zeros: show at least 2 places, and no padding.
+        v = v.normalize()
+        return format(v.quantize(Decimal("0.01")) if v.as_tuple().exponent > -2 else v, "f")
+    if isinstance(v, (datetime, date)):
+        return v.isoformat()
+    if isinstance(v, (list, tuple)):
+        return [_plain(x) for x in v]
+    if isinstance(v, dict):
+        return {str(k): _plain(x) for k, x in v.items()}
+    return v
+
+
+def query_table(res, title: str | None = None, out: IO[str] | None = None, con: Console | None = None) -> None:
+    """A query result as a table."""
+    con = con or console(out)
+    t = Table(title=title, title_justify="left", box=None, pad_edge=False, show_header=True)
+    for c in res.columns:
+        t.add_column(c)
+    for row in res.rows:
+        t.add_row(*["" if v is None else str(_plain(v)) for v in row])
+    con.print(t)
+
+
+def query_json(res, out: IO[str] | None = None) -> None:
+    """A query result as JSON Lines, one object per row."""
+    out = out or sys.stdout
+    for row in res.rows:
+        json_line({c: _plain(v) for c, v in zip(res.columns, row)}, out)
+
+
+def query_csv(res, out: IO[str] | None = None) -> None:
+    """A query result as CSV with a header."""
+    import csv
+    w = csv.writer(out or sys.stdout, lineterminator="\n")
+    w.writerow(res.columns)
+    for row in res.rows:
+        w.writerow(["" if v is None else _plain(v) for v in row])
+
+
+def stats_report(st, out: IO[str] | None = None) -> None:
+    """The statistics tables."""
+    con = console(out)
+    for title, res in (("Players", st.players), ("By role (D dealer, L left, R right)", st.roles),
+                       ("Findings by player", st.findings), ("Money", st.money), ("Head to head", st.head_to_head)):
+        if not res.rows:
+            continue
+        query_table(res, title, con=con)
+        con.print()
+
+
+def stats_json(st, out: IO[str] | None = None) -> None:
+    """The statistics as one JSON object of row lists."""
+    doc = {}
+    for name in ("players", "roles", "findings", "money", "head_to_head"):
+        res = getattr(st, name)
+        doc[name] = [{c: _plain(v) for c, v in zip(res.columns, row)} for row in res.rows]
+    schema(doc, out)

@@ -10,6 +10,8 @@ from . import money
 from .findings import ERROR, Finding
 
 ROLE_NAMES = ("D", "L", "R")
+# A wrong claim is the table's arithmetic and a repeat is another copy: neither disputes the play.
+UNDISPUTED = ("CLAIM_MISMATCH", "DUPLICATE_GAME")
 
 
 @dataclass(slots=True)
@@ -22,6 +24,7 @@ class DealResult:
     tricks: list[int]  # by seat
     tricks_played: int  # tricks counted (not those after the end)
     decided: bool = False
+    winners: list[int | None] = field(default_factory=list)  # by trick, until play stopped
 
     def role(self, seat: int) -> str:
         """'D', 'L' or 'R' for a seat in this deal."""
@@ -52,6 +55,8 @@ class GameResult:
     played_at: str | None = None
     first_dealer: str | None = None
     fingerprint: bytes | None = None
+    data: Any = None  # the decoded record (records.GameData), when it could be decoded
+    text: str | None = None  # the record's JSON text as read
 
     @property
     def deals_played(self) -> int:
@@ -77,6 +82,11 @@ class GameResult:
     def has_errors(self) -> bool:
         """True when any finding is a breach (severity error)."""
         return any(f.severity == ERROR for f in self.findings)
+
+    @property
+    def disputes(self) -> list[Finding]:
+        """The breaches of play that dispute the game's money (a wrong claim or a repeat does not)."""
+        return [f for f in self.findings if f.severity == ERROR and f.code not in UNDISPUTED]
 
     @property
     def short_of_quota(self) -> list[str]:

@@ -127,9 +127,8 @@ def settle(results: Iterable[GameResult], as_played: bool = False) -> Settlement
 def _line(r: GameResult, as_played: bool) -> GameLine:
     errors = [f for f in r.findings if f.severity == ERROR]
     duplicate = next((f for f in errors if f.code == "DUPLICATE_GAME"), None)
-    # A wrong claim is the table's arithmetic, not a breach of play: the replay is paid and the
-    # difference is reported (docs/rules.md). Every other breach disputes the game.
-    breaches = [f for f in errors if f.code not in ("CLAIM_MISMATCH", "DUPLICATE_GAME")]
+    # A wrong claim does not dispute the game: the replay is paid and the difference reported.
+    breaches = r.disputes
     first = breaches[0] if breaches else None
     d = r.deciding
     short = []

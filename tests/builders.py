@@ -90,12 +90,12 @@ def clone(rec: dict[str, Any]) -> dict[str, Any]:
 def run(rec: dict[str, Any] | str, overrides: dict[str, Any] | None = None):
     """Replay one record (dict or JSON text) as the validate command would."""
     text = rec if isinstance(rec, str) else json.dumps(rec)
-    return audit.check_record(RawRecord("test.json", 1, text.encode()), overrides)
+    return audit.check_record(RawRecord("test.json", 1, text), overrides)
 
 
 def run_many(recs: list[dict[str, Any]]):
     """Replay several records in order with the cross-game checks."""
-    raws = [RawRecord("test.jsonl", i + 1, json.dumps(r).encode()) for i, r in enumerate(recs)]
+    raws = [RawRecord("test.jsonl", i + 1, json.dumps(r)) for i, r in enumerate(recs)]
     return list(audit.audit_records(raws))
 
 

@@ -1,0 +1,176 @@
+"""The DuckDB archive: idempotent loads, conflicts, read-only queries, stats, Parquet export, locks."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import duckdb
+import pytest
+from typer.testing import CliRunner
+
+from builders import game
+from foreman_cli import audit, store
+from foreman_cli.cli import app
+from foreman_cli.errors import DatabaseError
+from foreman_cli.generate import generate
+
+SAMPLES = str(Path(__file__).resolve().parent.parent / "samples")
+runner = CliRunner()
+
+
+def write(tmp_path, name, recs):
+    p = tmp_path / name
+    p.write_text("".join(json.dumps(r) + "\n" for r in recs))
+    return str(p)
+
+
+def load(paths, db, **kw):
+    return store.load(audit.audit_paths(paths), db, **kw)
+
+
+def test_load_twice_changes_nothing(tmp_path):
+    db = str(tmp_path / "a.duckdb")
+    rep = load([SAMPLES], db)
+    assert rep.added == 13 and rep.invalid == 0 and not rep.conflicts
+    before = store.counts(db)
+    assert before["games"] == 13 and before["plays"] == rep.plays == rep.rows["plays"]
+    rep = load([SAMPLES], db)
+    assert (rep.added, rep.unchanged, rep.plays) == (0, 13, 0)
+    assert store.counts(db) == before
+
+
+def test_rows_agree_with_the_replay(tmp_path):
+    db = str(tmp_path / "a.duckdb")
+    results = list(audit.audit_paths([SAMPLES]))
+    load([SAMPLES], db)
+    plays = sum(len(t[1][:3]) for r in results for dr in r.deals
+                for t in r.data.deals[dr.number - 1].tricks[: len(dr.winners)])
+    res = store.query(db, "SELECT count(*), count(*) FILTER (WHERE won) FROM plays")
+    assert res.rows[0] == (plays, sum(len(dr.winners) for r in results for dr in r.deals))
+    # every deal's tallies add up to the tricks won in the plays table
+    bad = store.query(db, """
+        SELECT dp.game_id, dp.deal, dp.player FROM deal_players dp
+        LEFT JOIN (SELECT game_id, deal, player, count(*) FILTER (WHERE won) AS w FROM plays
+                   GROUP BY ALL) p USING (game_id, deal, player)
+        WHERE coalesce(p.w, 0) <> dp.tricks""")
+    assert bad.rows == []
+    revoke = store.query(db, "SELECT game_id, deal, trick, player, card FROM findings WHERE code = 'REVOKE'")
+    assert revoke.rows == [("fri-03-revoke", 1, 9, "alice", "QD")]
+    money = store.query(db, "SELECT player, net_text FROM payouts WHERE game_id = 'fri-01-clean' ORDER BY player")
+    assert money.rows == [("alice", "-2.00"), ("bob", "4.00"), ("carol", "-2.00")]
+
+
+def test_conflict_is_refused_then_replaced(tmp_path):
+    db = str(tmp_path / "a.duckdb")
+    load([write(tmp_path, "a.jsonl", [game(id="g1")])], db)
+    changed = write(tmp_path, "b.jsonl", [game(id="g1", notes="edited after the fact")])
+    rep = load([changed], db)
+    assert rep.added == 0 and len(rep.conflicts) == 1 and rep.conflicts[0].startswith("g1 ")
+    assert store.query(db, "SELECT notes FROM (SELECT raw->>'notes' AS notes FROM games)").rows == [(None,)]
+    res = runner.invoke(app, ["load", changed, "--db", db])
+    assert res.exit_code == 1 and "conflict: g1" in res.output and "--replace" in res.output
+    rep = load([changed], db, replace=True)
+    assert rep.replaced == 1
+    assert store.query(db, "SELECT raw->>'notes' FROM games").rows == [("edited after the fact",)]
+    assert store.counts(db)["game_players"] == 3
+
+
+def test_invalid_records_are_reported_not_loaded(tmp_path):
+    db = str(tmp_path / "a.duckdb")
+    p = tmp_path / "x.jsonl"
+    p.write_text('{"format": "foreman/1"}\n' + json.dumps(game()) + "\n")
+    res = runner.invoke(app, ["load", str(p), "--db", db])
+    assert res.exit_code == 1 and "1 invalid record(s) not loaded" in res.output and f"{p}:1" in res.output
+    assert store.counts(db)["games"] == 1
+
+
+def test_generated_corpus_twice_same_counts(tmp_path):
+    recs = [r for r, _ in generate(300, 11, max_deals=6)]
+    path = write(tmp_path, "c.jsonl", recs)
+    db = str(tmp_path / "c.duckdb")
+    load([path], db, batch_games=64)
+    first = store.counts(db)
+    rep = load([path], db, batch_games=64)
+    assert store.counts(db) == first and rep.unchanged == 300 and first["games"] == 300
+
+
+def test_query_is_read_only(tmp_path):
+    db = str(tmp_path / "a.duckdb")
+    load([SAMPLES], db)
+    with pytest.raises(DatabaseError, match="read-only"):
+        store.query(db, "DROP TABLE games")
+    res = runner.invoke(app, ["query", "DELETE FROM plays", "--db", db])
+    assert res.exit_code == 2 and "read-only" in res.output and "Traceback" not in res.output
+    assert store.counts(db)["games"] == 13
+    res = runner.invoke(app, ["query", "SELECT id, winner FROM games ORDER BY id LIMIT 2", "--db", db, "--json"])
+    assert [json.loads(x) for x in res.output.splitlines()] == [
+        {"id": "fri-01-clean", "winner": "bob"}, {"id": "fri-02-long", "winner": "carol"}]
+    res = runner.invoke(app, ["query", "SELECT id FROM games ORDER BY id LIMIT 1", "--db", db, "--csv"])
+    assert res.output.splitlines() == ["id", "fri-01-clean"]
+    res = runner.invoke(app, ["query", "SELEC nonsense", "--db", db])
+    assert res.exit_code == 2 and "query failed" in res.output
+
+
+def test_missing_database_is_a_clear_error(tmp_path):
+    res = runner.invoke(app, ["stats", "--db", str(tmp_path / "none.duckdb")])
+    assert res.exit_code == 2 and "no such database" in res.output
+
+
+def test_stats(tmp_path):
+    db = str(tmp_path / "a.duckdb")
+    load([SAMPLES], db)
+    st = store.stats(db)
+    players = {row[0]: row for row in st.players.rows}
+    assert set(players) == {"alice", "bob", "carol"}
+    assert sum(row[2] for row in st.players.rows) == 13  # one winner a game
+    roles = {(r[0], r[1]) for r in st.roles.rows}
+    assert len(roles) == 9
+    money = {(r[0], r[1]): r[3] for r in st.money.rows}
+    assert sum(money.values()) == 0
+    res = runner.invoke(app, ["stats", "--db", db, "--player", "alice", "--json"])
+    doc = json.loads(res.output)
+    assert {r["player"] for r in doc["players"]} == {"alice"}
+    assert {r["code"] for r in doc["findings"]} == {"REVOKE"}
+    res = runner.invoke(app, ["stats", "--db", db])
+    assert res.exit_code == 0 and "Head to head" in res.output
+
+
+def test_parquet_export_reads_back_the_same_rows(tmp_path):
+    db = str(tmp_path / "a.duckdb")
+    load([SAMPLES], db)
+    out = tmp_path / "pq"
+    res = runner.invoke(app, ["export", "--parquet", str(out), "--db", db])
+    assert res.exit_code == 0
+    con = duckdb.connect(db, read_only=True)
+    for t in store.TABLES:
+        files = list((out / t).glob("*.parquet"))
+        assert files, t
+        diff = con.execute(f"SELECT count(*) FROM (SELECT * FROM {t} EXCEPT ALL "
+                           f"SELECT * FROM read_parquet('{out / t}/*.parquet'))").fetchone()[0]
+        assert diff == 0, t
+        n = con.execute(f"SELECT count(*) FROM read_parquet('{out / t}/*.parquet')").fetchone()[0]
+        assert n == con.execute(f"SELECT count(*) FROM {t}").fetchone()[0]
+    con.close()
+
+
+def test_database_in_use_by_another_process(tmp_path):
+    db = str(tmp_path / "a.duckdb")
+    load([SAMPLES], db)
+    holder = subprocess.Popen([sys.executable, "-c", f"import duckdb,time,sys; c=duckdb.connect({db!r}); "
+                               "print('ready', flush=True); time.sleep(30)"], stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "ready"
+        res = runner.invoke(app, ["load", SAMPLES, "--db", db])
+        assert res.exit_code == 2
+        assert "is in use by another foreman" in res.output and "Traceback" not in res.output
+        res = runner.invoke(app, ["stats", "--db", db])
+        assert res.exit_code == 2 and "in use" in res.output
+    finally:
+        holder.kill()
+        holder.wait()
+    time.sleep(0.1)
+    assert runner.invoke(app, ["stats", "--db", db]).exit_code == 0
