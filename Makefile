@@ -13,19 +13,19 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
 	touch $(STAMP)
 
-# The main job on the samples: audit every record, show a disputed game at its breach, settle
-# the evening, then load the archive and print the statistics.
+# The main job on the samples: audit every record, show a disputed game at its breach, load the
+# archive and print its statistics, then settle the evening.
 demo: $(STAMP)
 	-$(FOREMAN) validate samples/
 	@echo
 	@echo "# The disputed game fri-03-revoke, just before the trick where alice revoked:"
 	-$(FOREMAN) replay samples/03-late-revoke.json --deal 1 --trick 9
 	@echo
-	-$(FOREMAN) settle samples/
-	@echo
 	@rm -f .demo.duckdb
 	-$(FOREMAN) load samples/ --db .demo.duckdb
 	-$(FOREMAN) stats --db .demo.duckdb
+	@echo
+	-$(FOREMAN) settle samples/
 
 test: $(STAMP)
 	$(BIN)/python -m pytest
