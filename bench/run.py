@@ -46,14 +46,17 @@ def corpus(mb: float, seed: int) -> tuple[Path, int, int]:
     return path, m["games"], m["plays"]
 
 
-def timed(cmd: list[str], stdin=None) -> tuple[float, int]:
-    """Wall seconds and peak RSS (KiB) of a command, output thrown away."""
+def timed(cmd: list[str]) -> tuple[float, int]:
+    """Wall seconds and peak RSS (KiB) of a command, its output thrown away."""
     t = time.perf_counter()
-    proc = subprocess.run(cmd, stdin=stdin, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    _, status, usage = os.wait4(proc.pid, 0)
     dt = time.perf_counter() - t
-    if proc.returncode not in (0, 1):
-        raise SystemExit(f"{' '.join(cmd)} failed: {proc.stderr.decode()[-500:]}")
-    return dt, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    err = proc.stderr.read().decode()
+    code = os.waitstatus_to_exitcode(status)
+    if code not in (0, 1):
+        raise SystemExit(f"{' '.join(cmd)} failed ({code}): {err[-500:]}")
+    return dt, usage.ru_maxrss
 
 
 FLOOR = "import orjson,sys\nfor line in open(sys.argv[1],'rb'): orjson.loads(line)\n"
@@ -71,21 +74,54 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=1)
     args = ap.parse_args()
     path, games, plays = corpus(args.mb, args.seed)
+    small, s_games, s_plays = corpus(args.mb / 10, args.seed + 1)
+    gz = path.with_suffix(".jsonl.gz")
+    if not gz.exists():
+        with open(path, "rb") as src, gzip.open(gz, "wb", compresslevel=6) as dst:
+            shutil.copyfileobj(src, dst)
     size = path.stat().st_size / 1e6
     foreman = str(BIN / "foreman")
-    steps = {
-        "a. floor: orjson.loads per line": [sys.executable, "-c", FLOOR, str(path)],
-        "b. foreman validate --json": [foreman, "validate", "--json", str(path)],
-    }
-    print(f"corpus: {path.name}: {size:.1f} MB, {games:,} games, {plays:,} plays")
-    print(f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}")
-    times = {}
-    for name, cmd in steps.items():
-        runs = [timed(cmd)[0] for _ in range(args.repeat)]
-        times[name] = t = median(runs)
-        print(f"{name:<36} {t:7.2f} s  {plays / t:>12,.0f} plays/s  {games / t:>9,.0f} games/s  {size / t:7.1f} MB/s")
-    a, b = times["a. floor: orjson.loads per line"], times["b. foreman validate --json"]
-    print(f"ratio b/a (validate / floor): {b / a:.2f}")
+    db = OUT / "bench.duckdb"
+    cores = os.cpu_count() or 1
+
+    def fresh_load():
+        for f in (db, Path(str(db) + ".wal")):
+            f.unlink(missing_ok=True)
+        return [foreman, "load", str(path), "--db", str(db)]
+
+    steps = [
+        ("a", "floor: orjson.loads of every line", lambda: [sys.executable, "-c", FLOOR, str(path)], plays, games),
+        ("b", "validate --json --jobs 1", lambda: [foreman, "validate", "--json", "--jobs", "1", str(path)], plays, games),
+        ("b.gz", "validate --json --jobs 1, gzip input", lambda: [foreman, "validate", "--json", "--jobs", "1", str(gz)],
+         plays, games),
+        ("b/10", "validate --json --jobs 1, a tenth of the games",
+         lambda: [foreman, "validate", "--json", "--jobs", "1", str(small)], s_plays, s_games),
+        ("c", f"validate --json --jobs {cores}", lambda: [foreman, "validate", "--json", "--jobs", str(cores), str(path)],
+         plays, games),
+        ("d", "load into a fresh database", fresh_load, plays, games),
+    ]
+    print(f"corpus: {path.name}: {size:.1f} MB, {games:,} games, {plays:,} plays "
+          f"(and a tenth: {s_games:,} games, {s_plays:,} plays)")
+    print(f"machine: {platform.machine()}, {cores} cores, Python {platform.python_version()}, "
+          f"{platform.platform()}")
+    print(f"median of {args.repeat} runs each\n")
+    print(f"{'step':<5} {'what':<44} {'seconds':>8} {'plays/s':>12} {'games/s':>9} {'MB/s':>7} {'peak RSS':>9}")
+    t: dict[str, float] = {}
+    rss: dict[str, int] = {}
+    for key, what, cmd, n_plays, n_games in steps:
+        runs = [timed(cmd()) for _ in range(args.repeat)]
+        t[key] = median([r[0] for r in runs])
+        rss[key] = max(r[1] for r in runs)
+        mb = size / 10 if key == "b/10" else size
+        print(f"{key:<5} {what:<44} {t[key]:8.2f} {n_plays / t[key]:>12,.0f} {n_games / t[key]:>9,.0f} "
+              f"{mb / t[key]:7.1f} {rss[key] / 1024:7.0f} MB")
+    print()
+    print(f"b/a  validate / floor:              {t['b'] / t['a']:.2f}   (target <= 3)")
+    print(f"b    plays/s on one core:           {plays / t['b']:,.0f}   (target >= 1,000,000)")
+    print(f"b/c  speed-up with --jobs {cores}:          {t['b'] / t['c']:.2f}   (target >= 1.8)")
+    print(f"b/d  load throughput / validate's:  {t['b'] / t['d']:.2f}   (target >= 0.5)")
+    print(f"b/(b/10) time for 10x the games:    {t['b'] / t['b/10']:.2f}   (target <= 11)")
+    print(f"peak RSS validate / load:           {rss['b'] / 1024:.0f} MB / {rss['d'] / 1024:.0f} MB   (target < 150)")
 
 
 if __name__ == "__main__":

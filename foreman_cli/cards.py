@@ -19,6 +19,9 @@ SUIT_MASK = tuple(0x1FFF << (13 * s) for s in range(4))
 FULL_DECK_MASK = (1 << 52) - 1
 
 CANONICAL = tuple(RANKS[c % 13] + SUITS[c // 13] for c in DECK)
+# Canonical token -> card, and -> its bit: what the engine reads a record with.
+CARD_OF = {t: c for c, t in enumerate(CANONICAL)}
+BIT_OF = {t: 1 << c for c, t in enumerate(CANONICAL)}
 
 
 def card(token: str) -> int:

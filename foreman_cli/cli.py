@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import functools
-import json
+import os
 import sys
 from typing import Annotated, Optional
 
@@ -12,7 +12,6 @@ import typer
 from . import audit, generate as gen, records, render
 from . import settle as settlement
 from . import trace as tracing
-from . import store
 from .errors import ForemanError, UsageError
 from .findings import CODES
 from .reader import DEFAULT_MAX_RECORD_BYTES
@@ -31,6 +30,14 @@ RuleOpt = Annotated[Optional[list[str]], typer.Option(
     help="Override a house option for every game read, e.g. --rule quota=9-5-2 (repeatable).")]
 PathsArg = Annotated[list[str], typer.Argument(
     metavar="PATH...", help="Record files (.json, .jsonl, .gz), directories, or - for standard input.")]
+
+
+JobsOpt = Annotated[Optional[int], typer.Option(
+    "--jobs", "-j", min=1, help="Worker processes (default: the number of cores); output is the same for any number.")]
+
+
+def _jobs(jobs: int | None) -> int:
+    return jobs or os.cpu_count() or 1
 
 
 def _guarded(fn):
@@ -62,13 +69,14 @@ def validate(
     rule: RuleOpt = None,
     max_record_bytes: Annotated[int, typer.Option(
         help="A record longer than this is reported as RECORD_SYNTAX instead of read.")] = DEFAULT_MAX_RECORD_BYTES,
+    jobs: JobsOpt = None,
 ) -> None:
     """Replay records through the rules and report every breach with its place and evidence.
 
     Exit status: 0 when no game has a breach, 1 when one does, 2 when the command could not run.
     """
     overrides = parse_overrides(rule)
-    results = audit.audit_paths(paths, overrides, max_record_bytes)
+    results = audit.audit_paths(paths, overrides, max_record_bytes, jobs=_jobs(jobs), keep=False)
     summary = render.validation_json(results) if json_out else render.validation_human(results)
     raise typer.Exit(1 if summary.has_errors else 0)
 
@@ -135,6 +143,7 @@ def load(
 
     Exit status: 0 when everything new was loaded, 1 when a record was invalid or in conflict.
     """
+    from . import store  # duckdb and pyarrow load only for the commands that use them
     path = store.db_path(db)
     with render.LoadProgress() as bar:
         report = store.load(audit.audit_paths(paths, parse_overrides(rule)), path, replace, progress=bar.advance)
@@ -151,6 +160,7 @@ def query(
     csv_out: Annotated[bool, typer.Option("--csv", help="CSV with a header.")] = False,
 ) -> None:
     """Run SQL on the archive (read-only: a write fails and changes nothing). Tables: docs/schema.md."""
+    from . import store  # duckdb and pyarrow load only for the commands that use them
     if json_out and csv_out:
         raise UsageError("choose one of --json and --csv")
     res = store.query(store.db_path(db), sql)
@@ -165,6 +175,7 @@ def stats(
     json_out: Annotated[bool, typer.Option("--json", help="One JSON object.")] = False,
 ) -> None:
     """Per player: games, wins, quotas by role, findings, money; and head to head."""
+    from . import store  # duckdb and pyarrow load only for the commands that use them
     st = store.stats(store.db_path(db), player)
     (render.stats_json if json_out else render.stats_report)(st)
 
@@ -176,6 +187,7 @@ def export(
     db: DbOpt = None,
 ) -> None:
     """Export every table as a Parquet dataset, for DuckDB, Spark or Trino to read as it is."""
+    from . import store  # duckdb and pyarrow load only for the commands that use them
     rows = store.export_parquet(store.db_path(db), parquet)
     render.schema({"dir": parquet, "rows": rows})
 

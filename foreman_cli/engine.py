@@ -7,7 +7,7 @@ from decimal import Decimal
 from typing import Any
 
 from . import money
-from .cards import BIT, CANONICAL, SUIT_MASK, SUIT_NAMES, SUIT_OF, SUITS, hand_cards, names
+from .cards import BIT, BIT_OF, CANONICAL, CARD_OF, SUIT_MASK, SUIT_NAMES, SUIT_OF, SUITS, hand_cards, names
 from .findings import Finding
 from .records import GameData
 from .results import DealResult, GameResult
@@ -85,6 +85,44 @@ class _Hands:
 
 
 NEXT = (1, 2, 0)
+FOLLOWERS = ((1, 2), (2, 0), (0, 1))
+
+
+def self_check_trick(P, H: _Hands, add, trace, dn: int, tn: int, ld: int, leader_due: int,
+                     cs: list[int]) -> int | None:
+    """Check a trick the hot path does not take; return the winning seat (None: no cards)."""
+    m = H.m
+    if ld != leader_due:
+        why = "L leads the first trick" if tn == 1 else f"{P[leader_due]} won trick {tn - 1}"
+        add(Finding("LEAD_OUT_OF_TURN", f"{P[ld]} led; {P[leader_due]} should have led ({why})",
+                    deal=dn, trick=tn, player=P[ld], evidence={"expected": P[leader_due]}))
+    n = len(cs)
+    if n != 3:
+        add(Finding("TRICK_SIZE", f"{n} cards recorded, not 3", deal=dn, trick=tn,
+                    evidence={"count": n, "cards": [CANONICAL[c] for c in cs]}))
+        if n == 0:
+            return None
+    led = SUIT_OF[cs[0]]
+    led_mask = SUIT_MASK[led]
+    best = cs[0]
+    w = ld
+    for j in range(min(n, 3)):
+        c = cs[j]
+        p = (ld + j) % 3
+        mp = m[p]
+        if not H.remove(p, c):
+            add(_not_held(P, H, dn, tn, p, c))
+        if j:
+            if SUIT_OF[c] == led:
+                if c > best:
+                    best = c
+                    w = p
+            elif mp & led_mask:
+                add(_revoke(P, dn, tn, p, c, led, mp))
+        if trace is not None:
+            trace.append({"event": "play", "deal": dn, "trick": tn, "player": P[p], "card": CANONICAL[c],
+                          "legal": names(hand_cards(legal_mask(mp, led if j else None)))})
+    return w
 
 
 def _not_held(P, H: _Hands, dn: int, tn: int, p: int, c: int) -> Finding:
@@ -120,6 +158,8 @@ def replay(g: GameData, source: str = "", stop_at: tuple[int, int] | None = None
     With `trace` a list, every event (deal, pass, kitty, play, trick, finding) is appended to it.
     """
     P = g.players
+    seat = g.seat
+    CARD = CARD_OF
     rules = g.rules
     q_d, q_l, q_r = rules.quotas
     target = rules.target
@@ -144,7 +184,8 @@ def replay(g: GameData, source: str = "", stop_at: tuple[int, int] | None = None
                         f"{won_at[0]}, trick {won_at[1]}", deal=dn,
                         evidence={"won_at": {"deal": won_at[0], "trick": won_at[1]}}))
             continue
-        D = d.dealer
+        D = seat[d.dealer]
+        hands_tok = (d.hands[P[0]], d.hands[P[1]], d.hands[P[2]])
         L = (D + 1) % 3
         R = (D + 2) % 3
         quotas = [0, 0, 0]
@@ -152,7 +193,8 @@ def replay(g: GameData, source: str = "", stop_at: tuple[int, int] | None = None
         if trace is not None:
             trace.append({"event": "deal", "deal": dn, "dealer": P[D], "roles": {P[D]: "D", P[L]: "L", P[R]: "R"},
                           "quotas": {P[s]: quotas[s] for s in range(3)},
-                          "hands": {P[s]: names(d.hands[s]) for s in range(3)}, "kitty": names(d.kitty)})
+                          "hands": {P[s]: names(map(CARD.__getitem__, hands_tok[s])) for s in range(3)},
+                          "kitty": names(map(CARD.__getitem__, d.kitty))})
         if prev_dealer is not None and rotate_left and D != (prev_dealer + 1) % 3:
             exp = P[(prev_dealer + 1) % 3]
             add(Finding("WRONG_DEALER", f"{P[D]} dealt; the deal passes left, from {P[prev_dealer]} to {exp}",
@@ -163,15 +205,15 @@ def replay(g: GameData, source: str = "", stop_at: tuple[int, int] | None = None
         H = _Hands()
         m, dup = H.m, H.dup
         for s in range(3):
-            hand = d.hands[s]
+            hand = hands_tok[s]
             if len(hand) != HAND_SIZE:
                 add(Finding("DEAL_SIZE", f"{P[s]} was dealt {len(hand)} cards, not {HAND_SIZE}",
                             deal=dn, player=P[s], evidence={"count": len(hand), "expected": HAND_SIZE}))
             # A sum of distinct bits has no carries: its bit count falls short only with copies.
-            ms = sum(map(BIT.__getitem__, hand))
+            ms = sum(map(BIT_OF.__getitem__, hand))
             if ms.bit_count() != len(hand):
                 ms = 0
-                for c in hand:
+                for c in map(CARD.__getitem__, hand):
                     b = BIT[c]
                     if ms & b:
                         dup[s][c] = dup[s].get(c, 0) + 1
@@ -181,9 +223,10 @@ def replay(g: GameData, source: str = "", stop_at: tuple[int, int] | None = None
         if len(d.kitty) != KITTY_SIZE:
             add(Finding("DEAL_SIZE", f"the kitty has {len(d.kitty)} cards, not {KITTY_SIZE}",
                         deal=dn, evidence={"count": len(d.kitty), "expected": KITTY_SIZE}))
+        kitty = list(map(CARD.__getitem__, d.kitty))
         kitty_mask = 0
         twice = 0
-        for c in d.kitty:
+        for c in kitty:
             b = BIT[c]
             twice |= kitty_mask & b
             kitty_mask |= b
@@ -195,14 +238,15 @@ def replay(g: GameData, source: str = "", stop_at: tuple[int, int] | None = None
                 twice |= BIT[c]
         if twice:
             for c in hand_cards(twice):
-                holders = [P[s] for s in range(3) for x in d.hands[s] if x == c]
-                holders += ["kitty" for x in d.kitty if x == c]
+                holders = [P[s] for s in range(3) for x in hands_tok[s] if x == CANONICAL[c]]
+                holders += ["kitty" for x in kitty if x == c]
                 add(Finding("DEAL_DUPLICATE", f"{CANONICAL[c]} was dealt {len(holders)} times ({', '.join(holders)})",
                             deal=dn, card=CANONICAL[c], evidence={"count": len(holders), "holders": holders}))
 
         # The passes: L to R, R to D, D to L; each checked against its actual giver and receiver.
         expected = ((L, R), (R, D), (D, L))
-        for i, (gv, rc, c, x) in enumerate(d.passes):
+        for i, ps in enumerate(d.passes):
+            gv, rc, c, x = seat[ps.from_], seat[ps.to], CARD[ps.card], CARD[ps.returned]
             pn = i + 1
             if i >= 3:
                 add(Finding("PASS_SEQUENCE", f"an extra pass, {P[gv]} to {P[rc]}; a deal has 3 passes",
@@ -251,9 +295,9 @@ def replay(g: GameData, source: str = "", stop_at: tuple[int, int] | None = None
         if nd != DISCARDS:
             add(Finding("DISCARD_COUNT", f"{P[D]} set aside {nd} cards, not {DISCARDS}", deal=dn, player=P[D],
                         evidence={"count": nd, "expected": DISCARDS}))
-        kit = list(d.kitty)
+        kit = list(kitty)
         own_m, own_dup = m[D], (dict(dup[D]) if dup[D] else None)
-        for x in d.discards:
+        for x in map(CARD.__getitem__, d.discards):
             if H.remove(D, x):
                 continue
             if x in kit:
@@ -261,121 +305,108 @@ def replay(g: GameData, source: str = "", stop_at: tuple[int, int] | None = None
                 if swap:
                     add(Finding("DISCARD_NOT_HELD", f"{P[D]} discarded {CANONICAL[x]}, a kitty card, under kitty "
                                 f"'swap' (the discards come from the dealer's own 16 cards)", deal=dn, player=P[D],
-                                card=CANONICAL[x], evidence={"hand": names(hand_cards(own_m, own_dup)), "kitty": names(d.kitty),
+                                card=CANONICAL[x], evidence={"hand": names(hand_cards(own_m, own_dup)), "kitty": names(kitty),
                                                              "kitty_rule": rules.kitty}))
                 continue
             add(Finding("DISCARD_NOT_HELD", f"{P[D]} discarded {CANONICAL[x]}, which he did not hold; held "
-                        f"{' '.join(names(hand_cards(own_m, own_dup)))} and the kitty {' '.join(names(d.kitty))}", deal=dn,
+                        f"{' '.join(names(hand_cards(own_m, own_dup)))} and the kitty {' '.join(names(kitty))}", deal=dn,
                         player=P[D], card=CANONICAL[x],
-                        evidence={"hand": names(hand_cards(own_m, own_dup)), "kitty": names(d.kitty), "kitty_rule": rules.kitty}))
+                        evidence={"hand": names(hand_cards(own_m, own_dup)), "kitty": names(kitty), "kitty_rule": rules.kitty}))
         for c in kit:
             H.add(D, c)
         if trace is not None:
-            trace.append({"event": "kitty", "deal": dn, "dealer": P[D], "kitty": names(d.kitty),
-                          "discards": [CANONICAL[x] for x in d.discards],
+            trace.append({"event": "kitty", "deal": dn, "dealer": P[D], "kitty": names(kitty),
+                          "discards": list(d.discards),
                           "hands": {P[s]: names(H.cards(s)) for s in range(3)}})
 
         # The play.
         won = [0, 0, 0]
         winners: list[int | None] = []  # seat winning each counted trick (None: an empty trick)
         leader_due = L
-        counted = 0
         decided = False
         plain = trace is None and stop_at is None and not (dup[0] or dup[1] or dup[2])
-        for tn, (ld, cs) in enumerate(d.tricks, 1):
-            if winner is not None:
-                add(Finding("PLAY_AFTER_END", f"a trick recorded after {P[winner]} won at deal {won_at[0]}, "
-                            f"trick {won_at[1]}", deal=dn, trick=tn,
-                            evidence={"won_at": {"deal": won_at[0], "trick": won_at[1]}}))
-                continue
+        tricks = d.tricks
+        for tn, t in enumerate(tricks, 1):
+            ld = seat[t.leader]
+            cs = t.cards
             if plain and ld == leader_due and len(cs) == 3:
-                # The hot path: three cards, the right leader, no copies in any hand.
-                c, c1, c2 = cs
+                # The hot path: three cards, the right leader, no copies in any hand. Unrolled,
+                # because this is where the time goes.
+                a, b, c = cs
+                ca = CARD[a]
                 mp = m[ld]
-                if mp & BIT[c]:
-                    m[ld] = mp ^ BIT[c]
+                bit = BIT[ca]
+                if mp & bit:
+                    m[ld] = mp ^ bit
                 else:
-                    add(_not_held(P, H, dn, tn, ld, c))
-                led = SUIT_OF[c]
-                led_mask = SUIT_MASK[led]
-                best = c
-                wseat = ld
-                p = NEXT[ld]
-                for c in (c1, c2):
-                    mp = m[p]
-                    if mp & BIT[c]:
-                        m[p] = mp ^ BIT[c]
-                    else:
-                        add(_not_held(P, H, dn, tn, p, c))
-                    if SUIT_OF[c] == led:
-                        if c > best:
-                            best = c
-                            wseat = p
-                    elif mp & led_mask:
-                        add(_revoke(P, dn, tn, p, c, led, mp))
-                    p = NEXT[p]
+                    add(_not_held(P, H, dn, tn, ld, ca))
+                led_mask = SUIT_MASK[SUIT_OF[ca]]
+                best = ca
+                w = ld
+                p1, p2 = FOLLOWERS[ld]
+                cb = CARD[b]
+                mp = m[p1]
+                bit = BIT[cb]
+                if mp & bit:
+                    m[p1] = mp ^ bit
+                else:
+                    add(_not_held(P, H, dn, tn, p1, cb))
+                if bit & led_mask:
+                    if cb > best:
+                        best = cb
+                        w = p1
+                elif mp & led_mask:
+                    add(_revoke(P, dn, tn, p1, cb, SUIT_OF[ca], mp))
+                cc = CARD[c]
+                mp = m[p2]
+                bit = BIT[cc]
+                if mp & bit:
+                    m[p2] = mp ^ bit
+                else:
+                    add(_not_held(P, H, dn, tn, p2, cc))
+                if bit & led_mask:
+                    if cc > best:
+                        w = p2
+                elif mp & led_mask:
+                    add(_revoke(P, dn, tn, p2, cc, SUIT_OF[ca], mp))
             else:
                 if stop_at is not None and stop_at == (dn, tn):
                     hands = (H.cards(0), H.cards(1), H.cards(2))
                     return Position(dn, tn, hands, list(won), leader_due, hand_cards(m[leader_due]))
-                if ld != leader_due:
-                    why = "L leads the first trick" if tn == 1 else f"{P[leader_due]} won trick {tn - 1}"
-                    add(Finding("LEAD_OUT_OF_TURN", f"{P[ld]} led; {P[leader_due]} should have led ({why})",
-                                deal=dn, trick=tn, player=P[ld], evidence={"expected": P[leader_due]}))
-                n = len(cs)
-                if n != 3:
-                    add(Finding("TRICK_SIZE", f"{n} cards recorded, not 3", deal=dn, trick=tn,
-                                evidence={"count": n, "cards": [CANONICAL[c] for c in cs]}))
-                    if n == 0:
-                        winners.append(None)
-                        continue
-                led = SUIT_OF[cs[0]]
-                led_mask = SUIT_MASK[led]
-                best = cs[0]
-                wseat = ld
-                for j in range(min(n, 3)):
-                    c = cs[j]
-                    p = (ld + j) % 3
-                    mp = m[p]
-                    if not H.remove(p, c):
-                        add(_not_held(P, H, dn, tn, p, c))
-                    if j:
-                        if SUIT_OF[c] == led:
-                            if c > best:
-                                best = c
-                                wseat = p
-                        elif mp & led_mask:
-                            add(_revoke(P, dn, tn, p, c, led, mp))
-                    if trace is not None:
-                        trace.append({"event": "play", "deal": dn, "trick": tn, "player": P[p],
-                                      "card": CANONICAL[c],
-                                      "legal": names(hand_cards(legal_mask(mp, led if j else None)))})
-            won[wseat] += 1
-            winners.append(wseat)
-            counted += 1
-            leader_due = wseat
-            if trace is not None:
-                trace.append({"event": "trick", "deal": dn, "trick": tn, "leader": P[ld],
-                              "cards": [CANONICAL[c] for c in cs[:3]], "winner": P[wseat],
-                              "tallies": {P[s]: won[s] for s in range(3)}})
-            if won[wseat] == target:
-                winner = wseat
+                w = self_check_trick(P, H, add, trace, dn, tn, ld, leader_due, [CARD[x] for x in cs])
+                if w is None:
+                    winners.append(None)
+                    continue
+                if trace is not None:
+                    trace.append({"event": "trick", "deal": dn, "trick": tn, "leader": P[ld],
+                                  "cards": list(cs[:3]), "winner": P[w],
+                                  "tallies": {P[s]: won[s] + (s == w) for s in range(3)}})
+            n = won[w] + 1
+            won[w] = n
+            winners.append(w)
+            leader_due = w
+            if n == target:
+                winner = w
                 won_at = (dn, tn)
                 decided = True
+                for late in range(tn + 1, len(tricks) + 1):
+                    add(Finding("PLAY_AFTER_END", f"a trick recorded after {P[winner]} won at deal {dn}, "
+                                f"trick {tn}", deal=dn, trick=late, evidence={"won_at": {"deal": dn, "trick": tn}}))
+                break
         if stop_at is not None and stop_at[0] == dn:
             hands = (H.cards(0), H.cards(1), H.cards(2))
             return Position(dn, len(d.tricks) + 1, hands, list(won), leader_due, H.cards(leader_due))
         if not decided and dn < n_deals and len(d.tricks) < TRICKS_PER_DEAL:
             add(Finding("DEAL_INCOMPLETE", f"the deal stops after {len(d.tricks)} tricks with nobody at {target}",
                         deal=dn, trick=len(d.tricks) + 1, evidence={"tricks": len(d.tricks), "target": target}))
-        deal_results.append(DealResult(dn, D, (quotas[0], quotas[1], quotas[2]), won, counted, decided,
+        deal_results.append(DealResult(dn, D, (quotas[0], quotas[1], quotas[2]), won, len(winners) - winners.count(None), decided,
                                        winners))
 
     result = GameResult(
         id=g.id, source=source, status="won" if winner is not None else "unfinished",
         findings=findings, players=P, deals=deal_results, stake=g.stake, currency=g.currency,
         rules=rules.as_dict(), series=g.series, played_at=g.played_at,
-        first_dealer=P[g.deals[0].dealer] if g.deals else None,
+        first_dealer=g.deals[0].dealer if g.deals else None,
     )
     if winner is None:
         last = deal_results[-1] if deal_results else None

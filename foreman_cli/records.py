@@ -9,6 +9,7 @@ from datetime import datetime
 from decimal import Decimal
 from typing import Annotated, Any, Literal
 
+import msgspec
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from . import cards as C
@@ -41,7 +42,7 @@ Amount = Annotated[str, Field(pattern=AMOUNT_PATTERN, max_length=AMOUNT_MAX,
 
 
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", strict=True, frozen=True, populate_by_name=False)
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True, defer_build=True)
 
 
 class Pass(_Strict):
@@ -115,7 +116,7 @@ class Game(_Strict):
     """One game record in format foreman/1."""
 
     model_config = ConfigDict(
-        extra="forbid", strict=True, frozen=True,
+        extra="forbid", strict=True, frozen=True, defer_build=True,
         json_schema_extra={"$id": "https://foreman.invalid/schemas/foreman-1.schema.json",
                            "title": "Foreman game record (foreman/1)"},
     )
@@ -148,19 +149,7 @@ def json_schema() -> dict[str, Any]:
     return schema
 
 
-# --- the parsed game the engine replays: names resolved to seats, cards to ints ---
-
-
-@dataclass(slots=True)
-class DealData:
-    """One deal with seats (0-2, clockwise) and cards as ints; lengths are as recorded."""
-
-    dealer: int
-    hands: tuple[list[int], list[int], list[int]]
-    kitty: list[int]
-    passes: list[tuple[int, int, int, int]]  # giver, receiver, card, returned
-    discards: list[int]
-    tricks: list[tuple[int, list[int]]]  # leader, cards
+# --- the game the engine replays: the record's deals with canonical tokens, names resolved ---
 
 
 @dataclass(slots=True)
@@ -175,18 +164,23 @@ class ClaimData:
 
 @dataclass(slots=True)
 class GameData:
-    """A replayable game: the record's fields, the resolved house rules, the deals as ints."""
+    """A replayable game: the deals as read (canonical tokens, names that are players), the rules.
+
+    `deals` holds the fast decoder's structs: `dealer`, `hands` (name -> tokens), `kitty`,
+    `passes` (`from_`, `to`, `card`, `returned`), `discards`, `tricks` (`leader`, `cards`). The
+    engine turns tokens into card ints as it goes, so a record is never copied into other objects.
+    """
 
     id: str
     players: tuple[str, str, str]
+    seat: dict[str, int]
     rules: HouseRules
-    deals: list[DealData]
+    deals: list[Any]
     stake: Decimal | None
     currency: str | None
     claimed: ClaimData | None
     series: tuple[str, int] | None
     played_at: str | None
-    model: Game
 
 
 @dataclass(frozen=True, slots=True)
@@ -258,89 +252,45 @@ def _pattern_hint(e: dict[str, Any]) -> str:
 
 
 def to_game_data(g: Game, overrides: dict[str, Any] | None = None) -> GameData | list[SchemaProblem]:
-    """Resolve names to seats and cards to ints; return the problems instead when there are any."""
-    deals = _fast_deals(g)
-    problems: list[SchemaProblem] = []
-    claim = _claim(g, {n: i for i, n in enumerate(g.players)}, problems)
-    if deals is None or problems:
-        return _careful_game_data(g, overrides)
-    return _finish(g, deals, claim, overrides)
-
-
-def _fast_deals(g: Game) -> list[DealData] | None:
-    """The deals in one quick pass over canonical tokens; None when anything needs a closer look."""
-    players = g.players
-    seat = {n: i for i, n in enumerate(players)}
-    table = C.SEED_TOKENS if g.card_notation == "seed" else C.EN_TOKENS
-    out = []
-    try:
-        for d in g.deals:
-            h = d.hands
-            if len(h) != 3:
-                return None
-            out.append(DealData(
-                seat[d.dealer],
-                ([table[t] for t in h[players[0]]], [table[t] for t in h[players[1]]],
-                 [table[t] for t in h[players[2]]]),
-                [table[t] for t in d.kitty],
-                [(seat[p.from_], seat[p.to], table[p.card], table[p.returned]) for p in d.passes],
-                [table[t] for t in d.discards],
-                [(seat[t.leader], [table[c] for c in t.cards]) for t in d.tricks],
-            ))
-    except KeyError:
-        return None
-    return out
-
-
-def _careful_game_data(g: Game, overrides: dict[str, Any] | None) -> GameData | list[SchemaProblem]:
-    """Resolve a record token by token, collecting every problem with its path."""
+    """Resolve a validated record: every token to its canonical form, every name checked."""
     players = tuple(g.players)
     seat = {n: i for i, n in enumerate(players)}
     notation = g.card_notation or "en"
     table = C.token_table(notation)
     problems: list[SchemaProblem] = []
 
-    def who(name: str, path: str) -> int:
-        i = seat.get(name)
-        if i is None:
+    def who(name: str, path: str) -> str:
+        if name not in seat:
             problems.append(SchemaProblem(path, f"{name!r} is not one of the players {list(players)}"))
-            return 0
-        return i
+        return name
 
-    def cards(tokens: list[str], path: str) -> list[int]:
+    def cards(tokens: list[str], path: str) -> list[str]:
         out = []
         for j, t in enumerate(tokens):
             c = C.parse_token(t, table)
             if c is None:
                 problems.append(SchemaProblem(f"{path}[{j}]", C.explain_bad_token(t, notation)))
                 c = 0
-            out.append(c)
+            out.append(C.CANONICAL[c])
         return out
 
-    deals: list[DealData] = []
+    deals = []
     for i, d in enumerate(g.deals):
         p = f"$.deals[{i}]"
-        dealer = who(d.dealer, f"{p}.dealer")
-        hands: list[list[int]] = [[], [], []]
+        hands = {}
         for name, toks in d.hands.items():
-            s = who(name, f"{p}.hands[{name!r}]")
-            if name in seat:
-                hands[s] = cards(toks, f"{p}.hands[{name!r}]")
+            who(name, f"{p}.hands[{name!r}]")
+            hands[name] = cards(toks, f"{p}.hands[{name!r}]")
         for name in players:
             if name not in d.hands:
                 problems.append(SchemaProblem(f"{p}.hands", f"no hand for player {name!r}"))
-        passes = []
-        for j, ps in enumerate(d.passes):
-            q = f"{p}.passes[{j}]"
-            passes.append((who(ps.from_, f"{q}.from"), who(ps.to, f"{q}.to"),
-                           cards([ps.card], f"{q}.card")[0], cards([ps.returned], f"{q}.returned")[0]))
-        tricks = []
-        for j, t in enumerate(d.tricks):
-            q = f"{p}.tricks[{j}]"
-            tricks.append((who(t.leader, f"{q}.leader"), cards(t.cards, f"{q}.cards")))
-        deals.append(DealData(dealer, (hands[0], hands[1], hands[2]), cards(d.kitty, f"{p}.kitty"),
-                              passes, cards(d.discards, f"{p}.discards"), tricks))
-
+        passes = [_FPass(who(ps.from_, f"{p}.passes[{j}].from"), who(ps.to, f"{p}.passes[{j}].to"),
+                         cards([ps.card], f"{p}.passes[{j}].card")[0],
+                         cards([ps.returned], f"{p}.passes[{j}].returned")[0]) for j, ps in enumerate(d.passes)]
+        tricks = [_FTrick(who(t.leader, f"{p}.tricks[{j}].leader"), cards(t.cards, f"{p}.tricks[{j}].cards"))
+                  for j, t in enumerate(d.tricks)]
+        deals.append(_FDeal(who(d.dealer, f"{p}.dealer"), hands, cards(d.kitty, f"{p}.kitty"), passes,
+                            cards(d.discards, f"{p}.discards"), tricks))
     claim = _claim(g, seat, problems)
     if problems:
         return problems
@@ -356,7 +306,7 @@ def _claim(g: Game, seat: dict[str, int], problems: list[SchemaProblem]) -> Clai
     claim = None
     if g.claimed is not None:
         cl = g.claimed
-        if cl.winner is not None:
+        if isinstance(cl.winner, str):
             who(cl.winner, "$.claimed.winner")
         for name in cl.tricks or {}:
             who(name, f"$.claimed.tricks[{name!r}]")
@@ -366,22 +316,36 @@ def _claim(g: Game, seat: dict[str, int], problems: list[SchemaProblem]) -> Clai
             for j, pm in enumerate(cl.payments):
                 who(pm.from_, f"$.claimed.payments[{j}].from")
                 who(pm.to, f"$.claimed.payments[{j}].to")
+                if pm.from_ == pm.to:
+                    problems.append(SchemaProblem(f"$.claimed.payments[{j}]", f"a payment from {pm.from_!r} to himself"))
                 pays.append((pm.from_, pm.to, money.amount(pm.amount)))
-        claim = ClaimData("winner" in cl.model_fields_set, cl.winner, cl.tricks, pays)
+        claimed_winner = _winner_claimed(cl)
+        claim = ClaimData(claimed_winner, cl.winner if claimed_winner else None, cl.tricks, pays)
     return claim
 
 
-def _finish(g: Game, deals: list[DealData], claim: ClaimData | None,
-            overrides: dict[str, Any] | None) -> GameData:
-    rules = HouseRules(**g.rules.model_dump()) if g.rules is not None else HouseRules()
+def _winner_claimed(cl: Any) -> bool:
+    if isinstance(cl, msgspec.Struct):
+        return cl.winner is not msgspec.UNSET
+    return "winner" in cl.model_fields_set
+
+
+def _finish(g: Any, deals: list[Any], claim: ClaimData | None, overrides: dict[str, Any] | None) -> GameData:
+    if g.rules is None:
+        rules = HouseRules()
+    elif isinstance(g.rules, msgspec.Struct):
+        rules = HouseRules(**msgspec.structs.asdict(g.rules))
+    else:
+        rules = HouseRules(**g.rules.model_dump())
     if overrides:
         rules = rules.with_overrides(overrides)
+    players = tuple(g.players)
     return GameData(
-        id=g.id, players=tuple(g.players), rules=rules, deals=deals,
+        id=g.id, players=players, seat={n: i for i, n in enumerate(players)}, rules=rules, deals=deals,
         stake=money.amount(g.stake) if g.stake is not None else None,
         currency=g.currency, claimed=claim,
         series=(g.series.id, g.series.seq) if g.series is not None else None,
-        played_at=g.played_at, model=g,
+        played_at=g.played_at,
     )
 
 
@@ -403,7 +367,34 @@ _JSON_POS = re.compile(r"\s*at line (\d+) column (\d+)$")
 
 
 def decode(text: bytes | str, overrides: dict[str, Any] | None = None) -> GameData | Invalid:
-    """Validate a record's JSON text and resolve it for replay, or say why it cannot be."""
+    """Validate a record's JSON text and resolve it for replay, or say why it cannot be.
+
+    The fast decoder (msgspec, canonical tokens only) is stricter than the pydantic models: what
+    it accepts, they accept with the same result (tests/test_decoders.py). Anything it refuses,
+    from lower-case cards to a real error, goes to the models, which decide and explain.
+    """
+    try:
+        g = _FAST.decode(text)
+    except msgspec.DecodeError:
+        return decode_careful(text, overrides)
+    seat = {n: i for i, n in enumerate(g.players)}
+    if len(seat) != 3 or (g.played_at is not None and not _is_iso(g.played_at)):
+        return decode_careful(text, overrides)
+    for d in g.deals:
+        h = d.hands
+        if (len(h) != 3 or d.dealer not in seat or not all(n in h for n in seat)
+                or not all(t.leader in seat for t in d.tricks)
+                or not all(p.from_ in seat and p.to in seat for p in d.passes)):
+            return decode_careful(text, overrides)
+    problems: list[SchemaProblem] = []
+    claim = _claim(g, seat, problems)
+    if problems:
+        return decode_careful(text, overrides)
+    return _finish(g, g.deals, claim, overrides)
+
+
+def decode_careful(text: bytes | str, overrides: dict[str, Any] | None = None) -> GameData | Invalid:
+    """Decode through the pydantic models: the contract, with a message for every problem."""
     try:
         g = Game.model_validate_json(text)
     except ValidationError as e:
@@ -421,6 +412,87 @@ def decode(text: bytes | str, overrides: dict[str, Any] | None = None) -> GameDa
     if isinstance(data, list):
         return Invalid("RECORD_SCHEMA", data, g.id)
     return data
+
+
+def _is_iso(v: str) -> bool:
+    try:
+        _iso_datetime(v)
+    except ValueError:
+        return False
+    return True
+
+
+# --- the fast decoder: the same format, canonical card tokens only ---
+
+_Card = Literal[C.CANONICAL]  # type: ignore[valid-type]
+_MName = Annotated[str, msgspec.Meta(min_length=1, max_length=200)]
+_MAmount = Annotated[str, msgspec.Meta(pattern=r"\A[0-9]+(?:\.[0-9]+)?\Z", max_length=AMOUNT_MAX)]
+
+
+class _FPass(msgspec.Struct, forbid_unknown_fields=True, rename={"from_": "from"}):
+    from_: _MName
+    to: _MName
+    card: _Card
+    returned: _Card
+
+
+class _FTrick(msgspec.Struct, forbid_unknown_fields=True):
+    leader: _MName
+    cards: list[_Card]
+
+
+class _FDeal(msgspec.Struct, forbid_unknown_fields=True):
+    dealer: _MName
+    hands: dict[_MName, list[_Card]]
+    kitty: list[_Card]
+    passes: list[_FPass]
+    discards: list[_Card]
+    tricks: list[_FTrick]
+
+
+class _FSeries(msgspec.Struct, forbid_unknown_fields=True):
+    id: Annotated[str, msgspec.Meta(min_length=1, max_length=200)]
+    seq: Annotated[int, msgspec.Meta(ge=1, le=10**9)]
+
+
+class _FRules(msgspec.Struct, forbid_unknown_fields=True):
+    quota: Literal["8-5-3", "9-5-2"] = "8-5-3"
+    target: Annotated[int, msgspec.Meta(ge=1, le=16)] = 12
+    return_rule: Literal["highest", "higher"] = "highest"
+    kitty: Literal["swap", "pickup"] = "swap"
+    deal_rotation: Literal["left", "free"] = "left"
+    next_dealer: Literal["winner-or-loser", "winner", "loser", "free"] = "winner-or-loser"
+
+
+class _FPayment(msgspec.Struct, forbid_unknown_fields=True, rename={"from_": "from"}):
+    from_: _MName
+    to: _MName
+    amount: _MAmount
+
+
+class _FClaimed(msgspec.Struct, forbid_unknown_fields=True):
+    winner: _MName | None | msgspec.UnsetType = msgspec.UNSET
+    tricks: dict[_MName, Annotated[int, msgspec.Meta(ge=0, le=16)]] | None = None
+    payments: list[_FPayment] | None = None
+
+
+class _FGame(msgspec.Struct, forbid_unknown_fields=True):
+    format: Literal["foreman/1"]
+    id: Annotated[str, msgspec.Meta(pattern=r"\A[A-Za-z0-9._:-]{1,128}\Z")]
+    players: Annotated[list[_MName], msgspec.Meta(min_length=3, max_length=3)]
+    deals: Annotated[list[_FDeal], msgspec.Meta(min_length=1)]
+    played_at: str | None = None
+    series: _FSeries | None = None
+    rules: _FRules | None = None
+    card_notation: Literal["en"] | None = None  # seed records take the careful path
+    stake: _MAmount | None = None
+    currency: Annotated[str, msgspec.Meta(min_length=1, max_length=32)] | None = None
+    claimed: _FClaimed | None = None
+    notes: str | None = None
+    ext: dict[str, Any] | None = None
+
+
+_FAST = msgspec.json.Decoder(_FGame)
 
 
 def _id_of(text: bytes | str) -> str | None:

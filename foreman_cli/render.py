@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import sys
+
+import msgspec
 from collections.abc import Iterable
 from typing import IO, Any
 
@@ -23,9 +25,12 @@ def console(file: IO[str] | None = None) -> Console:
     return Console(file=file, highlight=False, soft_wrap=True, width=None if tty else 120)
 
 
+_encode = msgspec.json.Encoder().encode
+
+
 def json_line(obj: Any, out: IO[str]) -> None:
     """Write one object as a JSON line."""
-    out.write(json.dumps(obj, ensure_ascii=False, separators=(",", ":")))
+    out.write(_encode(obj).decode())
     out.write("\n")
 
 

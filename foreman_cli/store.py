@@ -16,13 +16,13 @@ import duckdb
 import pyarrow as pa
 
 from . import money
-from .cards import CANONICAL, RANK_OF, SUIT_OF, SUITS
+from .cards import CARD_OF, RANK_OF
 from .errors import DatabaseError, OutputError
 from .results import ROLE_NAMES, GameResult
 
 DEFAULT_DB = "foreman.duckdb"
-BATCH_GAMES = 2000
-RANK_VALUE = tuple(r + 2 for r in RANK_OF)  # 2..14 (ace high)
+BATCH_GAMES = 500
+RANK_VALUE = {t: RANK_OF[c] + 2 for t, c in CARD_OF.items()}  # 2..14 (ace high), by token
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS games (
@@ -124,115 +124,112 @@ class LoadReport:
     rows: dict[str, int] = field(default_factory=dict)
 
 
+# Rows of every game go through two staging tables, one row a game and one a deal; SQL then
+# spreads the deal rows into passes, tricks and plays. Python touches each deal once, not each
+# card (MEASURED.md: per-row Python work is what costs).
+_GAME_COLS = ("id", "content_hash", "source", "status", "winner", "deals_played", "players", "stake", "stake_text",
+              "currency", "played_at", "series_id", "series_seq", "quota", "target", "rules", "breaches", "raw",
+              "loaded_at")
+_DEAL_COLS = ("game_id", "deal", "dealer", "dealer_seat", "decided", "tricks_played", "kitty", "discards", "hands",
+              "quotas", "won", "pass_from", "pass_to", "pass_card", "pass_returned", "leaders", "winners", "cards")
+_FINDING_COLS = ("game_id", "code", "severity", "deal", "trick", "pass", "player", "card", "message", "evidence")
+_PAYOUT_COLS = ("game_id", "player", "net", "net_text", "currency", "short_of_quota", "winner", "disputed")
+
+_SPREAD = [
+    ('game_players', "INSERT INTO game_players SELECT id, s - 1, players[s] FROM _games, range(1, 4) r(s)"),
+    ('deals', """INSERT INTO deals SELECT game_id, deal, dealer, decided, tricks_played, kitty, discards FROM _deals"""),
+    ('deal_players', """INSERT INTO deal_players
+       SELECT d.game_id, d.deal, g.players[s], s - 1, ['D', 'L', 'R'][(s - 1 - d.dealer_seat + 3) % 3 + 1],
+              d.quotas[s], d.won[s], d.won[s] - d.quotas[s], d.won[s] >= d.quotas[s], d.hands[s]
+       FROM _deals d JOIN _games g ON g.id = d.game_id, range(1, 4) r(s)"""),
+    ('passes', """INSERT INTO passes
+       SELECT game_id, deal, i, pass_from[i], pass_to[i], pass_card[i], pass_returned[i]
+       FROM _deals, range(1, len(pass_from) + 1) r(i)"""),
+    ('tricks', """INSERT INTO tricks
+       SELECT game_id, deal, i, leader, players[winner + 1], right(cs[1], 1), len(cs)
+       FROM (SELECT d.game_id, d.deal, g.players, unnest(d.leaders) AS leader, unnest(d.winners) AS winner,
+                    unnest(d.cards) AS cs, generate_subscripts(d.leaders, 1) AS i
+             FROM _deals d JOIN _games g ON g.id = d.game_id)"""),
+    ('plays', """INSERT INTO plays
+       SELECT game_id, deal, i, j, players[(seat + j - 1) % 3 + 1], card, right(card, 1),
+              CASE left(card, -1) WHEN 'J' THEN 11 WHEN 'Q' THEN 12 WHEN 'K' THEN 13 WHEN 'A' THEN 14
+                   ELSE CAST(left(card, -1) AS INTEGER) END,
+              led, right(card, 1) = led, (seat + j - 1) % 3 = winner
+       FROM (SELECT *, unnest(cs[1:3]) AS card, generate_subscripts(cs[1:3], 1) AS j, right(cs[1], 1) AS led,
+                    list_position(players, leader) - 1 AS seat
+             FROM (SELECT d.game_id, d.deal, g.players, unnest(d.leaders) AS leader, unnest(d.winners) AS winner,
+                          unnest(d.cards) AS cs, generate_subscripts(d.leaders, 1) AS i
+                   FROM _deals d JOIN _games g ON g.id = d.game_id))"""),
+    ('games', "INSERT INTO games SELECT * FROM _games"),
+    ('findings', "INSERT INTO findings SELECT * FROM _findings"),
+    ('payouts', "INSERT INTO payouts SELECT * FROM _payouts"),
+]
+
+
 class _Batch:
-    """Columns of every table for a batch of games, filled with plain appends."""
+    """Staging columns for a batch of games: one row a game, a deal, a finding, a payout."""
 
     def __init__(self) -> None:
-        self.cols: dict[str, dict[str, list]] = {}
-        self.ids: list[str] = []
-
-    def table(self, name: str, *columns: str) -> dict[str, list]:
-        t = self.cols.get(name)
-        if t is None:
-            t = self.cols[name] = {c: [] for c in columns}
-        return t
+        self.games: dict[str, list] = {c: [] for c in _GAME_COLS}
+        self.deals: dict[str, list] = {c: [] for c in _DEAL_COLS}
+        self.findings: dict[str, list] = {c: [] for c in _FINDING_COLS}
+        self.payouts: dict[str, list] = {c: [] for c in _PAYOUT_COLS}
+        self.plays = 0
 
 
-def _flatten(b: _Batch, r: GameResult, now: datetime) -> int:
-    """Append one game's rows to the batch; return its number of plays."""
+def _flatten(b: _Batch, r: GameResult, now: datetime) -> None:
+    """Add one game to the staging columns."""
     d = r.data
     gid = r.id
     P = r.players
-    g = b.table("games", "id", "content_hash", "source", "status", "winner", "deals_played", "players", "stake",
-                "stake_text", "currency", "played_at", "series_id", "series_seq", "quota", "target", "rules",
-                "breaches", "raw", "loaded_at")
-    for k, v in (("id", gid), ("content_hash", r.fingerprint.hex()), ("source", r.source), ("status", r.status),
-                 ("winner", r.winner), ("deals_played", r.deals_played), ("players", list(P)),
-                 ("stake", r.stake), ("stake_text", money.fmt(r.stake) if r.stake is not None else None),
-                 ("currency", r.currency), ("played_at", r.played_at),
-                 ("series_id", r.series[0] if r.series else None), ("series_seq", r.series[1] if r.series else None),
-                 ("quota", d.rules.quota), ("target", d.rules.target), ("rules", json.dumps(r.rules)),
-                 ("breaches", sum(1 for f in r.findings if f.severity == "error")), ("raw", r.text),
-                 ("loaded_at", now)):
-        g[k].append(v)
-    gp = b.table("game_players", "game_id", "seat", "player")
-    for s, p in enumerate(P):
-        gp["game_id"].append(gid)
-        gp["seat"].append(s)
-        gp["player"].append(p)
-    dl = b.table("deals", "game_id", "deal", "dealer", "decided", "tricks_played", "kitty", "discards")
-    dp = b.table("deal_players", "game_id", "deal", "player", "seat", "role", "quota", "tricks", "outcome",
-                 "made_quota", "hand")
-    ps = b.table("passes", "game_id", "deal", "pass", "giver", "receiver", "card", "returned")
-    tr = b.table("tricks", "game_id", "deal", "trick", "leader", "winner", "led_suit", "cards")
-    pl = b.table("plays", "game_id", "deal", "trick", "position", "player", "card", "suit", "rank", "led_suit",
-                 "followed", "won")
-    pl_g, pl_d, pl_t, pl_pos, pl_p, pl_c, pl_s, pl_r, pl_l, pl_f, pl_w = pl.values()
-    plays = 0
+    for col, v in zip(b.games.values(), (
+            gid, r.fingerprint.hex(), r.source, r.status, r.winner, r.deals_played, list(P), r.stake,
+            money.fmt(r.stake) if r.stake is not None else None, r.currency, r.played_at,
+            r.series[0] if r.series else None, r.series[1] if r.series else None, d.rules.quota, d.rules.target,
+            json.dumps(r.rules), sum(1 for f in r.findings if f.severity == "error"), r.text, now)):
+        col.append(v)
+    cols = b.deals.values()
     for dr in r.deals:
         deal = d.deals[dr.number - 1]
-        dn = dr.number
-        for col, v in zip(dl.values(), (gid, dn, P[dr.dealer], dr.decided, dr.tricks_played,
-                                        [CANONICAL[c] for c in deal.kitty], [CANONICAL[c] for c in deal.discards])):
+        tricks = deal.tricks[: len(dr.winners)]  # not those after the game was won
+        passes = deal.passes
+        for col, v in zip(cols, (
+                gid, dr.number, P[dr.dealer], dr.dealer, dr.decided, dr.tricks_played, deal.kitty, deal.discards,
+                [deal.hands[p] for p in P], dr.quotas, dr.tricks, [x.from_ for x in passes], [x.to for x in passes],
+                [x.card for x in passes], [x.returned for x in passes], [t.leader for t in tricks], dr.winners,
+                [t.cards for t in tricks])):
             col.append(v)
-        for s, p in enumerate(P):
-            q = dr.quotas[s]
-            for col, v in zip(dp.values(), (gid, dn, p, s, ROLE_NAMES[(s - dr.dealer) % 3], q, dr.tricks[s],
-                                            dr.tricks[s] - q, dr.tricks[s] >= q,
-                                            [CANONICAL[c] for c in deal.hands[s]])):
-                col.append(v)
-        for i, (gv, rc, c, x) in enumerate(deal.passes, 1):
-            for col, v in zip(ps.values(), (gid, dn, i, P[gv], P[rc], CANONICAL[c], CANONICAL[x])):
-                col.append(v)
-        for tn, w in enumerate(dr.winners):
-            ld, cs = deal.tricks[tn]
-            led = SUIT_OF[cs[0]] if cs else None
-            led_name = SUITS[led] if led is not None else None
-            for col, v in zip(tr.values(), (gid, dn, tn + 1, P[ld], P[w] if w is not None else None,
-                                            led_name, len(cs))):
-                col.append(v)
-            for j, c in enumerate(cs[:3]):
-                p = (ld + j) % 3
-                pl_g.append(gid)
-                pl_d.append(dn)
-                pl_t.append(tn + 1)
-                pl_pos.append(j + 1)
-                pl_p.append(P[p])
-                pl_c.append(CANONICAL[c])
-                pl_s.append(SUITS[SUIT_OF[c]])
-                pl_r.append(RANK_VALUE[c])
-                pl_l.append(led_name)
-                pl_f.append(SUIT_OF[c] == led)
-                pl_w.append(p == w)
-                plays += 1
-    fd = b.table("findings", "game_id", "code", "severity", "deal", "trick", "pass", "player", "card", "message",
-                 "evidence")
+        b.plays += sum(min(len(t.cards), 3) for t in tricks)
     for f in r.findings:
-        for col, v in zip(fd.values(), (gid, f.code, f.severity, f.deal, f.trick, f.pass_, f.player, f.card,
-                                        f.message, json.dumps(f.evidence, ensure_ascii=False))):
+        for col, v in zip(b.findings.values(), (gid, f.code, f.severity, f.deal, f.trick, f.pass_, f.player, f.card,
+                                                f.message, json.dumps(f.evidence, ensure_ascii=False))):
             col.append(v)
     if r.net is not None:
-        po = b.table("payouts", "game_id", "player", "net", "net_text", "currency", "short_of_quota", "winner",
-                     "disputed")
         short = set(r.short_of_quota)
         disputed = bool(r.disputes)
         for p, v in r.net.items():
-            for col, val in zip(po.values(), (gid, p, v, money.fmt(v), r.currency, p in short, p == r.winner,
-                                              disputed)):
+            for col, val in zip(b.payouts.values(), (gid, p, v, money.fmt(v), r.currency, p in short,
+                                                     p == r.winner, disputed)):
                 col.append(val)
-    b.ids.append(gid)
-    return plays
 
 
-_ARROW_TYPES = {"stake": DECIMAL_TYPE, "net": DECIMAL_TYPE, "players": pa.list_(pa.string()),
-                "kitty": pa.list_(pa.string()), "discards": pa.list_(pa.string()), "hand": pa.list_(pa.string())}
+_ARROW_TYPES = {
+    "stake": pa.decimal128(38, 10), "net": pa.decimal128(38, 10), "players": pa.list_(pa.string()),
+    "kitty": pa.list_(pa.string()), "discards": pa.list_(pa.string()), "hands": pa.list_(pa.list_(pa.string())),
+    "quotas": pa.list_(pa.int32()), "won": pa.list_(pa.int32()), "winners": pa.list_(pa.int32()),
+    "cards": pa.list_(pa.list_(pa.string())), "played_at": pa.string(), "loaded_at": pa.timestamp("us", tz="UTC"),
+    "deal": pa.int32(), "dealer_seat": pa.int32(), "tricks_played": pa.int32(), "deals_played": pa.int32(),
+    "series_seq": pa.int32(), "target": pa.int32(), "breaches": pa.int32(), "trick": pa.int32(), "pass": pa.int32(),
+    "raw": pa.string(), "rules": pa.string(), "evidence": pa.string(), "player": pa.string(),
+    "card": pa.string(), "currency": pa.string(), "series_id": pa.string(), "stake_text": pa.string(),
+}
 
 
 def _arrow(cols: dict[str, list]) -> pa.Table:
     arrays = {}
     for name, values in cols.items():
         t = _ARROW_TYPES.get(name)
-        if t is DECIMAL_TYPE:
+        if t is not None and pa.types.is_decimal(t):
             # A value with more than 10 decimal places keeps its exact text in *_text; the column rounds.
             values = [v.quantize(money.TEN_PLACES, context=money.ROUNDING) if v is not None else None for v in values]
         arrays[name] = pa.array(values, type=t) if t is not None else pa.array(values)
@@ -240,15 +237,20 @@ def _arrow(cols: dict[str, list]) -> pa.Table:
 
 
 def _write(con: duckdb.DuckDBPyConnection, b: _Batch, report: LoadReport) -> None:
-    for name in TABLES:
-        cols = b.cols.get(name)
-        if not cols or not next(iter(cols.values())):
-            continue
-        tbl = _arrow(cols)
-        con.register("_batch", tbl)
-        con.execute(f"INSERT INTO {name} ({', '.join(cols)}) SELECT {', '.join(cols)} FROM _batch")
-        con.unregister("_batch")
-        report.rows[name] = report.rows.get(name, 0) + tbl.num_rows
+    if not b.games["id"]:
+        return
+    staged = {"_games": b.games, "_deals": b.deals, "_findings": b.findings, "_payouts": b.payouts}
+    for name, cols in staged.items():
+        con.register(name, _arrow(cols) if cols["game_id" if name != "_games" else "id"] else
+                     pa.table({c: pa.array([], type=_ARROW_TYPES.get(c, pa.string())) for c in cols}))
+    try:
+        for table, sql in _SPREAD:
+            n = con.execute(sql).fetchone()[0]
+            report.rows[table] = report.rows.get(table, 0) + n
+    finally:
+        for name in staged:
+            con.unregister(name)
+    report.plays += b.plays
 
 
 def init(con: duckdb.DuckDBPyConnection) -> None:
@@ -321,7 +323,7 @@ def _commit(con: duckdb.DuckDBPyConnection, games: list[GameResult], replace: bo
                 report.replaced += 1
             else:
                 report.added += 1
-            report.plays += _flatten(b, r, now)
+            _flatten(b, r, now)
     finally:
         if was_gc:
             gc.enable()

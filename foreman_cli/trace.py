@@ -7,7 +7,7 @@ from typing import Any
 
 from . import engine, records
 from .audit import audit_paths, check_record
-from .cards import SUIT_OF, names
+from .cards import CARD_OF, SUIT_OF, names
 from .errors import UsageError
 from .reader import RawRecord, read_records
 from .results import GameResult
@@ -80,7 +80,7 @@ def trace_game(paths: list[str], game_id: str | None = None, overrides: dict[str
     if not isinstance(pos, engine.Position):
         raise UsageError(f"--deal {deal} --trick {stop}: the game ended before that point")
     tricks = data.deals[deal - 1].tricks
-    recorded = tricks[stop - 1][1] if stop <= len(tricks) else None
+    recorded = [CARD_OF[c] for c in tricks[stop - 1].cards] if stop <= len(tricks) else None
     return Trace(data, full, part, pos, recorded)
 
 

@@ -47,7 +47,7 @@ def test_rows_agree_with_the_replay(tmp_path):
     db = str(tmp_path / "a.duckdb")
     results = list(audit.audit_paths([SAMPLES]))
     load([SAMPLES], db)
-    plays = sum(len(t[1][:3]) for r in results for dr in r.deals
+    plays = sum(len(t.cards[:3]) for r in results for dr in r.deals
                 for t in r.data.deals[dr.number - 1].tricks[: len(dr.winners)])
     res = store.query(db, "SELECT count(*), count(*) FILTER (WHERE won) FROM plays")
     assert res.rows[0] == (plays, sum(len(dr.winners) for r in results for dr in r.deals))
