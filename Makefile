@@ -37,6 +37,10 @@ golden: $(STAMP)
 schema: $(STAMP)
 	$(FOREMAN) schema > schemas/foreman-1.schema.json
 
+# A long run of the fuzz suite (make test runs a bounded one).
+fuzz: $(STAMP)
+	FOREMAN_FUZZ_EXAMPLES=$${FOREMAN_FUZZ_EXAMPLES:-5000} $(BIN)/python -m pytest tests/test_fuzz.py tests/test_decoders.py -q
+
 bench: $(STAMP)
 	$(BIN)/python bench/run.py
 

@@ -456,7 +456,7 @@ def _pair_nets(pays, players: tuple[str, ...]) -> dict[tuple[str, str], Decimal]
 def _owes(a: str, b: str, v: Decimal) -> str:
     if v.is_zero():
         return f"nothing between {a} and {b}"
-    return f"{a} pays {b} {money.fmt(v)}" if v > 0 else f"{b} pays {a} {money.fmt(-v)}"
+    return f"{a} pays {b} {money.fmt(v)}" if v > 0 else f"{b} pays {a} {money.fmt(v.copy_negate())}"
 
 
 def _check_claim(g: GameData, result: GameResult, add) -> None:

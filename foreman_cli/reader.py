@@ -18,7 +18,7 @@ from typing import BinaryIO
 from .errors import InputError
 
 SUFFIXES = (".json", ".jsonl", ".json.gz", ".jsonl.gz")
-DEFAULT_MAX_RECORD_BYTES = 64 * 1024 * 1024
+DEFAULT_MAX_RECORD_BYTES = 16 * 1024 * 1024  # a 20-deal game is about 25 KB
 CHUNK = 1 << 20
 _WS = re.compile(r"[ \t\n\r]*")
 _BOM = b"\xef\xbb\xbf"
@@ -222,6 +222,11 @@ def _read_values(first: bytes, src: BinaryIO, name: str, first_line: int, limit:
                 try:
                     _, end = _decoder.raw_decode(t.buf, start)
                     break
+                except RecursionError:
+                    line, col = t.line_col(start)
+                    yield RawRecord(name, line, None, column=col,
+                                    error="not JSON foreman can read: nested too deeply; the rest of the file is not read")
+                    return
                 except json.JSONDecodeError as e:
                     incomplete = e.pos >= len(t.buf) - 16 or e.msg.startswith("Unterminated string")
                     if incomplete and len(t.buf) - start <= limit and t.more(size):

@@ -191,6 +191,12 @@ class SchemaProblem:
     message: str
 
 
+def quote(value: Any, limit: int = 60) -> str:
+    """repr() of a value from a record, cut short: a message must stay one readable line."""
+    r = repr(value)
+    return r if len(r) <= limit else r[: limit - 5] + "...'" + f" ({len(str(value))} characters)"
+
+
 def _path(loc: tuple[Any, ...]) -> str:
     out = "$"
     for part in loc:
@@ -219,11 +225,11 @@ def problems_from_validation(err: ValidationError, limit: int = 20) -> list[Sche
         elif e["type"] == "extra_forbidden":
             msg = f"unknown field {loc[-1]!r}" if loc else "unknown field"
         elif e["type"] == "string_pattern_mismatch":
-            msg = f"{e['input']!r} is not valid here ({_pattern_hint(e)})"
+            msg = f"{quote(e['input'])} is not valid here ({_pattern_hint(e)})"
         elif e["type"] == "value_error":
             msg = msg.removeprefix("Value error, ")
         elif "input" in e and not isinstance(e["input"], (dict, list)):
-            msg = f"{msg}, got {e['input']!r}"
+            msg = f"{msg}, got {quote(e['input'])}"
         key = (_path(loc), msg)
         if key in seen:
             continue

@@ -22,7 +22,8 @@ def console(file: IO[str] | None = None) -> Console:
     """A console that writes plain text, 120 columns wide, when not on a terminal (or with NO_COLOR)."""
     file = file or sys.stdout
     tty = hasattr(file, "isatty") and file.isatty()
-    return Console(file=file, highlight=False, soft_wrap=True, width=None if tty else 120)
+    # Names and messages come from records: never read them as markup or emoji codes.
+    return Console(file=file, highlight=False, soft_wrap=True, width=None if tty else 120, markup=False, emoji=False)
 
 
 _encode = msgspec.json.Encoder().encode
@@ -119,7 +120,7 @@ def codes(selected: list[str], out: IO[str] | None = None) -> None:
 
 def error(message: str, hint: str = "") -> None:
     """Print a one-line error (and its hint) on standard error."""
-    con = Console(file=sys.stderr, highlight=False, soft_wrap=True)
+    con = Console(file=sys.stderr, highlight=False, soft_wrap=True, markup=False, emoji=False)
     con.print(Text("foreman: ", style="bold red") + Text(message))
     if hint:
         con.print(Text(f"hint: {hint}", style="dim"))
@@ -372,7 +373,7 @@ class LoadProgress:
 
     def __init__(self) -> None:
         from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
-        self.con = Console(file=sys.stderr)
+        self.con = Console(file=sys.stderr, markup=False, emoji=False)
         self.progress = None
         if self.con.is_terminal:
             self.progress = Progress(TextColumn("loading"), BarColumn(bar_width=None),

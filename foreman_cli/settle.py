@@ -219,7 +219,7 @@ def _zero_sum_groups(live: list[tuple[str, Decimal]]) -> list[list[tuple[str, De
 
 
 def _greedy(live: list[tuple[str, Decimal]]) -> list[tuple[str, str, Decimal]]:
-    debt = {p: -v for p, v in live if v < 0}
+    debt = {p: v.copy_negate() for p, v in live if v < 0}  # copy_negate is exact; unary minus rounds
     credit = {p: v for p, v in live if v > 0}
     out = []
     while debt:
@@ -228,7 +228,7 @@ def _greedy(live: list[tuple[str, Decimal]]) -> list[tuple[str, str, Decimal]]:
         amt = min(debt[payer], credit[payee])
         out.append((payer, payee, amt))
         for book, who in ((debt, payer), (credit, payee)):
-            book[who] = money.add(book[who], -amt)
+            book[who] = money.add(book[who], amt.copy_negate())
             if book[who].is_zero():
                 del book[who]
     return out

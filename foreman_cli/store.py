@@ -292,10 +292,23 @@ def load(results: Iterable[GameResult], path: str, replace: bool = False, batch_
             if progress:
                 progress(len(pending))
     except duckdb.Error as e:
-        raise DatabaseError(f"{path}: {str(e).splitlines()[0]}") from None
+        raise _write_error(path, e) from None
     finally:
-        con.close()
+        try:
+            con.close()
+        except duckdb.Error:
+            pass
     return report
+
+
+def _write_error(path: str, e: Exception) -> DatabaseError:
+    """A one-line message for a failed write, saying what survived and what to do."""
+    text = str(e).splitlines()[0]
+    if re.search(r"No space left|File too large|disk is full|Could not write", text, re.I):
+        return DatabaseError(f"{path}: the disk is full (or a file size limit was reached) while loading: {text}",
+                             hint="the games committed before are intact; free some space and run the same load "
+                                  "again to add the rest")
+    return DatabaseError(f"{path}: {text}", hint="the games committed before are intact; run the load again")
 
 
 def _commit(con: duckdb.DuckDBPyConnection, games: list[GameResult], replace: bool, report: LoadReport) -> None:
@@ -338,7 +351,10 @@ def _commit(con: duckdb.DuckDBPyConnection, games: list[GameResult], replace: bo
         _write(con, b, report)
         con.execute("COMMIT")
     except BaseException:
-        con.execute("ROLLBACK")
+        try:
+            con.execute("ROLLBACK")
+        except duckdb.Error:
+            pass  # a failed COMMIT has already ended the transaction; the first error is the one to tell
         raise
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 
 import msgspec
 from hypothesis import HealthCheck, given, settings
@@ -56,7 +57,8 @@ def mutated(draw):
 fast_hits = {"fast": 0, "all": 0}
 
 
-@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=int(os.environ.get("FOREMAN_FUZZ_EXAMPLES", "400")), deadline=None,
+          suppress_health_check=[HealthCheck.too_slow])
 @given(text=mutated())
 def test_fast_decoder_is_never_looser_than_the_models(text):
     fast_hits["all"] += 1

@@ -138,7 +138,7 @@ def test_transfers_settle_exactly_and_are_fewest(bal):
     for a, b, v in ts:
         assert v > 0
         left[a] = money.add(left[a], v)
-        left[b] = money.add(left[b], -v)
+        left[b] = money.add(left[b], v.copy_negate())
     assert all(v == 0 for v in left.values())
     live = sum(1 for v in bal.values() if v != 0)
     assert len(ts) <= max(live - 1, 0)

@@ -1,0 +1,121 @@
+"""Hostile input: every damaged file or record ends in a finding or a one-line error, never a traceback."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from typer.testing import CliRunner
+
+from builders import game
+from foreman_cli import audit
+from foreman_cli.cli import app
+from foreman_cli.reader import read_stream
+
+FUZZ = Path(__file__).parent / "fuzz"
+EXPECT = json.loads((FUZZ / "EXPECT.json").read_text())
+EXAMPLES = int(os.environ.get("FOREMAN_FUZZ_EXAMPLES", "150"))
+runner = CliRunner()
+
+
+@pytest.mark.parametrize("name", sorted(EXPECT))
+def test_corpus_file(name):
+    read, replayable, code = EXPECT[name]
+    path = str(FUZZ / name)
+    res = runner.invoke(app, ["validate", "--json", path])
+    assert res.exit_code in (0, 1), res.output
+    assert res.exception is None or isinstance(res.exception, SystemExit), res.exception
+    rows = [json.loads(x) for x in res.output.splitlines()]
+    if read >= 0:
+        assert len(rows) == read
+        assert sum(r["status"] != "invalid" for r in rows) == replayable
+    codes = {v["code"] for r in rows for v in r["violations"]}
+    if code:
+        bad = [r for r in rows if any(v["code"] == code for v in r["violations"])]
+        assert bad, rows
+        assert all(r["source"].startswith(f"{path}:") for r in bad)
+        assert all(r["status"] == "invalid" for r in bad) or code not in ("RECORD_SYNTAX", "RECORD_SCHEMA")
+    else:
+        assert not codes & {"RECORD_SYNTAX", "RECORD_SCHEMA"}, codes
+    # every replayable game in the file is one of the good ones, clean
+    assert all(not r["violations"] or r["status"] == "invalid" or r["id"] == "bad"
+               or {v["code"] for v in r["violations"]} <= {"DUPLICATE_GAME"} for r in rows)
+    human = runner.invoke(app, ["validate", path])
+    assert human.exit_code in (0, 1) and "Traceback" not in human.output
+
+
+def test_whole_corpus_through_every_command(tmp_path):
+    for args in (["validate", str(FUZZ)], ["settle", str(FUZZ)], ["settle", "--json", str(FUZZ)],
+                 ["load", str(FUZZ), "--db", str(tmp_path / "f.duckdb")]):
+        res = runner.invoke(app, args)
+        assert res.exit_code in (0, 1), (args, res.output[-2000:])
+        assert res.exception is None or isinstance(res.exception, SystemExit), (args, res.exception)
+
+
+LINES = [json.dumps(game(id=f"g{i}"), separators=(",", ":")).encode() for i in range(3)]
+
+
+@settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(edits=st.lists(st.tuples(st.sampled_from(["insert", "delete", "replace"]), st.integers(0, 10**6),
+                                st.binary(min_size=1, max_size=4)), min_size=1, max_size=6))
+def test_byte_mutations_of_a_record(edits):
+    mid = bytearray(LINES[1])
+    for op, pos, data in edits:
+        data = data.replace(b"\n", b" ").replace(b"\r", b" ")
+        pos %= len(mid) + 1
+        if op == "insert":
+            mid[pos:pos] = data
+        elif op == "delete":
+            del mid[pos:pos + len(data)]
+        else:
+            mid[pos:pos + len(data)] = data
+    text = LINES[0] + b"\n" + bytes(mid) + b"\n" + LINES[2] + b"\n"
+    import io
+    results = list(audit.audit_records(read_stream(io.BytesIO(text), "m.jsonl")))
+    assert results[0].status == "won" and results[-1].status == "won"
+    assert results[-1].id == "g2" and results[-1].source == "m.jsonl:3"
+    for r in results:
+        for f in r.findings:
+            assert f.message and "\n" not in f.message
+
+
+@settings(max_examples=max(EXAMPLES // 3, 10), deadline=None)
+@given(cut=st.integers(0, 10**6), flip=st.integers(0, 10**6), byte=st.integers(1, 255))
+def test_gzip_damage(cut, flip, byte):
+    import io
+    z = bytearray(gzip.compress(b"\n".join(LINES) + b"\n"))
+    z[flip % len(z)] ^= byte
+    z = z[: max(2, cut % (len(z) + 1))]
+    results = list(audit.audit_records(read_stream(io.BytesIO(bytes(z)), "z.jsonl.gz")))
+    assert all(r.status in ("won", "invalid") for r in results)
+
+
+def test_a_100_mb_line_is_skipped_in_bounded_memory(tmp_path):
+    p = tmp_path / "big.jsonl"
+    with open(p, "wb") as f:
+        f.write(LINES[0] + b"\n")
+        f.write(b'{"format": "foreman/1", "notes": "')
+        chunk = b"x" * (1 << 20)
+        for _ in range(100):
+            f.write(chunk)
+        f.write(b'"}\n')
+        f.write(LINES[2] + b"\n")
+    # The child reports its own peak (VmHWM): ru_maxrss survives execve, so a child of a big
+    # pytest process would report pytest's size.
+    code = ("import sys\nfrom foreman_cli.cli import app\ntry:\n    app(sys.argv[1:])\n"
+            "except SystemExit:\n    pass\nfinally:\n    hwm = [x for x in open('/proc/self/status') if x.startswith('VmHWM')]\n"
+            "    print(hwm[0].split()[1], file=sys.stderr)\n")
+    proc = subprocess.run([sys.executable, "-c", code, "validate", "--json", "--jobs", "1", str(p)],
+                          capture_output=True, text=True)
+    rows = [json.loads(x) for x in proc.stdout.splitlines()]
+    assert [r["status"] for r in rows] == ["won", "invalid", "won"]
+    assert "longer than" in rows[1]["violations"][0]["message"]
+    peak = int(proc.stderr.strip().splitlines()[-1])
+    assert peak < 150 * 1024, f"peak RSS {peak} KiB"

@@ -1,0 +1,166 @@
+"""Faults: a load killed or starved of disk leaves whole games; money is exact whatever the stake."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import resource
+import signal
+import subprocess
+import sys
+import time
+from decimal import Decimal
+from pathlib import Path
+
+import duckdb
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from builders import base_deal, game, run, run_many
+from foreman_cli import money, store
+from foreman_cli.generate import generate
+from foreman_cli.settle import fewest_transfers, settle
+
+FOREMAN = str(Path(sys.executable).parent / "foreman")
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory):
+    path = tmp_path_factory.mktemp("corpus") / "games.jsonl"
+    with open(path, "w") as f:
+        for rec, _ in generate(1500, 77, max_deals=10, stacked=0.2):
+            f.write(json.dumps(rec) + "\n")
+    ref = str(path.parent / "reference.duckdb")
+    subprocess.run([FOREMAN, "load", str(path), "--db", ref], check=True, capture_output=True)
+    return path, ref
+
+
+def per_game_counts(db: str) -> dict[str, tuple]:
+    con = duckdb.connect(db, read_only=True)
+    try:
+        rows = con.execute("""
+            SELECT g.id,
+                   (SELECT count(*) FROM game_players x WHERE x.game_id = g.id),
+                   (SELECT count(*) FROM deals x WHERE x.game_id = g.id),
+                   (SELECT count(*) FROM deal_players x WHERE x.game_id = g.id),
+                   (SELECT count(*) FROM passes x WHERE x.game_id = g.id),
+                   (SELECT count(*) FROM tricks x WHERE x.game_id = g.id),
+                   (SELECT count(*) FROM plays x WHERE x.game_id = g.id),
+                   (SELECT count(*) FROM findings x WHERE x.game_id = g.id),
+                   (SELECT count(*) FROM payouts x WHERE x.game_id = g.id)
+            FROM games g""").fetchall()
+        orphans = sum(con.execute(f"SELECT count(*) FROM {t} WHERE game_id NOT IN (SELECT id FROM games)").fetchone()[0]
+                      for t in store.TABLES if t != "games")
+    finally:
+        con.close()
+    assert orphans == 0, "rows of a game that is not there"
+    return {r[0]: r[1:] for r in rows}
+
+
+def check_whole_games(db: str, ref: str) -> int:
+    got, want = per_game_counts(db), per_game_counts(ref)
+    assert set(got) <= set(want)
+    for gid, counts in got.items():
+        assert counts == want[gid], f"game {gid} is partly loaded"
+    return len(got)
+
+
+def test_load_killed_mid_way_leaves_whole_games_and_resumes(corpus, tmp_path):
+    path, ref = corpus
+    db = tmp_path / "killed.duckdb"
+    proc = subprocess.Popen([FOREMAN, "load", str(path), "--db", str(db), "--batch", "50"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 60
+    # Kill it once some batches are in: the WAL has grown, but the load is far from done.
+    while time.monotonic() < deadline and proc.poll() is None:
+        wal = Path(str(db) + ".wal")
+        if (wal.exists() and wal.stat().st_size > 2_000_000) or (db.exists() and db.stat().st_size > 4_000_000):
+            break
+        time.sleep(0.02)
+    assert proc.poll() is None, "the load finished before it could be killed: make the corpus larger"
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    loaded = check_whole_games(str(db), ref)
+    assert 0 < loaded < 1500
+    res = subprocess.run([FOREMAN, "load", str(path), "--db", str(db)], capture_output=True, text=True)
+    assert res.returncode == 0, res.stdout + res.stderr
+    assert f"{1500 - loaded} game(s) added, {loaded} unchanged" in res.stdout
+    assert check_whole_games(str(db), ref) == 1500
+    assert store.counts(str(db)) == store.counts(ref)
+
+
+def _small_files():
+    # A full disk, as this process can make one: a file size limit turns writes past it into
+    # EFBIG errors (SIGXFSZ ignored), as ENOSPC would.
+    resource.setrlimit(resource.RLIMIT_FSIZE, (3_000_000, 3_000_000))
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+
+
+def test_full_disk_is_a_clear_error_and_leaves_whole_games(corpus, tmp_path):
+    path, ref = corpus
+    db = tmp_path / "full.duckdb"
+    res = subprocess.run([FOREMAN, "load", str(path), "--db", str(db), "--batch", "50"], capture_output=True,
+                         text=True, preexec_fn=_small_files)
+    assert res.returncode == 2, res.stdout + res.stderr
+    assert "Traceback" not in res.stderr and res.stderr.startswith("foreman: ") and "disk is full" in res.stderr
+    assert len(res.stderr.strip().splitlines()) <= 2
+    check_whole_games(str(db), ref)
+    again = subprocess.run([FOREMAN, "load", str(path), "--db", str(db)], capture_output=True, text=True)
+    assert again.returncode == 0, again.stdout + again.stderr
+    assert check_whole_games(str(db), ref) == 1500
+
+
+# --- exact money ---
+
+stakes = st.one_of(
+    st.just("0"), st.just("0.00"),
+    st.decimals(min_value=0, max_value=Decimal(10) ** 30, places=2, allow_nan=False, allow_infinity=False).map(str),
+    st.integers(0, 10**35).map(str),
+    st.tuples(st.integers(0, 10**12), st.integers(1, 25)).map(lambda t: f"{t[0] // 10**t[1]}.{t[0] % 10**t[1]:0{t[1]}d}"),
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(stake=stakes, k2=st.booleans())
+def test_nets_sum_to_exactly_zero_for_any_stake(stake, k2):
+    rec = game(stake=stake)
+    r = run(rec)
+    assert money.total(r.net.values()) == 0
+    s = money.amount(stake)
+    assert r.net["bob"] == money.times(s, 4)  # both others short of quota: 2s + 2s
+    assert r.to_dict()["net"]["bob"] == money.fmt(money.times(s, 4))
+    assert not money.fmt(r.net["alice"]).startswith("-") or not r.net["alice"].is_zero()
+
+
+@settings(max_examples=80, deadline=None)
+@given(games=st.lists(st.tuples(stakes, st.sampled_from(["GBP", "EUR", None]), st.integers(0, 2)),
+                      min_size=1, max_size=8))
+def test_settlement_settles_exactly_for_any_stakes(games):
+    recs = [game([base_deal(dealer)], id=f"g{i}", stake=stake, currency=cur)
+            for i, (stake, cur, dealer) in enumerate(games)]
+    s = settle(run_many(recs))
+    for cur, bal in s.balances.items():
+        assert money.total(bal.values()) == 0
+        left = dict(bal)
+        for t in s.transfers:
+            if t.currency == cur:
+                left[t.payer] = money.add(left[t.payer], t.amount)
+                left[t.payee] = money.add(left[t.payee], t.amount.copy_negate())
+        assert all(v.is_zero() for v in left.values())
+        assert len([t for t in s.transfers if t.currency == cur]) <= max(len([v for v in bal.values() if v]) - 1, 0)
+    assert fewest_transfers({}) == []
+
+
+def test_no_float_on_the_money_path():
+    for module in ("money.py", "settle.py", "engine.py", "results.py"):
+        text = (ROOT / "foreman_cli" / module).read_text()
+        code = "\n".join(line.split("#", 1)[0] for line in text.splitlines())
+        assert not re.search(r"\bfloat\b|\d\.\d+\s*\*|/\s*\d", code), f"{module} touches floats"
+
+
+def test_amount_rounding_is_a_loud_failure():
+    with pytest.raises(Exception):
+        money.EXACT.multiply(Decimal("1." + "1" * 150), Decimal("1." + "1" * 150))
