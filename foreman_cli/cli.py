@@ -12,7 +12,7 @@ import typer
 from . import audit, generate as gen, records, render
 from . import settle as settlement
 from . import trace as tracing
-from .errors import ForemanError, UsageError
+from .errors import ForemanError, OutputError, UsageError
 from .findings import CODES
 from .reader import DEFAULT_MAX_RECORD_BYTES
 from .rules import HouseRules, parse_overrides
@@ -125,6 +125,25 @@ def replay(
         render.json_list(t.events)
     else:
         render.replay_view(t)
+
+
+@app.command()
+@_guarded
+def report(
+    path: Annotated[str, typer.Argument(metavar="PATH", help="A record file, directory, or - for stdin.")],
+    output: Annotated[str, typer.Option("--output", "-o", metavar="FILE", help="Where to write the HTML page.")],
+    game: Annotated[Optional[str], typer.Option("--game", metavar="ID", help="The game (if the input has several).")] = None,
+    rule: RuleOpt = None,
+) -> None:
+    """Write one self-contained HTML page of a game's replay: for both sides of a dispute, printable on A4."""
+    from . import report as dispute
+    page = dispute.dispute_html(tracing.trace_game([path], game, parse_overrides(rule)))
+    try:
+        with open(output, "w", encoding="utf-8") as f:
+            f.write(page)
+    except OSError as e:
+        raise OutputError(f"{output}: {e.strerror or e}") from None
+    render.wrote(output, len(page))
 
 
 DbOpt = Annotated[Optional[str], typer.Option(

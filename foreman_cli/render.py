@@ -472,3 +472,8 @@ def stats_json(st, out: IO[str] | None = None) -> None:
         res = getattr(st, name)
         doc[name] = [{c: _plain(v) for c, v in zip(res.columns, row)} for row in res.rows]
     schema(doc, out)
+
+
+def wrote(path: str, size: int, out: IO[str] | None = None) -> None:
+    """Say that a file was written."""
+    console(out).print(f"wrote {path} ({size:,} bytes)")

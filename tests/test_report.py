@@ -1,0 +1,82 @@
+"""The HTML dispute report: self-contained, shows the findings, renders in a real browser."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from foreman_cli.cli import app
+
+SAMPLES = Path(__file__).resolve().parent.parent / "samples"
+runner = CliRunner()
+
+
+def make(tmp_path, sample: str, *extra: str) -> Path:
+    out = tmp_path / "dispute.html"
+    res = runner.invoke(app, ["report", str(SAMPLES / sample), "-o", str(out), *extra])
+    assert res.exit_code == 0, res.output
+    return out
+
+
+def test_report_is_self_contained_and_links_findings(tmp_path):
+    page = make(tmp_path, "03-late-revoke.json").read_text()
+    assert "REVOKE" in page and "alice played QD on a heart lead while holding 9H 7H 4H" in page
+    assert '<a href="#finding-1">' in page and 'id="finding-1"' in page
+    assert "@page { size: A4" in page
+    # nothing fetched from anywhere: no external scripts, styles, images or fonts
+    assert not re.search(r"""(src|href)=["'](https?:|//)""", page)
+    assert "<script" not in page and "@import" not in page and "url(" not in page
+
+
+def test_report_escapes_record_text(tmp_path):
+    import json
+    rec = json.loads((SAMPLES / "01-clean-win.json").read_text())
+    text = json.dumps(rec).replace('"alice"', '"<script>alert(1)</script>"')
+    src = tmp_path / "x.json"
+    src.write_text(text)
+    out = tmp_path / "x.html"
+    assert runner.invoke(app, ["report", str(src), "-o", str(out)]).exit_code == 0
+    page = out.read_text()
+    assert "<script>" not in page and "&lt;script&gt;" in page
+
+
+def _chromium() -> str | None:
+    for name in ("chromium", "chromium-browser", "google-chrome", "chrome"):
+        path = shutil.which(name)
+        if path:
+            return path
+    return None
+
+
+@pytest.mark.skipif(_chromium() is None, reason="no Chromium here: .ci/run installs Debian's chromium; "
+                                                "without it the browser check cannot run")
+@pytest.mark.parametrize("sample,game,expect", [
+    ("03-late-revoke.json", None, "REVOKE"),
+    ("05-kitty-discard.json", None, "DISCARD_NOT_HELD"),
+    ("08-friday-evenings.jsonl", "friday-1204-g3", "DEALER_SUCCESSION"),
+])
+def test_report_renders_in_headless_chromium(tmp_path, sample, game, expect):
+    page = make(tmp_path, sample, *(["--game", game] if game else []))
+    flags = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+             "--disable-background-networking", "--disable-component-update", "--disable-sync",
+             f"--user-data-dir={tmp_path / 'profile'}", "--enable-logging=stderr", "--v=0"]
+    res = subprocess.run([_chromium(), *flags, "--dump-dom", page.as_uri()], capture_output=True, text=True,
+                         timeout=120)
+    assert res.returncode == 0, res.stderr[-2000:]
+    dom = res.stdout
+    assert expect in dom and "breach(es) of the rules found" in dom
+    console = [line for line in res.stderr.splitlines() if "CONSOLE" in line]
+    assert console == [], console
+    shot = tmp_path / "page.png"
+    res = subprocess.run([_chromium(), *flags, "--window-size=900,1400", f"--screenshot={shot}", page.as_uri()],
+                         capture_output=True, text=True, timeout=120)
+    assert res.returncode == 0 and shot.exists() and shot.stat().st_size > 10_000
+    pdf = tmp_path / "page.pdf"
+    res = subprocess.run([_chromium(), *flags, f"--print-to-pdf={pdf}", "--no-pdf-header-footer", page.as_uri()],
+                         capture_output=True, text=True, timeout=120)
+    assert res.returncode == 0 and pdf.exists() and pdf.read_bytes()[:4] == b"%PDF"
