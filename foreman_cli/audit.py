@@ -6,7 +6,7 @@ import gc
 import hashlib
 import multiprocessing
 from contextlib import contextmanager
-from collections import defaultdict
+from collections import defaultdict, deque
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, BinaryIO
@@ -145,23 +145,38 @@ def _check_batch(task: tuple[list[RawRecord], dict[str, Any] | None, bool]) -> l
     return out
 
 
-def _batches(raws: Iterable[RawRecord], overrides, keep: bool):
-    batch: list[RawRecord] = []
-    for raw in raws:
-        batch.append(raw)
-        if len(batch) >= BATCH:
-            yield batch, overrides, keep
+def chunked(items: Iterable[Any], size: int) -> Iterator[list[Any]]:
+    """Lists of `size` items (the last may be shorter)."""
+    batch: list[Any] = []
+    for item in items:
+        batch.append(item)
+        if len(batch) >= size:
+            yield batch
             batch = []
     if batch:
-        yield batch, overrides, keep
+        yield batch
+
+
+def ordered_map(fn, tasks: Iterable[Any], jobs: int) -> Iterator[Any]:
+    """fn over tasks in `jobs` worker processes, results in task order, few tasks in flight.
+
+    Pool.imap would read the whole input ahead of the workers; a window of 2 * jobs tasks keeps
+    memory flat whatever the input's size.
+    """
+    ctx = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn")
+    window: deque = deque()
+    with ctx.Pool(jobs) as pool:
+        for task in tasks:
+            window.append(pool.apply_async(fn, (task,)))
+            if len(window) >= 2 * jobs:
+                yield window.popleft().get()
+        while window:
+            yield window.popleft().get()
 
 
 def _parallel(raws: Iterable[RawRecord], overrides, jobs: int, keep: bool) -> Iterator[GameResult]:
-    ctx = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn")
-    with ctx.Pool(jobs) as pool:
-        # imap keeps input order; a bounded number of batches is in flight, so memory stays flat.
-        for batch in pool.imap(_check_batch, _batches(raws, overrides, keep), chunksize=1):
-            yield from batch
+    for batch in ordered_map(_check_batch, ((b, overrides, keep) for b in chunked(raws, BATCH)), jobs):
+        yield from batch
 
 
 @contextmanager

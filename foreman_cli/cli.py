@@ -158,6 +158,7 @@ def load(
     replace: Annotated[bool, typer.Option("--replace", help="Overwrite a stored game whose id comes with new content.")] = False,
     rule: RuleOpt = None,
     batch: Annotated[int, typer.Option(min=1, help="Games per transaction: an interruption loses at most one batch.")] = 500,
+    jobs: JobsOpt = None,
 ) -> None:
     """Load games into a DuckDB archive (idempotent; a game with the same id and new content is refused).
 
@@ -166,7 +167,7 @@ def load(
     from . import store  # duckdb and pyarrow load only for the commands that use them
     path = store.db_path(db)
     with render.LoadProgress() as bar:
-        report = store.load(audit.audit_paths(paths, parse_overrides(rule)), path, replace, batch, progress=bar.advance)
+        report = store.load_paths(paths, path, parse_overrides(rule), replace, batch, _jobs(jobs), progress=bar.advance)
     render.load_report(report, path)
     raise typer.Exit(1 if report.conflicts or report.invalid else 0)
 
