@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gc
 import hashlib
+import itertools
 import multiprocessing
 from contextlib import contextmanager
 from collections import defaultdict, deque
@@ -163,6 +164,13 @@ def ordered_map(fn, tasks: Iterable[Any], jobs: int) -> Iterator[Any]:
     Pool.imap would read the whole input ahead of the workers; a window of 2 * jobs tasks keeps
     memory flat whatever the input's size.
     """
+    tasks = iter(tasks)
+    head = list(itertools.islice(tasks, 2))
+    if len(head) < 2:
+        # A small input is done before a pool of workers would have started.
+        yield from map(fn, head)
+        return
+    tasks = itertools.chain(head, tasks)
     ctx = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn")
     window: deque = deque()
     with ctx.Pool(jobs) as pool:
@@ -175,7 +183,8 @@ def ordered_map(fn, tasks: Iterable[Any], jobs: int) -> Iterator[Any]:
 
 
 def _parallel(raws: Iterable[RawRecord], overrides, jobs: int, keep: bool) -> Iterator[GameResult]:
-    for batch in ordered_map(_check_batch, ((b, overrides, keep) for b in chunked(raws, BATCH)), jobs):
+    tasks = ((b, overrides, keep) for b in chunked(raws, BATCH))
+    for batch in ordered_map(_check_batch, tasks, jobs):
         yield from batch
 
 

@@ -144,3 +144,21 @@ def test_replay_needs_a_game_id_when_several():
     assert res.exit_code == 2 and "no game 'nope'" in res.output
     res = runner.invoke(app, ["replay", f"{SAMPLES}/01-clean-win.json", "--deal", "5"])
     assert res.exit_code == 2 and "the game has 1 deal(s)" in res.output
+
+
+def test_jobs_give_the_same_output_in_the_same_order(tmp_path):
+    from foreman_cli.generate import generate
+    recs = [r for r, _ in generate(300, 21, max_deals=4, series_size=7)]
+    recs.insert(150, recs[10])  # a repeat, reported on the later copy whatever the worker
+    bad = dict(recs[200])
+    bad["id"] = "broken"
+    bad["deals"] = "not a list"
+    recs.insert(200, bad)
+    path = write(tmp_path, "c.jsonl", recs)
+    one = runner.invoke(app, ["validate", "--json", "--jobs", "1", path])
+    two = runner.invoke(app, ["validate", "--json", "--jobs", "2", path])
+    assert one.exit_code == two.exit_code == 1
+    assert one.output == two.output
+    assert len(one.output.splitlines()) == 302
+    human1 = runner.invoke(app, ["validate", "--jobs", "1", path]).output
+    assert human1 == runner.invoke(app, ["validate", "--jobs", "3", path]).output
