@@ -139,6 +139,11 @@ def _revoke(P, dn: int, tn: int, p: int, c: int, led: int, hand: int) -> Finding
                    evidence={"led": SUITS[led], "held": held})
 
 
+def _pass_event(P, dn: int, pn: int, gv: int, rc: int, c: int, x: int, before: int) -> dict[str, Any]:
+    return {"event": "pass", "deal": dn, "pass": pn, "from": P[gv], "to": P[rc], "card": CANONICAL[c],
+            "returned": CANONICAL[x], "receiver_suit_before": names(hand_cards(before & SUIT_MASK[SUIT_OF[c]]))}
+
+
 def _wrong_return(P, rule: str, dn: int, pn: int, rc: int, c: int, x: int, suit_cards: int) -> Finding:
     if rule == "highest":
         allowed = [suit_cards.bit_length() - 1]
@@ -257,6 +262,23 @@ def replay(g: GameData, source: str = "", stop_at: tuple[int, int] | None = None
                             f"to {P[er]} ({ROLE_WORDS[(er - D) % 3]})", deal=dn, pass_=pn, player=P[gv],
                             evidence={"recorded": [P[gv], P[rc]], "expected": [P[eg], P[er]]}))
             before = m[rc]
+            bc, bx = BIT[c], BIT[x]
+            if (m[gv] & bc and before & bx and not before & bc and not m[gv] & bx
+                    and not (dup[gv] or dup[rc]) and gv != rc):
+                # The plain exchange: each side holds what it hands over and not what it gets.
+                m[gv] ^= bc | bx
+                m[rc] ^= bc | bx
+                suit_cards = before & SUIT_MASK[SUIT_OF[c]]
+                if highest_rule:
+                    wrong = suit_cards and x != suit_cards.bit_length() - 1
+                else:
+                    above = suit_cards & ~((bc << 1) - 1)
+                    wrong = above and not above & bx
+                if wrong:
+                    add(_wrong_return(P, rules.return_rule, dn, pn, rc, c, x, suit_cards))
+                if trace is not None:
+                    trace.append(_pass_event(P, dn, pn, gv, rc, c, x, before))
+                continue
             before_dup = dict(dup[rc]) if dup[rc] else None
             if not H.remove(gv, c):
                 add(Finding("PASS_NOT_HELD", f"{P[gv]} gave {CANONICAL[c]} but did not hold it; held "
@@ -281,9 +303,7 @@ def replay(g: GameData, source: str = "", stop_at: tuple[int, int] | None = None
             H.remove(rc, x)
             H.add(gv, x)
             if trace is not None:
-                trace.append({"event": "pass", "deal": dn, "pass": pn, "from": P[gv], "to": P[rc],
-                              "card": CANONICAL[c], "returned": CANONICAL[x],
-                              "receiver_suit_before": names(hand_cards(before & SUIT_MASK[s]))})
+                trace.append(_pass_event(P, dn, pn, gv, rc, c, x, before))
         for j in range(len(d.passes), 3):
             eg, er = expected[j]
             add(Finding("PASS_SEQUENCE", f"pass {j + 1} is missing: {P[eg]} ({ROLE_WORDS[(eg - D) % 3]}) should give "
@@ -295,9 +315,17 @@ def replay(g: GameData, source: str = "", stop_at: tuple[int, int] | None = None
         if nd != DISCARDS:
             add(Finding("DISCARD_COUNT", f"{P[D]} set aside {nd} cards, not {DISCARDS}", deal=dn, player=P[D],
                         evidence={"count": nd, "expected": DISCARDS}))
-        kit = list(kitty)
-        own_m, own_dup = m[D], (dict(dup[D]) if dup[D] else None)
-        for x in map(CARD.__getitem__, d.discards):
+        own_m = m[D]
+        discard_mask = sum(map(BIT_OF.__getitem__, d.discards))
+        if (nd == DISCARDS and discard_mask.bit_count() == DISCARDS and own_m & discard_mask == discard_mask
+                and not dup[D] and kitty_mask.bit_count() == len(kitty) and not own_m & kitty_mask):
+            # The plain exchange: four of his own cards out, the kitty in.
+            m[D] = (own_m ^ discard_mask) | kitty_mask
+            kit, discards = [], ()
+        else:
+            kit, discards = list(kitty), map(CARD.__getitem__, d.discards)
+        own_dup = dict(dup[D]) if dup[D] else None
+        for x in discards:
             if H.remove(D, x):
                 continue
             if x in kit:
@@ -474,7 +502,7 @@ def _check_claim(g: GameData, result: GameResult, add) -> None:
             words = "; ".join(f"{p} {n} (replayed {replayed[p]})" for p, n in diff.items())
             add(Finding("CLAIM_MISMATCH", f"the table wrote tricks {words} in deal {ref.number}",
                         evidence={"part": "tricks", "claimed": dict(cl.tricks), "replayed": replayed}))
-    if cl.payments is not None:
+    if cl.payments is not None and cl.payments != result.payments:
         claimed = _pair_nets(cl.payments, P)
         replayed = _pair_nets(result.payments, P)
         words = []
