@@ -386,11 +386,12 @@ def decode(text: bytes | str, overrides: dict[str, Any] | None = None) -> GameDa
     seat = {n: i for i, n in enumerate(g.players)}
     if len(seat) != 3 or (g.played_at is not None and not _is_iso(g.played_at)):
         return decode_careful(text, overrides)
+    names = seat.keys()
     for d in g.deals:
         h = d.hands
-        if (len(h) != 3 or d.dealer not in seat or not all(n in h for n in seat)
-                or not all(t.leader in seat for t in d.tricks)
-                or not all(p.from_ in seat and p.to in seat for p in d.passes)):
+        if (len(h) != 3 or d.dealer not in seat or h.keys() != names
+                or not {t.leader for t in d.tricks} <= names
+                or not {p.from_ for p in d.passes} | {p.to for p in d.passes} <= names):
             return decode_careful(text, overrides)
     problems: list[SchemaProblem] = []
     claim = _claim(g, seat, problems)
