@@ -146,14 +146,18 @@ def _check_batch(task: tuple[list[RawRecord], dict[str, Any] | None, bool]) -> l
     return out
 
 
-def chunked(items: Iterable[Any], size: int) -> Iterator[list[Any]]:
-    """Lists of `size` items (the last may be shorter)."""
+def chunked(items: Iterable[Any], count: int, size=None, max_size: int = 0) -> Iterator[list[Any]]:
+    """Lists of `count` items, or fewer once their `size(item)` adds up to `max_size`."""
     batch: list[Any] = []
+    total = 0
     for item in items:
         batch.append(item)
-        if len(batch) >= size:
+        if size is not None:
+            total += size(item)
+        if len(batch) >= count or (size is not None and total >= max_size):
             yield batch
             batch = []
+            total = 0
     if batch:
         yield batch
 
