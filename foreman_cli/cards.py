@@ -16,7 +16,6 @@ SUIT_OF = tuple(c // 13 for c in DECK)
 RANK_OF = tuple(c % 13 for c in DECK)
 BIT = tuple(1 << c for c in DECK)
 SUIT_MASK = tuple(0x1FFF << (13 * s) for s in range(4))
-FULL_DECK_MASK = (1 << 52) - 1
 
 CANONICAL = tuple(RANKS[c % 13] + SUITS[c // 13] for c in DECK)
 # Canonical token -> card, and -> its bit: what the engine reads a record with.
@@ -114,17 +113,3 @@ def hand_cards(mask: int, dup: dict[int, int] | None = None) -> list[int]:
             out.extend([c] * dup[c])
         m ^= low
     return sort_cards(out)
-
-
-def mask_of(cs: Iterable[int]) -> int:
-    """Return the bitmask of a set of cards (copies collapse)."""
-    m = 0
-    for c in cs:
-        m |= BIT[c]
-    return m
-
-
-def highest_in_suit(mask: int, suit: int) -> int | None:
-    """Return the highest card of a suit in a mask, or None."""
-    m = mask & SUIT_MASK[suit]
-    return m.bit_length() - 1 if m else None

@@ -84,11 +84,10 @@ class _Hands:
         return hand_cards(self.m[s], self.dup[s])
 
 
-NEXT = (1, 2, 0)
 FOLLOWERS = ((1, 2), (2, 0), (0, 1))
 
 
-def self_check_trick(P, H: _Hands, add, trace, dn: int, tn: int, ld: int, leader_due: int,
+def _check_trick(P, H: _Hands, add, trace, dn: int, tn: int, ld: int, leader_due: int,
                      cs: list[int]) -> int | None:
     """Check a trick the hot path does not take; return the winning seat (None: no cards)."""
     m = H.m
@@ -401,7 +400,7 @@ def replay(g: GameData, source: str = "", stop_at: tuple[int, int] | None = None
                 if stop_at is not None and stop_at == (dn, tn):
                     hands = (H.cards(0), H.cards(1), H.cards(2))
                     return Position(dn, tn, hands, list(won), leader_due, hand_cards(m[leader_due]))
-                w = self_check_trick(P, H, add, trace, dn, tn, ld, leader_due, [CARD[x] for x in cs])
+                w = _check_trick(P, H, add, trace, dn, tn, ld, leader_due, [CARD[x] for x in cs])
                 if w is None:
                     winners.append(None)
                     continue

@@ -51,8 +51,6 @@ def _as_dict(rules: HouseRules) -> dict[str, Any]:
     return {f.name: getattr(rules, f.name) for f in fields(rules)}
 
 
-DEFAULT_RULES = HouseRules()
-
 
 def parse_overrides(items: list[str] | None) -> dict[str, Any]:
     """Parse `KEY=VALUE` strings into house-option overrides; refuse unknown keys and values."""
