@@ -143,6 +143,48 @@ def _pass_event(P, dn: int, pn: int, gv: int, rc: int, c: int, x: int, before: i
             "returned": CANONICAL[x], "receiver_suit_before": names(hand_cards(before & SUIT_MASK[SUIT_OF[c]]))}
 
 
+FULL_DECK = (1 << 52) - 1
+
+
+def _check_deal(P, H: _Hands, add, dn: int, hands_tok, kitty: list[int]) -> int:
+    """Count a deal that is not 52 distinct cards in 16-16-16-4; set the hands; return the kitty mask."""
+    m, dup = H.m, H.dup
+    for s in range(3):
+        hand = hands_tok[s]
+        if len(hand) != HAND_SIZE:
+            add(Finding("DEAL_SIZE", f"{P[s]} was dealt {len(hand)} cards, not {HAND_SIZE}",
+                        deal=dn, player=P[s], evidence={"count": len(hand), "expected": HAND_SIZE}))
+        ms = 0
+        for c in map(CARD_OF.__getitem__, hand):
+            b = BIT[c]
+            if ms & b:
+                dup[s][c] = dup[s].get(c, 0) + 1
+            else:
+                ms |= b
+        m[s] = ms
+    if len(kitty) != KITTY_SIZE:
+        add(Finding("DEAL_SIZE", f"the kitty has {len(kitty)} cards, not {KITTY_SIZE}",
+                    deal=dn, evidence={"count": len(kitty), "expected": KITTY_SIZE}))
+    kitty_mask = 0
+    twice = 0
+    for c in kitty:
+        b = BIT[c]
+        twice |= kitty_mask & b
+        kitty_mask |= b
+    seen = kitty_mask
+    for s in range(3):
+        twice |= (seen & m[s])
+        seen |= m[s]
+        for c in dup[s]:
+            twice |= BIT[c]
+    for c in hand_cards(twice):
+        holders = [P[s] for s in range(3) for x in hands_tok[s] if x == CANONICAL[c]]
+        holders += ["kitty" for x in kitty if x == c]
+        add(Finding("DEAL_DUPLICATE", f"{CANONICAL[c]} was dealt {len(holders)} times ({', '.join(holders)})",
+                    deal=dn, card=CANONICAL[c], evidence={"count": len(holders), "holders": holders}))
+    return kitty_mask
+
+
 def _wrong_return(P, rule: str, dn: int, pn: int, rc: int, c: int, x: int, suit_cards: int) -> Finding:
     if rule == "highest":
         allowed = [suit_cards.bit_length() - 1]
@@ -208,44 +250,18 @@ def replay(g: GameData, source: str = "", stop_at: tuple[int, int] | None = None
         # The deal: sizes, duplicates, and the hands as multisets.
         H = _Hands()
         m, dup = H.m, H.dup
-        for s in range(3):
-            hand = hands_tok[s]
-            if len(hand) != HAND_SIZE:
-                add(Finding("DEAL_SIZE", f"{P[s]} was dealt {len(hand)} cards, not {HAND_SIZE}",
-                            deal=dn, player=P[s], evidence={"count": len(hand), "expected": HAND_SIZE}))
-            # A sum of distinct bits has no carries: its bit count falls short only with copies.
-            ms = sum(map(BIT_OF.__getitem__, hand))
-            if ms.bit_count() != len(hand):
-                ms = 0
-                for c in map(CARD.__getitem__, hand):
-                    b = BIT[c]
-                    if ms & b:
-                        dup[s][c] = dup[s].get(c, 0) + 1
-                    else:
-                        ms |= b
-            m[s] = ms
-        if len(d.kitty) != KITTY_SIZE:
-            add(Finding("DEAL_SIZE", f"the kitty has {len(d.kitty)} cards, not {KITTY_SIZE}",
-                        deal=dn, evidence={"count": len(d.kitty), "expected": KITTY_SIZE}))
         kitty = list(map(CARD.__getitem__, d.kitty))
-        kitty_mask = 0
-        twice = 0
-        for c in kitty:
-            b = BIT[c]
-            twice |= kitty_mask & b
-            kitty_mask |= b
-        seen = kitty_mask
-        for s in range(3):
-            twice |= (seen & m[s])
-            seen |= m[s]
-            for c in dup[s]:
-                twice |= BIT[c]
-        if twice:
-            for c in hand_cards(twice):
-                holders = [P[s] for s in range(3) for x in hands_tok[s] if x == CANONICAL[c]]
-                holders += ["kitty" for x in kitty if x == c]
-                add(Finding("DEAL_DUPLICATE", f"{CANONICAL[c]} was dealt {len(holders)} times ({', '.join(holders)})",
-                            deal=dn, card=CANONICAL[c], evidence={"count": len(holders), "holders": holders}))
+        h0, h1, h2 = hands_tok
+        # A sum of bits has fewer bits than cards when a card repeats (the repeat carries), so
+        # sums of 16, 16, 16 and 4 cards whose union is all 52 bits can only be a deck dealt
+        # once each. Anything else takes the careful count.
+        m[0] = m0 = sum(map(BIT_OF.__getitem__, h0))
+        m[1] = m1 = sum(map(BIT_OF.__getitem__, h1))
+        m[2] = m2 = sum(map(BIT_OF.__getitem__, h2))
+        kitty_mask = sum(map(BIT_OF.__getitem__, d.kitty))
+        if not (len(h0) == len(h1) == len(h2) == HAND_SIZE and len(kitty) == KITTY_SIZE
+                and m0 | m1 | m2 | kitty_mask == FULL_DECK):
+            kitty_mask = _check_deal(P, H, add, dn, hands_tok, kitty)
 
         # The passes: L to R, R to D, D to L; each checked against its actual giver and receiver.
         expected = ((L, R), (R, D), (D, L))

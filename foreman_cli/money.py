@@ -20,9 +20,12 @@ def add(a: Decimal, b: Decimal) -> Decimal:
     return EXACT.add(a, b)
 
 
+_SMALL = {k: Decimal(k) for k in range(-4, 5)}
+
+
 def times(a: Decimal, k: int) -> Decimal:
     """Multiply an amount by a whole number exactly."""
-    return EXACT.multiply(a, Decimal(k))
+    return EXACT.multiply(a, _SMALL.get(k) or Decimal(k))
 
 
 def total(values) -> Decimal:

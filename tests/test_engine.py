@@ -415,3 +415,4 @@ def test_quota_option(quota, expect):
     r = run(game(rules={"quota": quota}))
     assert r.deals[0].quotas == expect
     assert [r.deals[0].outcome(s) for s in range(3)] == [0 - expect[0], 12 - expect[1], 0 - expect[2]]
+
