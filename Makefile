@@ -16,16 +16,19 @@ $(STAMP): pyproject.toml
 # The main job on the samples: audit every record, show a disputed game at its breach, load the
 # archive and print its statistics, then settle the evening.
 demo: $(STAMP)
-	-$(FOREMAN) validate samples/
+	@echo '$$ foreman validate samples/'
+	@$(FOREMAN) validate samples/ || true
 	@echo
-	@echo "# The disputed game fri-03-revoke, just before the trick where alice revoked:"
-	-$(FOREMAN) replay samples/03-late-revoke.json --deal 1 --trick 9
+	@echo '$$ foreman replay samples/03-late-revoke.json --deal 1 --trick 9   # the disputed game, at the breach'
+	@$(FOREMAN) replay samples/03-late-revoke.json --deal 1 --trick 9 || true
 	@echo
-	@rm -f .demo.duckdb
-	-$(FOREMAN) load samples/ --db .demo.duckdb
-	-$(FOREMAN) stats --db .demo.duckdb
+	@rm -f .demo.duckdb .demo.duckdb.wal
+	@echo '$$ foreman load samples/ --db .demo.duckdb && foreman stats --db .demo.duckdb'
+	@$(FOREMAN) load samples/ --db .demo.duckdb || true
+	@$(FOREMAN) stats --db .demo.duckdb || true
 	@echo
-	-$(FOREMAN) settle samples/
+	@echo '$$ foreman settle samples/'
+	@$(FOREMAN) settle samples/ || true
 
 test: $(STAMP)
 	$(BIN)/python -m pytest
