@@ -246,7 +246,7 @@ def _pass_proof(ev: dict[str, Any], rule: str) -> str:
     if not suit_before:
         return f"{to} held no {word}, so any card may come back"
     if rule == "highest":
-        return f"{to}'s highest {word} was {suit_before[0]}" + ("" if ret == suit_before[0] else " (not returned)")
+        return f"{to}'s highest {word} was {suit_before[0]}" + ("" if ret == suit_before[0] else ", not returned")
     return f"{to} held {' '.join(suit_before)} in {word}s"
 
 
@@ -266,10 +266,17 @@ def replay_view(t, out: IO[str] | None = None) -> None:
     con.print(f"Rules: quota {rules.quota}, target {rules.target}, return {rules.return_rule}, kitty {rules.kitty}, "
               f"rotation {rules.deal_rotation}, next dealer {rules.next_dealer}")
     width = max(6, *(len(p) for p in P))
-    held: list[dict[str, Any]] = []  # findings of a trick, shown under its row
+    held: list[dict[str, Any]] = []  # findings of a pass or a trick, shown under its line
+
+    def show_held(key: str | None = None, number: int | None = None) -> None:
+        for f in [f for f in held if key is None or f.get(key) == number]:
+            con.print(_finding_line(f))
+            held.remove(f)
+
     for ev in t.events:
         kind = ev["event"]
-        if kind == "finding" and ev.get("trick") is not None and ev["code"] != "PLAY_AFTER_END":
+        if kind == "finding" and ev["code"] != "PLAY_AFTER_END" and (
+                ev.get("trick") is not None or (ev.get("pass") is not None and ev["code"] != "PASS_SEQUENCE")):
             held.append(ev)
         elif kind == "finding":
             con.print(_finding_line(ev))
@@ -291,7 +298,9 @@ def replay_view(t, out: IO[str] | None = None) -> None:
             line.append_text(_card(ev["returned"], sym))
             line.append(f"  ({_pass_proof(ev, rules.return_rule)})", style="dim")
             con.print(line)
+            show_held("pass", ev["pass"])
         elif kind == "kitty":
+            show_held()
             line = Text(f"Kitty: {ev['dealer']} took ")
             line.append_text(_cards(ev["kitty"], sym))
             line.append(" and set aside ")
@@ -308,13 +317,11 @@ def replay_view(t, out: IO[str] | None = None) -> None:
             line = Text(f"{ev['trick']:>5}  {ev['leader']:<{width}}  ") + cards
             line.append(f" {ev['winner']:<{width}}  " + "  ".join(f"{ev['tallies'][p]:>{max(len(p), 2)}}" for p in P))
             con.print(line)
-            for f in held:
-                con.print(_finding_line(f))
-            held.clear()
+            show_held("trick", ev["trick"])
         elif kind == "result":
+            show_held()
             _result_block(con, ev)
-    for f in held:
-        con.print(_finding_line(f))
+    show_held()
     if t.position is not None:
         _position_block(con, t, sym)
 
