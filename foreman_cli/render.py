@@ -464,6 +464,9 @@ def query_csv(res, out: IO[str] | None = None) -> None:
 def stats_report(st, out: IO[str] | None = None) -> None:
     """The statistics tables."""
     con = console(out)
+    if not st.players.rows:
+        con.print("No games in the archive yet (or none for that player): foreman load PATH adds them.")
+        return
     for title, res in (("Players", st.players), ("By role (D dealer, L left, R right)", st.roles),
                        ("Findings by player", st.findings), ("Money", st.money), ("Head to head", st.head_to_head)):
         if not res.rows:
