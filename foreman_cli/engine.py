@@ -179,9 +179,12 @@ def _check_deal(P, H: _Hands, add, dn: int, hands_tok, kitty: list[int]) -> int:
             twice |= BIT[c]
     for c in hand_cards(twice):
         holders = [P[s] for s in range(3) for x in hands_tok[s] if x == CANONICAL[c]]
-        holders += ["kitty" for x in kitty if x == c]
-        add(Finding("DEAL_DUPLICATE", f"{CANONICAL[c]} was dealt {len(holders)} times ({', '.join(holders)})",
-                    deal=dn, card=CANONICAL[c], evidence={"count": len(holders), "holders": holders}))
+        in_kitty = kitty.count(c)
+        # The kitty is counted apart: a player may be called "kitty".
+        where = ", ".join(holders + ["the kitty"] * in_kitty)
+        add(Finding("DEAL_DUPLICATE", f"{CANONICAL[c]} was dealt {len(holders) + in_kitty} times ({where})",
+                    deal=dn, card=CANONICAL[c],
+                    evidence={"count": len(holders) + in_kitty, "holders": holders, "kitty": in_kitty}))
     return kitty_mask
 
 

@@ -41,7 +41,7 @@ CODES: dict[str, CodeInfo] = {
         CodeInfo("DEAL_DUPLICATE", ERROR, "a card is dealt more than once",
                  "The hands and the kitty are exactly the 52 distinct cards of one deck (RULES.md 3).",
                  "where each copy was dealt",
-                 "deal 1: QS was dealt 2 times (alice, kitty) (DEAL_DUPLICATE)"),
+                 "deal 1: QS was dealt 2 times (alice, the kitty) (DEAL_DUPLICATE)"),
         CodeInfo("WRONG_DEALER", ERROR, "a later deal has the wrong dealer",
                  "Under deal_rotation 'left' the next deal of a game is dealt by the previous deal's L, "
                  "the player to the dealer's left (RULES.md 7).",

@@ -71,7 +71,8 @@ def test_deal_duplicate_counts_copies():
     rec = short()
     rec["deals"][0]["kitty"][0] = "10C"  # alice holds 10C too; JS is dealt to nobody
     f = only(run(rec), "DEAL_DUPLICATE")
-    assert (f.deal, f.card, f.evidence["holders"]) == (1, "10C", ["alice", "kitty"])
+    assert (f.deal, f.card, f.evidence["holders"], f.evidence["kitty"]) == (1, "10C", ["alice"], 1)
+    assert f.message == "10C was dealt 2 times (alice, the kitty)"
     assert "DEAL_SIZE" not in codes(run(rec))
 
 
