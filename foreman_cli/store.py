@@ -449,15 +449,18 @@ def query(path: str, sql: str) -> QueryResult:
     """Run SQL on a read-only connection; a write is refused and changes nothing."""
     con = connect(path, read_only=True)
     try:
+        # Nor any other file: no COPY TO, no ATTACH, no reads of files beside the archive.
+        con.execute("SET enable_external_access = false")
         cur = con.execute(sql)
         if cur.description is None:
             return QueryResult([], [])
         return QueryResult([d[0] for d in cur.description], cur.fetchall())
     except duckdb.Error as e:
         msg = str(e).splitlines()[0]
-        if "read-only" in msg:
-            raise DatabaseError(f"foreman query is read-only: {msg}",
-                                hint="queries cannot change the archive; use foreman load to add games") from None
+        if "read-only" in msg or isinstance(e, duckdb.PermissionException):
+            raise DatabaseError(f"foreman query only reads the archive: {msg}",
+                                hint="queries cannot change the archive or touch other files; "
+                                     "use foreman load to add games, foreman export for files") from None
         raise DatabaseError(f"query failed: {msg}") from None
     finally:
         con.close()

@@ -103,6 +103,12 @@ def test_query_is_read_only(tmp_path):
     load([SAMPLES], db)
     with pytest.raises(DatabaseError, match="read-only"):
         store.query(db, "DROP TABLE games")
+    leak = tmp_path / "leak.csv"
+    with pytest.raises(DatabaseError, match="only reads the archive"):
+        store.query(db, f"COPY (SELECT * FROM games) TO '{leak}'")
+    assert not leak.exists()
+    with pytest.raises(DatabaseError, match="only reads the archive"):
+        store.query(db, f"ATTACH '{tmp_path / 'other.duckdb'}' AS o")
     res = runner.invoke(app, ["query", "DELETE FROM plays", "--db", db])
     assert res.exit_code == 2 and "read-only" in res.output and "Traceback" not in res.output
     assert store.counts(db)["games"] == 13
