@@ -2,20 +2,27 @@
 
 from __future__ import annotations
 
+import csv
 import json
+import os
 import sys
-
-import msgspec
 from collections.abc import Iterable
+from datetime import date, datetime
+from decimal import Decimal
 from typing import IO, Any
 
+import msgspec
 from rich.console import Console
+from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 from rich.text import Text
 
+from . import money
 from .audit import Summary
+from .cards import CANONICAL
 from .findings import CODES, ERROR
 from .results import GameResult
+from .trace import follower_legal
 
 
 def console(file: IO[str] | None = None) -> Console:
@@ -127,14 +134,12 @@ def error(message: str, hint: str = "") -> None:
 
 
 def _signed(v) -> str:
-    from . import money
     s = money.fmt(v)
     return s if s.startswith("-") or v.is_zero() else "+" + s
 
 
 def settlement(s, out: IO[str] | None = None) -> None:
     """Print the ledger: games, balances per currency, transfers, and what was left out."""
-    from . import money
     con = console(out)
     games = Table(title="Games", title_justify="left", box=None, pad_edge=False)
     for col in ("game", "status", "winner", "stake", "short of quota", "nets", "counted"):
@@ -180,7 +185,6 @@ def settlement(s, out: IO[str] | None = None) -> None:
 
 def transfers_csv(s, out: IO[str] | None = None) -> None:
     """Write the transfers as CSV: from,to,amount,currency."""
-    import csv
     w = csv.writer(out or sys.stdout, lineterminator="\n")
     w.writerow(["from", "to", "amount", "currency"])
     for t in s.transfers:
@@ -195,7 +199,6 @@ _ROLE_QUOTA = "{p} {role} (quota {q})"
 
 
 def _use_symbols(con: Console) -> bool:
-    import os
     return con.is_terminal and not os.environ.get("NO_COLOR")
 
 
@@ -260,8 +263,7 @@ def replay_view(t, out: IO[str] | None = None) -> None:
     head = Text(f"Game {r.id}", style="bold")
     head.append(f"  ({r.source})  {', '.join(P)}")
     if r.stake is not None:
-        from . import money
-        head.append(f"  stake {money.fmt(r.stake)}{' ' + r.currency if r.currency else ''}")
+            head.append(f"  stake {money.fmt(r.stake)}{' ' + r.currency if r.currency else ''}")
     con.print(head)
     con.print(f"Rules: quota {rules.quota}, target {rules.target}, return {rules.return_rule}, kitty {rules.kitty}, "
               f"rotation {rules.deal_rotation}, next dealer {rules.next_dealer}")
@@ -352,7 +354,6 @@ def _result_block(con: Console, ev: dict[str, Any]) -> None:
 
 
 def _position_block(con: Console, t, sym: bool) -> None:
-    from .trace import follower_legal
     pos = t.position
     con.print()
     con.print(Text(f"Before deal {pos.deal}, trick {pos.trick}", style="bold underline")
@@ -365,10 +366,8 @@ def _position_block(con: Console, t, sym: bool) -> None:
             con.print(Text(f"             {p} leads: any card is legal", style="dim"))
         elif t.position_trick:
             lead = t.position_trick[0]
-            from .cards import CANONICAL
             con.print(Text(f"             legal on the {CANONICAL[lead]} lead: ", style="dim") + _cards(legal, sym))
     if t.position_trick:
-        from .cards import CANONICAL
         con.print(Text("  recorded: ") + _cards([CANONICAL[c] for c in t.position_trick], sym))
 
 
@@ -379,7 +378,6 @@ class LoadProgress:
     """A progress bar for long loads on a terminal; silent otherwise."""
 
     def __init__(self) -> None:
-        from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
         self.con = Console(file=sys.stderr, markup=False, emoji=False)
         self.progress = None
         if self.con.is_terminal:
@@ -419,8 +417,6 @@ def load_report(rep, db: str, out: IO[str] | None = None) -> None:
 
 
 def _plain(v: Any) -> Any:
-    from datetime import date, datetime
-    from decimal import Decimal
     if isinstance(v, Decimal):
         # DuckDB's DECIMAL(38, 10) pads with zeros: show at least 2 places, and no padding.
         v = v.normalize()
@@ -454,7 +450,6 @@ def query_json(res, out: IO[str] | None = None) -> None:
 
 def query_csv(res, out: IO[str] | None = None) -> None:
     """A query result as CSV with a header."""
-    import csv
     w = csv.writer(out or sys.stdout, lineterminator="\n")
     w.writerow(res.columns)
     for row in res.rows:

@@ -6,10 +6,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from . import engine, records
-from .audit import audit_paths, check_record
+from .audit import audit_paths
 from .cards import CARD_OF, SUIT_OF, names
 from .errors import UsageError
-from .reader import RawRecord, read_records
 from .results import GameResult
 
 
@@ -27,22 +26,23 @@ class Trace:
     position_trick: list[int] | None = None  # the cards recorded for the trick stopped before
 
 
-def find_record(paths: list[str], game_id: str | None) -> RawRecord:
-    """The raw record of one game: the one with `game_id`, or the only one in the input."""
-    found: RawRecord | None = None
+def find_game(paths: list[str], game_id: str | None, overrides: dict[str, Any] | None = None) -> GameResult:
+    """The audited game with `game_id` (its first copy), or the only game in the input.
+
+    One audit pass over the whole input, so the game carries the findings that need the other
+    games (a repeat, dealer succession), and standard input is read once.
+    """
+    found: GameResult | None = None
     count = 0
-    for raw in read_records(paths):
+    for r in audit_paths(paths, overrides):
         count += 1
         if game_id is None:
             if count > 1:
                 raise UsageError("the input holds more than one game: choose one with --game ID",
                                  hint="'foreman validate --json PATH' lists the ids")
-            found = raw
-        elif raw.text is not None and game_id in raw.text:
-            data = records.decode(raw.text)
-            gid = data.id if not isinstance(data, records.Invalid) else data.id
-            if gid == game_id:
-                return raw
+            found = r
+        elif found is None and r.id == game_id:
+            found = r
     if found is None:
         raise UsageError(f"no game {game_id!r} in the input" if game_id else "the input holds no game")
     return found
@@ -51,32 +51,27 @@ def find_record(paths: list[str], game_id: str | None) -> RawRecord:
 def trace_game(paths: list[str], game_id: str | None = None, overrides: dict[str, Any] | None = None,
                deal: int | None = None, trick: int | None = None) -> Trace:
     """Replay one game with every event recorded; with deal and trick, stop just before that trick."""
-    raw = find_record(paths, game_id)
-    data = records.decode(raw.text, overrides) if raw.text is not None else None
-    if data is None or isinstance(data, records.Invalid):
-        res = check_record(raw, overrides)
-        raise UsageError(f"{raw.where}: game cannot be replayed: {res.findings[0].message}",
+    audited = find_game(paths, game_id, overrides)
+    data = audited.data
+    if audited.status == "invalid" or data is None:
+        raise UsageError(f"{audited.source}: game cannot be replayed: {audited.findings[0].message}",
                          hint="run 'foreman validate' on it for every problem")
     if trick is not None and deal is None:
         deal = 1
     if deal is not None and not 1 <= deal <= len(data.deals):
         raise UsageError(f"--deal {deal}: the game has {len(data.deals)} deal(s)")
     events: list[dict[str, Any]] = []
-    full = engine.replay(data, source=raw.where, trace=events)
-    # Findings that need the other games (a repeat, dealer succession) come from a full audit.
-    for other in audit_paths(paths, overrides):
-        if other.source == raw.where:
-            for f in other.findings:
-                if f.code in CROSS_GAME_CODES:
-                    full.findings.append(f)
-                    events.append({"event": "finding", **f.to_dict()})
-            break
+    full = engine.replay(data, source=audited.source, trace=events)
+    for f in audited.findings:
+        if f.code in CROSS_GAME_CODES:
+            full.findings.append(f)
+            events.append({"event": "finding", **f.to_dict()})
     events.append(_result_event(full))
     if deal is None:
         return Trace(data, full, events)
     stop = trick or 1
     part: list[dict[str, Any]] = []
-    pos = engine.replay(data, source=raw.where, stop_at=(deal, stop), trace=part)
+    pos = engine.replay(data, source=audited.source, stop_at=(deal, stop), trace=part)
     if not isinstance(pos, engine.Position):
         raise UsageError(f"--deal {deal} --trick {stop}: the game ended before that point")
     tricks = data.deals[deal - 1].tricks
