@@ -126,7 +126,7 @@ def audit_records(raws: Iterable[RawRecord], overrides: dict[str, Any] | None = 
             results = (check_record(raw, overrides) for raw in raws)
         for res in results:
             if not keep:
-                res.data = res.text = None
+                _slim(res)
             yield from cross.feed(res)
         yield from cross.finish()
 
@@ -136,14 +136,19 @@ BATCH = 64  # records per task sent to a worker: large enough to amortise the ha
 
 def _check_batch(task: tuple[list[RawRecord], dict[str, Any] | None, bool]) -> list[GameResult]:
     raws, overrides, keep = task
-    gc.disable()
-    out = [check_record(raw, overrides) for raw in raws]
+    with no_cyclic_gc():
+        out = [check_record(raw, overrides) for raw in raws]
     if not keep:
         for r in out:
-            r.data = r.text = None
-            for d in r.deals:
-                d.winners = []
+            _slim(r)  # before it is pickled back: most of a result's size
     return out
+
+
+def _slim(r: GameResult) -> None:
+    """Drop what only `load` needs: the record's text and data, the trick winners."""
+    r.data = r.text = None
+    for d in r.deals:
+        d.winners = []
 
 
 def chunked(items: Iterable[Any], count: int, size=None, max_size: int = 0) -> Iterator[list[Any]]:
