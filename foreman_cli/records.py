@@ -1,4 +1,4 @@
-"""The foreman/1 record: pydantic models (the contract and JSON Schema) and the parse into ints."""
+"""The foreman/1 and foreman/1.1 record: pydantic models (the contract and JSON Schema) and the parse into ints."""
 
 from __future__ import annotations
 
@@ -17,6 +17,8 @@ from . import money
 from .rules import HouseRules
 
 FORMAT = "foreman/1"
+FORMAT_1_1 = "foreman/1.1"
+FORMATS = (FORMAT, FORMAT_1_1)
 AMOUNT_MAX = 40
 # The shape of a card token in either notation; which ranks are allowed depends on
 # `card_notation` and is checked when the record is turned into ints (with a clear message).
@@ -61,6 +63,14 @@ class Trick(_Strict):
     cards: list[CardToken]
 
 
+class Claim(_Strict):
+    """(foreman/1.1) After the recorded tricks, `by` claimed every remaining trick of the deal."""
+
+    by: Name
+    accepted: bool
+    statement: str | None = None
+
+
 class Deal(_Strict):
     """One deal, as dealt and as played."""
 
@@ -70,6 +80,7 @@ class Deal(_Strict):
     passes: list[Pass]
     discards: list[CardToken]
     tricks: list[Trick]
+    claim: Claim | None = None
 
 
 class Series(_Strict):
@@ -88,6 +99,7 @@ class Rules(_Strict):
     kitty: Literal["swap", "pickup"] = "swap"
     deal_rotation: Literal["left", "free"] = "left"
     next_dealer: Literal["winner-or-loser", "winner", "loser", "free"] = "winner-or-loser"
+    claim_rule: Literal["any-order", "best-play"] = "any-order"
 
 
 class Payment(_Strict):
@@ -113,15 +125,15 @@ class Claimed(_Strict):
 
 
 class Game(_Strict):
-    """One game record in format foreman/1."""
+    """One game record in format foreman/1 or foreman/1.1."""
 
     model_config = ConfigDict(
         extra="forbid", strict=True, frozen=True, defer_build=True,
         json_schema_extra={"$id": "https://foreman.invalid/schemas/foreman-1.schema.json",
-                           "title": "Foreman game record (foreman/1)"},
+                           "title": "Foreman game record (foreman/1, foreman/1.1)"},
     )
 
-    format: Literal["foreman/1"]
+    format: Literal["foreman/1", "foreman/1.1"]
     id: Annotated[str, Field(pattern=ID_PATTERN)]
     players: Annotated[list[Name], Field(min_length=3, max_length=3)]
     deals: Annotated[list[Deal], Field(min_length=1)]
@@ -143,7 +155,7 @@ class Game(_Strict):
 
 
 def json_schema() -> dict[str, Any]:
-    """Return the JSON Schema of foreman/1, generated from the models."""
+    """Return the JSON Schema of foreman/1 and foreman/1.1, generated from the models."""
     schema = Game.model_json_schema(by_alias=True)
     schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
     return schema
@@ -241,7 +253,7 @@ def problems_from_validation(err: ValidationError, limit: int = 20) -> list[Sche
 
 
 _FIELD_NAMES = {
-    name for model in (Game, Deal, Pass, Trick, Series, Rules, Payment, Claimed)
+    name for model in (Game, Deal, Pass, Trick, Series, Rules, Payment, Claimed, Claim)
     for name in (*model.model_fields, *(f.alias for f in model.model_fields.values() if f.alias))
 }
 
@@ -295,12 +307,18 @@ def to_game_data(g: Game, overrides: dict[str, Any] | None = None) -> GameData |
                          cards([ps.returned], f"{p}.passes[{j}].returned")[0]) for j, ps in enumerate(d.passes)]
         tricks = [_FTrick(who(t.leader, f"{p}.tricks[{j}].leader"), cards(t.cards, f"{p}.tricks[{j}].cards"))
                   for j, t in enumerate(d.tricks)]
+        claim = None
+        if d.claim is not None:
+            if g.format == FORMAT:
+                problems.append(SchemaProblem(f"{p}.claim", "a deal's claim is foreman/1.1: write "
+                                              "\"format\": \"foreman/1.1\""))
+            claim = _FClaim(who(d.claim.by, f"{p}.claim.by"), d.claim.accepted, d.claim.statement)
         deals.append(_FDeal(who(d.dealer, f"{p}.dealer"), hands, cards(d.kitty, f"{p}.kitty"), passes,
-                            cards(d.discards, f"{p}.discards"), tricks))
-    claim = _claim(g, seat, problems)
+                            cards(d.discards, f"{p}.discards"), tricks, claim))
+    claimed = _claim(g, seat, problems)
     if problems:
         return problems
-    return _finish(g, deals, claim, overrides)
+    return _finish(g, deals, claimed, overrides)
 
 
 def _claim(g: Game, seat: dict[str, int], problems: list[SchemaProblem]) -> ClaimData | None:
@@ -391,7 +409,8 @@ def decode(text: bytes | str, overrides: dict[str, Any] | None = None) -> GameDa
         h = d.hands
         if (len(h) != 3 or d.dealer not in seat or h.keys() != names
                 or not {t.leader for t in d.tricks} <= names
-                or not {p.from_ for p in d.passes} | {p.to for p in d.passes} <= names):
+                or not {p.from_ for p in d.passes} | {p.to for p in d.passes} <= names
+                or (d.claim is not None and (g.format == FORMAT or d.claim.by not in seat))):
             return decode_careful(text, overrides)
     problems: list[SchemaProblem] = []
     claim = _claim(g, seat, problems)
@@ -448,6 +467,12 @@ class _FTrick(msgspec.Struct, forbid_unknown_fields=True):
     cards: list[_Card]
 
 
+class _FClaim(msgspec.Struct, forbid_unknown_fields=True):
+    by: _MName
+    accepted: bool
+    statement: str | None = None
+
+
 class _FDeal(msgspec.Struct, forbid_unknown_fields=True):
     dealer: _MName
     hands: dict[_MName, list[_Card]]
@@ -455,6 +480,7 @@ class _FDeal(msgspec.Struct, forbid_unknown_fields=True):
     passes: list[_FPass]
     discards: list[_Card]
     tricks: list[_FTrick]
+    claim: _FClaim | None = None
 
 
 class _FSeries(msgspec.Struct, forbid_unknown_fields=True):
@@ -469,6 +495,7 @@ class _FRules(msgspec.Struct, forbid_unknown_fields=True):
     kitty: Literal["swap", "pickup"] = "swap"
     deal_rotation: Literal["left", "free"] = "left"
     next_dealer: Literal["winner-or-loser", "winner", "loser", "free"] = "winner-or-loser"
+    claim_rule: Literal["any-order", "best-play"] = "any-order"
 
 
 class _FPayment(msgspec.Struct, forbid_unknown_fields=True, rename={"from_": "from"}):
@@ -484,7 +511,7 @@ class _FClaimed(msgspec.Struct, forbid_unknown_fields=True):
 
 
 class _FGame(msgspec.Struct, forbid_unknown_fields=True):
-    format: Literal["foreman/1"]
+    format: Literal["foreman/1", "foreman/1.1"]
     id: Annotated[str, msgspec.Meta(pattern=r"\A[A-Za-z0-9._:-]{1,128}\Z")]
     players: Annotated[list[_MName], msgspec.Meta(min_length=3, max_length=3)]
     deals: Annotated[list[_FDeal], msgspec.Meta(min_length=1)]

@@ -15,6 +15,7 @@ CHOICES: dict[str, tuple[str, ...]] = {
     "kitty": ("swap", "pickup"),
     "deal_rotation": ("left", "free"),
     "next_dealer": ("winner-or-loser", "winner", "loser", "free"),
+    "claim_rule": ("any-order", "best-play"),
 }
 TARGET_RANGE = (1, 16)
 # Quotas indexed by role: D, L, R.
@@ -31,6 +32,7 @@ class HouseRules:
     kitty: str = "swap"
     deal_rotation: str = "left"
     next_dealer: str = "winner-or-loser"
+    claim_rule: str = "any-order"
 
     @property
     def quotas(self) -> tuple[int, int, int]:

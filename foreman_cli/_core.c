@@ -1,0 +1,495 @@
+/* foreman's compiled core: the exact ending solver (sure tricks and claims), twin of solver.py.
+ *
+ * The same tree as the Python reference: one card per run of equivalent cards, zero-window tests
+ * "X ends the deal with at least v tricks", quick-trick bounds at the start of a trick, and a
+ * table of bounds at trick boundaries. Plain C99 and the CPython API; cards are 0-51
+ * (suit * 13 + rank), hands 52-bit masks, seats 0-2.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+typedef uint64_t u64;
+
+#define SUIT(c) ((c) / 13)
+#define SM(s) (0x1FFFULL << (13 * (s)))
+#define EMPTY UINT64_MAX
+#define CHECK_EVERY 4096
+
+static int hibit(u64 m) { return 63 - __builtin_clzll(m); }
+static int lobit(u64 m) { return __builtin_ctzll(m); }
+static int popc(u64 m) { return __builtin_popcountll(m); }
+
+typedef struct {
+    u64 h[3];
+    int trick[3];
+    int ntrick, leader, played, target;
+    int tally[3];
+} State;
+
+typedef struct {
+    u64 k0, k1, k2;
+    int8_t lo, hi;
+} Entry;
+
+typedef struct {
+    Entry *e;
+    u64 mask; /* slots - 1 */
+} Table;
+
+typedef struct {
+    int x;
+    Table tt;
+    long long nodes;
+    int aborted;
+    double deadline; /* seconds on the monotonic clock; < 0: none */
+} Search;
+
+static double now(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static int table_init(Table *t, int bits) {
+    size_t n = (size_t)1 << bits;
+    t->e = (Entry *)malloc(n * sizeof(Entry));
+    if (!t->e) return -1;
+    for (size_t i = 0; i < n; i++) t->e[i].k0 = EMPTY;
+    t->mask = n - 1;
+    return 0;
+}
+
+/* The hands by relative rank: within each suit the live cards closed up, played cards removed.
+ * Only the order of the live cards matters to the play, so positions that differ in which low
+ * cards are gone share one entry (the simplest form of DDS's partition search). */
+static void relative(const State *s, u64 r[3]) {
+    r[0] = r[1] = r[2] = 0;
+    for (int su = 0; su < 4; su++) {
+        u64 a = (s->h[0] | s->h[1] | s->h[2]) & SM(su);
+        int pos = 13 * su;
+        while (a) {
+            u64 low = a & (~a + 1);
+            a ^= low;
+            if (s->h[0] & low) r[0] |= 1ULL << pos;
+            else if (s->h[1] & low) r[1] |= 1ULL << pos;
+            else r[2] |= 1ULL << pos;
+            pos++;
+        }
+    }
+}
+
+static void make_key(const State *s, u64 extra, u64 *k0, u64 *k1, u64 *k2) {
+    u64 r[3];
+    relative(s, r);
+    *k0 = r[0] | ((u64)s->leader << 52) | ((u64)s->played << 54);
+    *k1 = r[1] | ((u64)s->tally[0] << 52) | ((u64)s->tally[1] << 57);
+    *k2 = r[2] | ((u64)s->tally[2] << 52) | (extra << 57);
+}
+
+static u64 mix(u64 a, u64 b, u64 c) {
+    u64 h = a * 0x9E3779B97F4A7C15ULL ^ (b + 0x632BE59BD9B4E019ULL) * 0xC2B2AE3D27D4EB4FULL ^ c * 0x165667B19E3779F9ULL;
+    h ^= h >> 29;
+    h *= 0xBF58476D1CE4E5B9ULL;
+    return h ^ (h >> 32);
+}
+
+/* The slot holding this key, or the one to write it to (4-way probe, overwrite the first). */
+static Entry *probe(Table *t, u64 k0, u64 k1, u64 k2, int *found) {
+    u64 i = mix(k0, k1, k2) & t->mask;
+    Entry *first = &t->e[i];
+    for (int p = 0; p < 4; p++) {
+        Entry *e = &t->e[(i + p) & t->mask];
+        if (e->k0 == EMPTY) { *found = 0; return e; }
+        if (e->k0 == k0 && e->k1 == k1 && e->k2 == k2) { *found = 1; return e; }
+    }
+    *found = 0;
+    return first;
+}
+
+static int is_over(const State *s) {
+    int turn = (s->leader + s->ntrick) % 3;
+    return s->tally[0] >= s->target || s->tally[1] >= s->target || s->tally[2] >= s->target
+        || s->played >= 16 || !s->h[turn];
+}
+
+static int tricks_left(const State *s) {
+    int cards = 99;
+    for (int j = s->ntrick; j < 3; j++) {
+        int n = popc(s->h[(s->leader + j) % 3]);
+        if (n < cards) cards = n;
+    }
+    return cards < 16 - s->played ? cards : 16 - s->played;
+}
+
+static u64 legal(const State *s) {
+    u64 hand = s->h[(s->leader + s->ntrick) % 3];
+    if (s->ntrick) {
+        u64 f = hand & SM(SUIT(s->trick[0]));
+        if (f) return f;
+    }
+    return hand;
+}
+
+static u64 live(const State *s) {
+    u64 m = s->h[0] | s->h[1] | s->h[2];
+    for (int j = 0; j < s->ntrick; j++) m |= 1ULL << s->trick[j];
+    return m;
+}
+
+/* Play a card; return the winner when it completes the trick, else -1. */
+static int play(State *s, int c, int saved[3], int *saved_leader) {
+    int seat = (s->leader + s->ntrick) % 3;
+    s->h[seat] ^= 1ULL << c;
+    s->trick[s->ntrick++] = c;
+    if (s->ntrick < 3) return -1;
+    int led = SUIT(s->trick[0]), best = s->trick[0], w = s->leader;
+    for (int j = 1; j < 3; j++) {
+        int d = s->trick[j];
+        if (SUIT(d) == led && d > best) { best = d; w = (s->leader + j) % 3; }
+    }
+    memcpy(saved, s->trick, sizeof(int) * 3);
+    *saved_leader = s->leader;
+    s->tally[w]++;
+    s->played++;
+    s->leader = w;
+    s->ntrick = 0;
+    return w;
+}
+
+static void unplay(State *s, int c, int w, const int saved[3], int saved_leader) {
+    if (w >= 0) {
+        s->tally[w]--;
+        s->played--;
+        s->leader = saved_leader;
+        memcpy(s->trick, saved, sizeof(int) * 3);
+        s->ntrick = 3;
+    }
+    s->ntrick--;
+    s->h[(s->leader + s->ntrick) % 3] |= 1ULL << c;
+}
+
+/* One card per run of equivalent cards, the likeliest best for X's side first; returns the count. */
+static int ordered_moves(const State *s, int x, int out[16]) {
+    u64 lg = legal(s), lv = live(s);
+    u64 runs[16];
+    int n = 0;
+    for (int su = 0; su < 4; su++) {
+        u64 own = lg & SM(su);
+        if (!own) continue;
+        u64 m = lv & SM(su), run = 0;
+        while (m) {
+            u64 top = 1ULL << hibit(m);
+            m ^= top;
+            if (own & top) run |= top;
+            else if (run) { runs[n++] = run; run = 0; }
+        }
+        if (run) runs[n++] = run;
+    }
+    int first[16], second[16], nf = 0, ns = 0;
+    if (!s->ntrick) {
+        for (int i = 0; i < n; i++) {
+            int hi = hibit(runs[i]);
+            u64 above = lv & SM(SUIT(hi)) & ~((2ULL << hi) - 1);
+            if (!above) first[nf++] = i; else second[ns++] = i;
+        }
+    } else {
+        int led = SUIT(s->trick[0]), best = s->trick[0], w = s->leader;
+        for (int j = 1; j < s->ntrick; j++) {
+            int d = s->trick[j];
+            if (SUIT(d) == led && d > best) { best = d; w = (s->leader + j) % 3; }
+        }
+        int mover = (s->leader + s->ntrick) % 3;
+        int ally = (w == x) == (mover == x);
+        for (int i = 0; i < n; i++) {
+            int beats = SUIT(lobit(runs[i])) == led && hibit(runs[i]) > best;
+            if (beats != ally) first[nf++] = i; else second[ns++] = i;
+        }
+    }
+    /* Each part in ascending order of its masks (as Python's sorted), the tops of a lead as found. */
+    for (int a = 1; a < ns; a++)
+        for (int b = a; b > 0 && runs[second[b]] < runs[second[b - 1]]; b--) {
+            int t = second[b]; second[b] = second[b - 1]; second[b - 1] = t;
+        }
+    if (s->ntrick)
+        for (int a = 1; a < nf; a++)
+            for (int b = a; b > 0 && runs[first[b]] < runs[first[b - 1]]; b--) {
+                int t = first[b]; first[b] = first[b - 1]; first[b - 1] = t;
+            }
+    int k = 0;
+    for (int i = 0; i < nf; i++) out[k++] = lobit(runs[first[i]]);
+    for (int i = 0; i < ns; i++) out[k++] = lobit(runs[second[i]]);
+    return k;
+}
+
+/* Tricks the leader can cash in a row with cards no one else can beat. */
+static int quick(const State *s) {
+    int ld = s->leader, n = 0;
+    u64 others = s->h[(ld + 1) % 3] | s->h[(ld + 2) % 3];
+    for (int su = 0; su < 4; su++) {
+        u64 mine = s->h[ld] & SM(su);
+        if (!mine) continue;
+        u64 theirs = others & SM(su);
+        if (theirs) mine &= ~((2ULL << hibit(theirs)) - 1);
+        n += popc(mine);
+    }
+    return n;
+}
+
+static int ge(Search *S, State *s, int v) {
+    int x = S->x, t = s->tally[x];
+    if (t >= v) return 1;
+    if (is_over(s)) return 0;
+    int rem = tricks_left(s);
+    if (t + rem < v) return 0;
+    S->nodes++;
+    if (S->deadline >= 0 && !(S->nodes % CHECK_EVERY) && now() > S->deadline) S->aborted = 1;
+    if (S->aborted) return 0;
+    Entry *e = NULL;
+    u64 k0 = 0, k1 = 0, k2 = 0;
+    if (!s->ntrick) {
+        int found;
+        make_key(s, 0, &k0, &k1, &k2);
+        e = probe(&S->tt, k0, k1, k2, &found);
+        if (found) {
+            if (e->lo >= v) return 1;
+            if (e->hi < v) return 0;
+        }
+        int q = quick(s);
+        if (q > rem) q = rem;
+        if (s->leader == x) { if (t + q >= v) return 1; }
+        else if (t + rem - q < v) return 0;
+    }
+    int moves[16], n = ordered_moves(s, x, moves);
+    int ours = ((s->leader + s->ntrick) % 3) == x;
+    int result = !ours;
+    for (int i = 0; i < n; i++) {
+        int saved[3], sl, w = play(s, moves[i], saved, &sl);
+        int r = ge(S, s, v);
+        unplay(s, moves[i], w, saved, sl);
+        if (S->aborted) return 0;
+        if (r == ours) { result = r; break; }
+    }
+    if (e) {
+        if (!(e->k0 == k0 && e->k1 == k1 && e->k2 == k2)) {
+            e->k0 = k0; e->k1 = k1; e->k2 = k2; e->lo = 0; e->hi = 16;
+        }
+        if (result) { if (v > e->lo) e->lo = (int8_t)v; }
+        else if (v - 1 < e->hi) e->hi = (int8_t)(v - 1);
+    }
+    return result;
+}
+
+/* --- argument parsing shared by the entry points --- */
+
+static int parse_state(State *s, u64 h0, u64 h1, u64 h2, int leader, PyObject *trick,
+                       int t0, int t1, int t2, int played, int target) {
+    s->h[0] = h0; s->h[1] = h1; s->h[2] = h2;
+    s->leader = leader; s->played = played; s->target = target;
+    s->tally[0] = t0; s->tally[1] = t1; s->tally[2] = t2;
+    s->ntrick = 0;
+    if (leader < 0 || leader > 2 || played < 0 || played > 16 || target < 1 || target > 16
+        || t0 < 0 || t1 < 0 || t2 < 0 || t0 > 16 || t1 > 16 || t2 > 16 || ((h0 | h1 | h2) >> 52)) {
+        PyErr_SetString(PyExc_ValueError, "position out of range");
+        return -1;
+    }
+    PyObject *seq = PySequence_Fast(trick, "trick must be a sequence of cards");
+    if (!seq) return -1;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+    if (n > 2) { Py_DECREF(seq); PyErr_SetString(PyExc_ValueError, "a trick in progress has at most 2 cards"); return -1; }
+    for (Py_ssize_t j = 0; j < n; j++) {
+        long c = PyLong_AsLong(PySequence_Fast_GET_ITEM(seq, j));
+        if (c < 0 || c > 51) {
+            Py_DECREF(seq);
+            if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "a card is 0-51");
+            return -1;
+        }
+        s->trick[s->ntrick++] = (int)c;
+    }
+    Py_DECREF(seq);
+    return 0;
+}
+
+/* --- Paranoid: sure tricks of one player, the table kept across calls within a deal --- */
+
+typedef struct {
+    PyObject_HEAD
+    Search S;
+} ParanoidObject;
+
+static void Paranoid_dealloc(ParanoidObject *self) {
+    free(self->S.tt.e);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static int Paranoid_init(ParanoidObject *self, PyObject *args, PyObject *kw) {
+    static char *names[] = {"x", "table_bits", NULL};
+    int x, bits = 18;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "i|i", names, &x, &bits)) return -1;
+    if (x < 0 || x > 2 || bits < 8 || bits > 26) {
+        PyErr_SetString(PyExc_ValueError, "x is a seat 0-2, table_bits 8-26");
+        return -1;
+    }
+    free(self->S.tt.e);
+    memset(&self->S, 0, sizeof(Search));
+    self->S.x = x;
+    if (table_init(&self->S.tt, bits) < 0) { PyErr_NoMemory(); return -1; }
+    return 0;
+}
+
+static PyObject *Paranoid_sure(ParanoidObject *self, PyObject *args) {
+    unsigned long long h0, h1, h2;
+    int leader, t0, t1, t2, played, target;
+    double budget_ms = -1;
+    PyObject *trick;
+    if (!PyArg_ParseTuple(args, "KKKiOiiiii|d", &h0, &h1, &h2, &leader, &trick, &t0, &t1, &t2, &played,
+                          &target, &budget_ms))
+        return NULL;
+    State s;
+    if (parse_state(&s, h0, h1, h2, leader, trick, t0, t1, t2, played, target) < 0) return NULL;
+    Search *S = &self->S;
+    S->aborted = 0;
+    S->deadline = budget_ms >= 0 ? now() + budget_ms / 1000.0 : -1;
+    int lo = s.tally[S->x];
+    if (!is_over(&s)) {
+        int hi = lo + tricks_left(&s);
+        if (hi > s.target) hi = s.target;
+        Py_BEGIN_ALLOW_THREADS
+        while (lo < hi && !S->aborted) {
+            int mid = (lo + hi + 1) / 2;
+            if (ge(S, &s, mid)) lo = mid; else hi = mid - 1;
+        }
+        Py_END_ALLOW_THREADS
+    }
+    if (S->aborted) Py_RETURN_NONE;
+    return PyLong_FromLong(lo);
+}
+
+static PyObject *Paranoid_nodes(ParanoidObject *self, void *closure) {
+    (void)closure;
+    return PyLong_FromLongLong(self->S.nodes);
+}
+
+static PyMethodDef Paranoid_methods[] = {
+    {"sure", (PyCFunction)Paranoid_sure, METH_VARARGS,
+     "sure(h0, h1, h2, leader, trick, t0, t1, t2, played, target[, budget_ms]): X's sure tricks, or None "
+     "when the budget ran out."},
+    {NULL, NULL, 0, NULL}};
+
+static PyGetSetDef Paranoid_getset[] = {
+    {"nodes", (getter)Paranoid_nodes, NULL, "nodes searched so far", NULL},
+    {NULL, NULL, NULL, NULL, NULL}};
+
+static PyTypeObject ParanoidType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "foreman_cli._core.Paranoid",
+    .tp_basicsize = sizeof(ParanoidObject),
+    .tp_dealloc = (destructor)Paranoid_dealloc,
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "Paranoid(x, table_bits=18): sure tricks of seat x; the bounds table lives with the object.",
+    .tp_methods = Paranoid_methods,
+    .tp_getset = Paranoid_getset,
+    .tp_init = (initproc)Paranoid_init,
+    .tp_new = PyType_GenericNew,
+};
+
+/* --- claims: a line that stops X from taking the next k tricks --- */
+
+typedef struct {
+    int x, k, best_play;
+    Table holds;
+    int line[48];
+} Claim;
+
+static int claim_fails(Claim *C, State *s, int won, int depth);
+
+/* Try one card; return the length of the failing line written from `depth`, or 0 if it holds. */
+static int claim_try(Claim *C, State *s, int c, int won, int depth) {
+    int saved[3], sl, w = play(s, c, saved, &sl), len;
+    C->line[depth] = c;
+    if (w >= 0 && w != C->x) len = depth + 1;
+    else len = claim_fails(C, s, won + (w >= 0), depth + 1);
+    unplay(s, c, w, saved, sl);
+    return len;
+}
+
+static int claim_fails(Claim *C, State *s, int won, int depth) {
+    if (won >= C->k) return 0;
+    Entry *e = NULL;
+    u64 k0 = 0, k1 = 0, k2 = 0;
+    if (!s->ntrick) {
+        int found;
+        make_key(s, (u64)won, &k0, &k1, &k2);
+        e = probe(&C->holds, k0, k1, k2, &found);
+        if (found) return 0;
+    }
+    int moves[16], n = ordered_moves(s, C->x, moves);
+    int mover = (s->leader + s->ntrick) % 3;
+    int chooses = C->best_play && mover == C->x;
+    if (mover == C->x && !chooses)
+        for (int i = 0; i < n / 2; i++) { int t = moves[i]; moves[i] = moves[n - 1 - i]; moves[n - 1 - i] = t; }
+    int all_fail = 1;
+    for (int i = 0; i < n; i++) {
+        int len = claim_try(C, s, moves[i], won, depth);
+        if (!chooses && len) return len;
+        if (chooses && !len) { all_fail = 0; break; }
+    }
+    if (chooses && all_fail && n) return claim_try(C, s, moves[0], won, depth); /* rebuild the first line */
+    if (e) { e->k0 = k0; e->k1 = k1; e->k2 = k2; }
+    return 0;
+}
+
+static PyObject *claim_line(PyObject *mod, PyObject *args) {
+    (void)mod;
+    unsigned long long h0, h1, h2;
+    int leader, t0, t1, t2, played, target, x, k, best_play;
+    PyObject *trick;
+    if (!PyArg_ParseTuple(args, "KKKiOiiiiiiip", &h0, &h1, &h2, &leader, &trick, &t0, &t1, &t2, &played,
+                          &target, &x, &k, &best_play))
+        return NULL;
+    State s;
+    if (parse_state(&s, h0, h1, h2, leader, trick, t0, t1, t2, played, target) < 0) return NULL;
+    if (x < 0 || x > 2 || k < 0 || k > 16) {
+        PyErr_SetString(PyExc_ValueError, "x is a seat 0-2, k 0-16");
+        return NULL;
+    }
+    Claim C;
+    C.x = x; C.k = k; C.best_play = best_play;
+    if (table_init(&C.holds, 16) < 0) return PyErr_NoMemory();
+    int len;
+    Py_BEGIN_ALLOW_THREADS
+    len = claim_fails(&C, &s, 0, 0);
+    Py_END_ALLOW_THREADS
+    free(C.holds.e);
+    if (!len) Py_RETURN_NONE;
+    PyObject *out = PyList_New(len);
+    if (!out) return NULL;
+    for (int i = 0; i < len; i++) PyList_SET_ITEM(out, i, PyLong_FromLong(C.line[i]));
+    return out;
+}
+
+static PyMethodDef core_methods[] = {
+    {"claim_line", claim_line, METH_VARARGS,
+     "claim_line(h0, h1, h2, leader, trick, t0, t1, t2, played, target, x, k, best_play): the cards of a "
+     "line that stops x from taking the next k tricks, or None when the claim holds."},
+    {NULL, NULL, 0, NULL}};
+
+static struct PyModuleDef core_module = {
+    PyModuleDef_HEAD_INIT, "_core", "foreman's compiled core: the exact ending solver (twin of solver.py).", -1,
+    core_methods, NULL, NULL, NULL, NULL};
+
+PyMODINIT_FUNC PyInit__core(void) {
+    if (PyType_Ready(&ParanoidType) < 0) return NULL;
+    PyObject *m = PyModule_Create(&core_module);
+    if (!m) return NULL;
+    Py_INCREF(&ParanoidType);
+    if (PyModule_AddObject(m, "Paranoid", (PyObject *)&ParanoidType) < 0) {
+        Py_DECREF(&ParanoidType);
+        Py_DECREF(m);
+        return NULL;
+    }
+    return m;
+}

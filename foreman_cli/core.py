@@ -1,0 +1,57 @@
+"""Which core runs the searches: the compiled one when it is built and allowed, else solver.py."""
+
+from __future__ import annotations
+
+import os
+
+from . import solver
+from .board import Board
+
+try:
+    if os.environ.get("FOREMAN_PURE") == "1":
+        raise ImportError("FOREMAN_PURE=1")
+    from . import _core
+except ImportError:
+    _core = None
+
+NAME = "C" if _core is not None else "Python"
+
+
+def table_bits(b: Board) -> int:
+    """A bounds table sized to the ending: a larger one only costs time (MEASURED.md)."""
+    return max(12, min(22, 6 + 1 * b.tricks_left() + b.tricks_left() // 2))
+
+
+class Paranoid:
+    """Sure tricks of seat x in one deal, on the compiled core when there is one; None: out of time."""
+
+    def __init__(self, x: int, b: Board | None = None, pure: bool = False) -> None:
+        self.x = x
+        self._c = None if pure or _core is None else _core.Paranoid(x, table_bits(b) if b else 18)
+        self._py = solver.Paranoid(x) if self._c is None else None
+
+    def sure(self, b: Board, budget_ms: float | None = None) -> int | None:
+        """X's sure tricks at `b`, or None when the search did not finish within `budget_ms`."""
+        if self._c is not None:
+            h, t = b.hands, b.tallies
+            return self._c.sure(h[0], h[1], h[2], b.leader, b.trick, t[0], t[1], t[2], b.played, b.target,
+                                -1.0 if budget_ms is None else float(budget_ms))
+        self._py.budget_ms = budget_ms
+        try:
+            return self._py.sure(b)
+        except solver.OutOfTime:
+            return None
+
+    @property
+    def nodes(self) -> int:
+        """Nodes searched so far."""
+        return self._c.nodes if self._c is not None else self._py.nodes
+
+
+def claim_line(b: Board, x: int, k: int, best_play: bool, pure: bool = False) -> list[int] | None:
+    """A line that stops x from taking the next k tricks, or None when the claim holds."""
+    if pure or _core is None:
+        return solver.claim_line(b, x, k, best_play)
+    h, t = b.hands, b.tallies
+    return _core.claim_line(h[0], h[1], h[2], b.leader, b.trick, t[0], t[1], t[2], b.played, b.target,
+                            x, k, best_play)
