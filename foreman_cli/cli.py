@@ -146,6 +146,32 @@ def report(
     render.wrote(output, len(page))
 
 
+@app.command()
+@_guarded
+def analyze(
+    path: Annotated[str, typer.Argument(metavar="PATH", help="Record files, directories, or - for stdin.")],
+    game: Annotated[Optional[str], typer.Option("--game", metavar="ID", help="Only this game.")] = None,
+    deal: Annotated[Optional[int], typer.Option(min=1, help="Only this deal.")] = None,
+    from_trick: Annotated[int, typer.Option(min=1, max=16, help="Analyse the cards from this trick on.")] = 1,
+    budget_ms: Annotated[float, typer.Option(
+        min=0, help="Time for one search; a play not solved in it is shown as not solved, never guessed.")] = 5000,
+    rule: RuleOpt = None,
+    json_out: Annotated[bool, typer.Option("--json", help="One JSON object per game (ANALYSIS.md).")] = False,
+) -> None:
+    """Cost every card: what each player could be sure of before it, the best cards, accuracy, where it turned.
+
+    Example: foreman analyze games.jsonl --game g7 --deal 2 --from-trick 9
+
+    Exit status: 0 when every game was analysed, 1 when one could not be replayed, 2 when the
+    command could not run.
+    """
+    from . import analysis
+    items = analysis.analyze_results(audit.audit_paths([path], parse_overrides(rule)), game, deal, from_trick,
+                                     budget_ms)
+    summary = (render.analysis_json if json_out else render.analysis_view)(items)
+    raise typer.Exit(1 if summary.invalid else 0)
+
+
 DbOpt = Annotated[Optional[str], typer.Option(
     "--db", metavar="FILE", help="The DuckDB archive (default: $FOREMAN_DB, else foreman.duckdb here).")]
 

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
-from . import money
+from . import claims, money
 from .cards import BIT, BIT_OF, CANONICAL, CARD_OF, SUIT_MASK, SUIT_NAMES, SUIT_OF, SUITS, hand_cards, names
 from .findings import Finding
 from .records import GameData
@@ -442,11 +442,23 @@ def replay(g: GameData, source: str = "", stop_at: tuple[int, int] | None = None
         if stop_at is not None and stop_at[0] == dn:
             hands = (H.cards(0), H.cards(1), H.cards(2))
             return Position(dn, len(d.tricks) + 1, hands, list(won), leader_due, H.cards(leader_due))
-        if not decided and dn < n_deals and len(d.tricks) < TRICKS_PER_DEAL:
+        claim = d.claim
+        claim_res = None
+        if claim is not None and decided:
+            add(Finding("PLAY_AFTER_END", f"a claim recorded after {P[winner]} won at deal {dn}, trick {won_at[1]}",
+                        deal=dn, trick=len(tricks) + 1, evidence={"won_at": {"deal": dn, "trick": won_at[1]}}))
+        elif claim is not None:
+            claim_res = _claim(P, H, seat[claim.by], claim, leader_due, won, len(tricks), rules, dn, add, trace)
+            x, k = claim_res.by, claim_res.tricks
+            won[x] += k
+            winners.extend([x] * k)
+            if k and won[x] >= target:
+                winner, won_at, decided = x, (dn, len(tricks) + k), True
+        if not decided and claim is None and dn < n_deals and len(d.tricks) < TRICKS_PER_DEAL:
             add(Finding("DEAL_INCOMPLETE", f"the deal stops after {len(d.tricks)} tricks with nobody at {target}",
                         deal=dn, trick=len(d.tricks) + 1, evidence={"tricks": len(d.tricks), "target": target}))
         deal_results.append(DealResult(dn, D, (quotas[0], quotas[1], quotas[2]), won, len(winners) - winners.count(None), decided,
-                                       winners))
+                                       winners, claim_res))
 
     result = GameResult(
         id=g.id, source=source, status="won" if winner is not None else "unfinished",
@@ -466,6 +478,23 @@ def replay(g: GameData, source: str = "", stop_at: tuple[int, int] | None = None
     if g.claimed is not None:
         _check_claim(g, result, add)
     return result
+
+
+def _claim(P, H: _Hands, x: int, claim, leader: int, won: list[int], recorded: int, rules, dn: int, add,
+           trace) -> claims.ClaimResult:
+    """Judge a deal's claim from the hands as replayed (RULES.md 12); report it when it fails."""
+    sizes = [len(H.cards(s)) if H.dup[s] else H.m[s].bit_count() for s in range(3)]
+    res = claims.adjudicate(list(H.m), sizes, x, claim.accepted, claim.statement, leader, won, recorded,
+                            rules.target, rules.claim_rule)
+    if trace is not None:
+        trace.append({"event": "claim", "deal": dn, "trick": res.first_trick, "by": P[x], "accepted": res.accepted,
+                      "statement": res.statement, "tricks": res.tricks, "claim_rule": res.rule, "holds": res.holds,
+                      "line": res.line_names(), "leader": P[leader],
+                      "tallies": {P[s]: won[s] + (res.tricks if s == x else 0) for s in range(3)}})
+    f = claims.finding(res, P, dn, leader)
+    if f is not None:
+        add(f)
+    return res
 
 
 def settle_game(players: tuple[str, ...], winner: int, deciding: DealResult,

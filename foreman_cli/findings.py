@@ -108,6 +108,20 @@ CODES: dict[str, CodeInfo] = {
                  "the replay; payments between two players are compared as one net amount.",
                  "what the table wrote and what the rules give",
                  "the table wrote bob pays alice 1.00; the rules say 2.00 (CLAIM_MISMATCH)"),
+        CodeInfo("CLAIM_REFUTED", ERROR, "a contested claim of the remaining tricks fails",
+                 "A player who claims the rest of the deal must take every claimed trick: under claim_rule "
+                 "'any-order' whatever legal cards anyone plays, his own included; under 'best-play' "
+                 "against any legal defence. The tricks are credited as claimed; the game is disputed "
+                 "(RULES.md 12).",
+                 "a line of play that stops the claimer, ending with the first trick he loses",
+                 "deal 2, trick 11: alice claimed the rest (2 tricks, contested); bob stops alice: he wins "
+                 "trick 12 with KH after carol leads 5H; ... (CLAIM_REFUTED)"),
+        CodeInfo("CLAIM_DOUBTFUL", WARNING, "an accepted claim of the remaining tricks fails",
+                 "Both others agreed to the claim, so it stands, but it fails under claim_rule (RULES.md "
+                 "12). A warning, not a breach.",
+                 "a line of play that stops the claimer, ending with the first trick he loses",
+                 "deal 1, trick 13: bob claimed the rest (4 tricks, accepted); carol stops bob: ... "
+                 "(CLAIM_DOUBTFUL)"),
         CodeInfo("DEALER_SUCCESSION", ERROR, "a series' next game dealt by the wrong player",
                  "Under next_dealer 'winner-or-loser' the next game of a series is dealt by the last "
                  "game's winner or its loser (the other player with fewer tricks) (RULES.md 9).",
@@ -139,7 +153,7 @@ class Finding:
 
     @property
     def severity(self) -> str:
-        """'error' for a breach, 'warning' for UNFINISHED."""
+        """'error' for a breach, 'warning' for UNFINISHED and CLAIM_DOUBTFUL."""
         return CODES[self.code].severity
 
     @property

@@ -482,3 +482,66 @@ def stats_json(st, out: IO[str] | None = None) -> None:
 def wrote(path: str, size: int, out: IO[str] | None = None) -> None:
     """Say that a file was written."""
     console(out).print(f"wrote {path} ({size:,} bytes)")
+
+
+def analysis_json(items, out: IO[str] | None = None) -> Summary:
+    """One JSON line per analysed game (ANALYSIS.md); an unreadable game as its validate line."""
+    from .analysis import GameAnalysis, to_dict
+    out = out or sys.stdout
+    summary = Summary()
+    for g in items:
+        if isinstance(g, GameAnalysis):
+            summary.games += 1
+            json_line(to_dict(g), out)
+        else:
+            summary.add(g)
+            json_line(g.to_dict(), out)
+    return summary
+
+
+def analysis_view(items, out: IO[str] | None = None) -> Summary:
+    """Each analysed deal: the cards that cost tricks, accuracy per player, where the deal turned."""
+    from .analysis import GameAnalysis
+    con = console(out)
+    summary = Summary()
+    for g in items:
+        if not isinstance(g, GameAnalysis):
+            summary.add(g)
+            con.print(_game_title(g))
+            for f in g.findings:
+                con.print(Text("  " + f.text()))
+            continue
+        summary.games += 1
+        con.print(Text(f"Game {g.id}", style="bold") + Text(f"  ({g.source})"))
+        for d in g.deals:
+            _analysed_deal(con, g.players, d)
+    return summary
+
+
+def _analysed_deal(con: Console, P, d) -> None:
+    from .cards import CANONICAL
+    head = Text(f"Deal {d.deal}", style="bold underline")
+    head.append(f"  from trick {d.from_trick}" + ("" if d.exact else "  (not every play solved in the budget)"))
+    con.print(head)
+    if not d.plays:
+        con.print(f"  nothing analysed{': ' + d.stopped if d.stopped else ''}")
+        return
+    width = max(6, *(len(p) for p in P))
+    con.print(Text(f"{'trick':>5}  {'player':<{width}}  card  sure before ({' / '.join(P)})  cost  best", style="bold"))
+    for p in d.plays:
+        sure = " / ".join("?" if v is None else str(v) for v in p.sure_before)
+        cost = "?" if p.cost is None else str(p.cost)
+        best = "?" if p.best is None else " ".join(CANONICAL[c] for c in p.best)
+        line = Text(f"{p.trick:>5}  {P[p.seat]:<{width}}  {CANONICAL[p.card]:<4}  {sure:<{14 + 3 * len(P[0])}}  ")
+        line.append(f"{cost:>4}", style="bold red" if p.cost else "")
+        line.append(f"  {best}", style="dim")
+        con.print(line)
+    for s in range(3):
+        cards, cost, acc = d.player_totals(s)
+        if cards:
+            con.print(f"  {P[s]}: {cards} card{'s' if cards != 1 else ''} analysed, {cost} trick"
+                      f"{'s' if cost != 1 else ''} lost, accuracy {acc:.0%}")
+    if d.turned is not None:
+        con.print(f"  The deal turned at trick {d.turned[0]}: from then on {P[d.turned[1]]} was sure of the target.")
+    if d.stopped:
+        con.print(f"  Analysis stops at {d.stopped}.")

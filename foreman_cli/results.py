@@ -25,11 +25,12 @@ class DealResult:
     tricks_played: int  # tricks counted (not those after the end)
     decided: bool = False
     winners: list[int | None] = field(default_factory=list)  # by trick, until play stopped
+    claim: Any = None  # claims.ClaimResult of the deal's claim, when it has one
 
     def __reduce__(self):
         # A plain tuple pickles several times faster than the slots state (--jobs sends many).
         return (DealResult, (self.number, self.dealer, self.quotas, self.tricks, self.tricks_played, self.decided,
-                             self.winners))
+                             self.winners, self.claim))
 
     def role(self, seat: int) -> str:
         """'D', 'L' or 'R' for a seat in this deal."""

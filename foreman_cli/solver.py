@@ -114,16 +114,24 @@ class Paranoid:
         self.budget_ms = budget_ms
         self._deadline = None
 
-    def sure(self, b: Board) -> int:
-        """The most tricks X ends the deal with against the other two together; raises OutOfTime."""
+    def sure(self, b: Board, guess: int | None = None) -> int:
+        """The most tricks X ends the deal with against the other two together; raises OutOfTime.
+
+        A guess of the value (e.g. the last position's) is probed first and its neighbour next.
+        """
         x = self.x
         self._deadline = time.monotonic() + self.budget_ms / 1000 if self.budget_ms is not None else None
         lo = b.tallies[x]
         if b.is_over():
             return lo
         hi = min(b.target, lo + b.tricks_left())
+        if guess is not None and lo < guess <= hi:
+            if self._ge(b, guess):
+                lo = guess
+            else:
+                hi = guess - 1
         while lo < hi:
-            mid = (lo + hi + 1) // 2
+            mid = lo + 1 if lo == guess else (lo + hi + 1) // 2
             if self._ge(b, mid):
                 lo = mid
             else:
@@ -179,12 +187,6 @@ class Paranoid:
 def sure(b: Board, x: int, budget_ms: float | None = None) -> int:
     """The most tricks X can be sure of in the deal (tricks he has included); raises OutOfTime."""
     return Paranoid(x, budget_ms).sure(b)
-
-
-def claim_tricks(b: Board, x: int) -> int:
-    """How many tricks a claim by X covers: until his target, the 16th trick, or a hand runs out."""
-    cards = min(h.bit_count() for h in b.hands)
-    return max(0, min(b.target - b.tallies[x], 16 - b.played, cards))
 
 
 def claim_line(b: Board, x: int, k: int, best_play: bool) -> list[int] | None:

@@ -1,0 +1,209 @@
+"""Play analysis (ANALYSIS.md): sure tricks before every card, the best cards, each card's cost."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from . import core, engine
+from .board import Board
+from .errors import UsageError
+from .cards import BIT, CARD_OF, CANONICAL, hand_cards
+from .records import GameData
+from .results import GameResult
+from .solver import groups
+
+
+@dataclass(frozen=True, slots=True)
+class PlayAnalysis:
+    """One card played: what each seat could be sure of before it, the best cards, its cost."""
+
+    trick: int
+    seat: int
+    card: int
+    sure_before: tuple[int | None, int | None, int | None]
+    best: tuple[int, ...] | None  # every card as good as the best (None: not solved)
+    cost: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class DealAnalysis:
+    """The analysed plays of one deal, and where the deal turned."""
+
+    deal: int
+    from_trick: int
+    plays: tuple[PlayAnalysis, ...]
+    turned: tuple[int, int] | None  # (trick, seat of the winner)
+    stopped: str | None = None  # why the analysis ends before the recorded play does
+
+    @property
+    def exact(self) -> bool:
+        """True when every figure of every play was solved (costs and sure tricks alike)."""
+        return all(p.cost is not None and None not in p.sure_before for p in self.plays)
+
+    def player_totals(self, seat: int) -> tuple[int, int, float | None]:
+        """(cards analysed, their total cost, share with cost 0) for a seat."""
+        costs = [p.cost for p in self.plays if p.seat == seat and p.cost is not None]
+        return len(costs), sum(costs), (costs.count(0) / len(costs) if costs else None)
+
+
+@dataclass(frozen=True, slots=True)
+class GameAnalysis:
+    """The analysis of one game's deals."""
+
+    id: str
+    source: str
+    players: tuple[str, str, str]
+    deals: tuple[DealAnalysis, ...]
+
+
+def analyze_game(res: GameResult, deal: int | None = None, from_trick: int = 1,
+                 budget_ms: float | None = None) -> GameAnalysis:
+    """Analyse every deal of a replayed game (or one), from trick `from_trick` on."""
+    data: GameData = res.data
+    numbers = [deal] if deal is not None else [d.number for d in res.deals]
+    out = tuple(analyze_deal(data, res, n, from_trick, budget_ms) for n in numbers if n <= len(res.deals))
+    return GameAnalysis(res.id, res.source, data.players, out)
+
+
+def _start(data: GameData, n: int) -> tuple[Board | None, str | None]:
+    """The board at the first lead of deal n, or why it cannot be analysed."""
+    pos = engine.replay(data, stop_at=(n, 1))
+    if not isinstance(pos, engine.Position):
+        return None, "the game ended before this deal"
+    masks = [0, 0, 0]
+    for s, hand in enumerate(pos.hands):
+        for c in hand:
+            if masks[s] & BIT[c]:
+                return None, "a hand holds two copies of a card"
+            masks[s] |= BIT[c]
+    return Board(masks, pos.to_move, (0, 0, 0), 0, data.rules.target), None
+
+
+def _breach(b: Board, seat_of: dict[str, int], t) -> str | None:
+    """Why a recorded trick cannot be followed on the board (a breach of play), or None."""
+    if seat_of[t.leader] != b.leader:
+        return "a lead out of turn"
+    if len(t.cards) != 3:
+        return "a trick without 3 cards"
+    probe = b.copy()
+    for tok in t.cards:
+        c = CARD_OF[tok]
+        if not probe.legal_mask() & BIT[c]:
+            return f"{CANONICAL[c]} was not a legal card"
+        probe.play(c)
+    return None
+
+
+def analyze_deal(data: GameData, res: GameResult, n: int, from_trick: int = 1,
+                 budget_ms: float | None = None) -> DealAnalysis:
+    """Analyse the recorded plays of deal n from trick `from_trick` until the play stops or a breach."""
+    b, why = _start(data, n)
+    if b is None:
+        return DealAnalysis(n, from_trick, (), None, why)
+    searches = [core.Paranoid(x, b) for x in range(3)]
+    last: list[int | None] = [None, None, None]  # each seat's last value: the next search's guess
+    plays: list[PlayAnalysis] = []
+    starts: dict[int, int | None] = {}  # trick -> the eventual winner's sure tricks at its start
+    deal_res = res.deals[n - 1]
+    winner = next((s for s in range(3) if deal_res.decided and deal_res.tricks[s] >= b.target), None)
+    stopped = None
+    for tn, t in enumerate(data.deals[n - 1].tricks, 1):
+        if b.is_over():
+            break
+        stopped = _breach(b, data.seat, t)
+        if stopped:
+            stopped = f"trick {tn}: {stopped}"
+            break
+        for j, tok in enumerate(t.cards):
+            c = CARD_OF[tok]
+            if tn >= from_trick:
+                p = _analyse_play(b, searches, tn, c, budget_ms, last)
+                plays.append(p)
+                last = [v if v is not None else last[s] for s, v in enumerate(p.sure_before)]
+                if j == 0 and winner is not None:
+                    starts[tn] = p.sure_before[winner]
+            b.play(c)
+    if winner is not None and stopped is None and not b.is_over() and len(data.deals[n - 1].tricks) + 1 >= from_trick:
+        # A claim ended the deal: its position is the start of the first claimed trick.
+        starts[len(data.deals[n - 1].tricks) + 1] = searches[winner].sure(b, budget_ms, last[winner])
+    return DealAnalysis(n, from_trick, tuple(plays), _turned(starts, winner, b.target), stopped)
+
+
+def _analyse_play(b: Board, searches: list[core.Paranoid], tn: int, card: int,
+                  budget_ms: float | None, guess: list[int | None]) -> PlayAnalysis:
+    mover = b.turn
+    live = b.hands[0] | b.hands[1] | b.hands[2]
+    for c in b.trick:
+        live |= BIT[c]
+    values: list[tuple[int, int | None]] = []  # (run mask, mover's sure tricks after a card of it)
+    for run in groups(b.legal_mask(), live):
+        b.play((run & -run).bit_length() - 1)
+        values.append((run, searches[mover].sure(b, budget_ms, guess[mover])))
+        b.undo()
+    sure = [None, None, None]
+    for x in range(3):
+        if x != mover:
+            sure[x] = searches[x].sure(b, budget_ms, guess[x])
+    solved = [v for _, v in values if v is not None]
+    if len(solved) == len(values):
+        sure[mover] = max(solved)
+    mine = next(v for run, v in values if run & BIT[card])
+    if sure[mover] is None or mine is None:
+        return PlayAnalysis(tn, mover, card, tuple(sure), None, None)
+    best = tuple(c for run, v in values if v == sure[mover] for c in hand_cards(run))
+    return PlayAnalysis(tn, mover, card, tuple(sure), best, sure[mover] - mine)
+
+
+def _turned(starts: dict[int, int | None], winner: int | None, target: int) -> tuple[int, int] | None:
+    """The first trick from whose start on the winner's sure tricks stay at the target."""
+    if winner is None or not starts or any(v is None for v in starts.values()):
+        return None
+    turned = None
+    for tn in sorted(starts, reverse=True):
+        if starts[tn] < target:
+            break
+        turned = tn
+    if turned is None:
+        # Not sure at the start of any trick: the deciding trick itself turned it.
+        return max(starts), winner
+    if turned == min(starts) and turned > 1:
+        return None  # sure from the first trick analysed: it may have turned before it
+    return turned, winner
+
+
+def to_dict(g: GameAnalysis) -> dict:
+    """One game's analysis as the JSON object of `foreman analyze --json` (ANALYSIS.md)."""
+    P = g.players
+    deals = []
+    for d in g.deals:
+        plays = [{"trick": p.trick, "player": P[p.seat], "card": CANONICAL[p.card],
+                  "sure_before": {P[s]: p.sure_before[s] for s in range(3)},
+                  "best": None if p.best is None else [CANONICAL[c] for c in p.best], "cost": p.cost}
+                 for p in d.plays]
+        players = {}
+        for s in range(3):
+            cards, cost, acc = d.player_totals(s)
+            if cards:
+                players[P[s]] = {"cards": cards, "cost": cost, "accuracy": round(acc, 4)}
+        deals.append({"deal": d.deal, "from_trick": d.from_trick, "exact": d.exact, "plays": plays,
+                      "players": players,
+                      "turned": None if d.turned is None else {"trick": d.turned[0], "player": P[d.turned[1]]},
+                      "stopped": d.stopped})
+    return {"id": g.id, "source": g.source, "deals": deals}
+
+
+def analyze_results(results, game_id: str | None = None, deal: int | None = None, from_trick: int = 1,
+                    budget_ms: float | None = None) -> Iterator[GameAnalysis | GameResult]:
+    """Analyse each replayable game of an audit (or the one with `game_id`); invalid ones pass through."""
+    found = False
+    for r in results:
+        if game_id is not None and r.id != game_id:
+            continue
+        found = True
+        if r.status == "invalid" or r.data is None:
+            yield r
+            continue
+        yield analyze_game(r, deal, from_trick, budget_ms)
+    if game_id is not None and not found:
+        raise UsageError(f"no game {game_id!r} in the input", hint="'foreman validate --json PATH' lists the ids")

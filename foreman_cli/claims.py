@@ -1,0 +1,96 @@
+"""Claims of the remaining tricks (RULES.md 12): the tricks a claim covers, its verdict and the line."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from . import core
+from .board import TRICKS_PER_DEAL, Board, trick_winner
+from .cards import CANONICAL
+from .findings import Finding
+from .solver import as_tricks
+
+
+@dataclass(frozen=True, slots=True)
+class ClaimResult:
+    """A deal's claim as replayed: who, how many tricks it covered, and whether it holds.
+
+    `holds` is None when the position could not be judged (a hand holding two copies of a card,
+    possible only after a breach of the deal or a pass); the tricks are credited either way.
+    """
+
+    by: int
+    accepted: bool
+    first_trick: int
+    tricks: int
+    rule: str
+    holds: bool | None
+    line: tuple[tuple[int, ...], ...] | None = None
+    statement: str | None = None
+
+    def line_names(self) -> list[list[str]] | None:
+        """The refuting line as canonical tokens, one list per trick."""
+        return None if self.line is None else [[CANONICAL[c] for c in t] for t in self.line]
+
+
+def covered(sizes: list[int], tally: int, recorded: int, target: int) -> int:
+    """The tricks a claim covers: until the claimer's target, the 16th trick, or a hand runs out."""
+    return max(0, min(target - tally, TRICKS_PER_DEAL - recorded, min(sizes)))
+
+
+def adjudicate(masks: list[int], sizes: list[int], by: int, accepted: bool, statement: str | None, leader: int,
+               tallies: list[int], recorded: int, target: int, rule: str) -> ClaimResult:
+    """Judge a claim by seat `by` after `recorded` tricks, from the hands as replayed.
+
+    `sizes` counts each hand's cards with their extra copies; where a copy makes a size exceed its
+    mask's, the position is no deal of one deck and is not judged.
+    """
+    k = covered(sizes, tallies[by], recorded, target)
+    multiset = any(n != m.bit_count() for n, m in zip(sizes, masks))
+    holds: bool | None = True
+    line = None
+    if k and multiset:
+        holds = None
+    elif k:
+        b = Board(masks, leader, tallies, recorded, target)
+        cards = core.claim_line(b, by, k, rule == "best-play")
+        if cards is not None:
+            holds = False
+            line = tuple(tuple(t) for t in as_tricks(b, cards))
+    return ClaimResult(by, accepted, recorded + 1, k, rule, holds, line, statement)
+
+
+def finding(c: ClaimResult, players: tuple[str, ...], deal: int, leader: int) -> Finding | None:
+    """CLAIM_REFUTED (contested) or CLAIM_DOUBTFUL (accepted) for a claim that fails; None if it holds."""
+    if c.holds is not False:
+        return None
+    P = players
+    who = P[c.by]
+    lost = c.line[-1]
+    # The claimer won every trick of the line before the last, so he led each of them.
+    lead_seat = leader if len(c.line) == 1 else c.by
+    w = trick_winner(lead_seat, list(lost))
+    stop_card = CANONICAL[lost[(w - lead_seat) % 3]]
+    n = c.first_trick + len(c.line) - 1
+    if w == lead_seat:
+        how = f"he leads {stop_card} and wins trick {n}"
+    else:
+        how = f"he wins trick {n} with {stop_card} after {P[lead_seat]} leads {CANONICAL[lost[0]]}"
+    kind = "accepted" if c.accepted else "contested"
+    line = _line_words(c, P, leader)
+    msg = (f"{who} claimed the rest ({c.tricks} trick{'s' if c.tricks != 1 else ''}, {kind}); {P[w]} stops {who}: "
+           f"{how}; claim_rule {c.rule}; line: {line}")
+    code = "CLAIM_DOUBTFUL" if c.accepted else "CLAIM_REFUTED"
+    return Finding(code, msg, deal=deal, trick=c.first_trick, player=who,
+                   evidence={"line": c.line_names(), "claim_rule": c.rule, "tricks_claimed": c.tricks,
+                             "stopped_at": n, "stopper": P[w], "accepted": c.accepted})
+
+
+def _line_words(c: ClaimResult, P: tuple[str, ...], leader: int) -> str:
+    parts = []
+    ld = leader
+    for i, t in enumerate(c.line):
+        cards = " ".join(f"{P[(ld + j) % 3]} {CANONICAL[x]}" for j, x in enumerate(t))
+        parts.append(f"trick {c.first_trick + i}: {cards}")
+        ld = c.by
+    return "; ".join(parts)
