@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from . import core
 from .board import TRICKS_PER_DEAL, Board, trick_winner
@@ -94,3 +95,17 @@ def _line_words(c: ClaimResult, P: tuple[str, ...], leader: int) -> str:
         parts.append(f"trick {c.first_trick + i}: {cards}")
         ld = c.by
     return "; ".join(parts)
+
+
+def claim_words(ev: dict[str, Any]) -> str:
+    """A claim event in one sentence: who claimed what, and whether it holds under the rule."""
+    n = ev["tricks"]
+    first = ev["trick"]
+    span = f"trick {first}" if n == 1 else f"tricks {first}-{first + n - 1}"
+    said = f' ("{ev["statement"]}")' if ev.get("statement") else ""
+    kind = "accepted" if ev["accepted"] else "contested"
+    if n == 0:
+        return f"Claim: {ev['by']} claimed the rest{said} ({kind}), but no trick remains: it claims nothing"
+    verdict = {True: "it holds", False: "it fails", None: "not judged (a hand holds two copies of a card)"}[ev["holds"]]
+    return (f"Claim: {ev['by']} claimed the rest{said}, {span} ({kind}); under claim_rule {ev['claim_rule']} "
+            f"{verdict}; credited: " + ", ".join(f"{p} {v}" for p, v in ev["tallies"].items()))

@@ -486,14 +486,14 @@ def _claim(P, H: _Hands, x: int, claim, leader: int, won: list[int], recorded: i
     sizes = [len(H.cards(s)) if H.dup[s] else H.m[s].bit_count() for s in range(3)]
     res = claims.adjudicate(list(H.m), sizes, x, claim.accepted, claim.statement, leader, won, recorded,
                             rules.target, rules.claim_rule)
+    f = claims.finding(res, P, dn, leader)
+    if f is not None:
+        add(f)
     if trace is not None:
         trace.append({"event": "claim", "deal": dn, "trick": res.first_trick, "by": P[x], "accepted": res.accepted,
                       "statement": res.statement, "tricks": res.tricks, "claim_rule": res.rule, "holds": res.holds,
                       "line": res.line_names(), "leader": P[leader],
                       "tallies": {P[s]: won[s] + (res.tricks if s == x else 0) for s in range(3)}})
-    f = claims.finding(res, P, dn, leader)
-    if f is not None:
-        add(f)
     return res
 
 

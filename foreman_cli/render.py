@@ -20,6 +20,7 @@ from rich.text import Text
 from . import money
 from .audit import Summary
 from .cards import CANONICAL
+from .claims import claim_words
 from .findings import CODES, ERROR
 from .results import GameResult
 from .trace import follower_legal
@@ -266,7 +267,7 @@ def replay_view(t, out: IO[str] | None = None) -> None:
             head.append(f"  stake {money.fmt(r.stake)}{' ' + r.currency if r.currency else ''}")
     con.print(head)
     con.print(f"Rules: quota {rules.quota}, target {rules.target}, return {rules.return_rule}, kitty {rules.kitty}, "
-              f"rotation {rules.deal_rotation}, next dealer {rules.next_dealer}")
+              f"rotation {rules.deal_rotation}, next dealer {rules.next_dealer}, claims {rules.claim_rule}")
     width = max(6, *(len(p) for p in P))
     held: list[dict[str, Any]] = []  # findings of a pass or a trick, shown under its line
 
@@ -319,6 +320,9 @@ def replay_view(t, out: IO[str] | None = None) -> None:
             line = Text(f"{ev['trick']:>5}  {ev['leader']:<{width}}  ") + cards
             line.append(f" {ev['winner']:<{width}}  " + "  ".join(f"{ev['tallies'][p]:>{max(len(p), 2)}}" for p in P))
             con.print(line)
+            show_held("trick", ev["trick"])
+        elif kind == "claim":
+            con.print(Text(claim_words(ev), style="bold"))
             show_held("trick", ev["trick"])
         elif kind == "result":
             show_held()

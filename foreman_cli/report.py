@@ -6,6 +6,7 @@ from html import escape
 from typing import Any
 
 from . import money
+from .claims import claim_words
 from .findings import CODES, ERROR
 
 _SUIT = {"S": ("♠", "black"), "H": ("♥", "red"), "D": ("♦", "red"), "C": ("♣", "black")}
@@ -88,7 +89,8 @@ def dispute_html(t) -> str:
     stake = f" · stake {escape(money.fmt(r.stake))} {escape(r.currency or '')}" if r.stake is not None else ""
     w(f'<p class="meta">{escape(", ".join(P))} (clockwise) · {escape(r.source)}{stake}<br>'
       f"Rules: quota {escape(rules.quota)}, target {rules.target}, return {escape(rules.return_rule)}, "
-      f"kitty {escape(rules.kitty)}, rotation {escape(rules.deal_rotation)}, next dealer {escape(rules.next_dealer)}</p>")
+      f"kitty {escape(rules.kitty)}, rotation {escape(rules.deal_rotation)}, next dealer {escape(rules.next_dealer)}, "
+      f"claims {escape(rules.claim_rule)}</p>")
     errors = [f for f in findings if f["severity"] == ERROR]
     w(f'<div class="summary{"" if errors else " clean"}"><strong>')
     w(f"{len(errors)} breach(es) of the rules found." if errors else "No breach of the rules found.")
@@ -150,6 +152,12 @@ def dispute_html(t) -> str:
             w(f"<tr{cls}><td class=\"num\">{ev['trick']}</td><td>{escape(ev['leader'])}</td><td>{_cards(ev['cards'])}"
               f"</td><td>{escape(ev['winner'])}</td>" + "".join(f'<td class="num">{ev["tallies"][p]}</td>' for p in P)
               + "</tr>")
+            for f in pending:
+                w(f'<tr class="breach"><td colspan="{4 + len(P)}">{_finding_html(f, ids[id(f)])}</td></tr>')
+            pending.clear()
+        elif kind == "claim":
+            w(f'<tr class="claim{" breach" if pending or ev["holds"] is False else ""}"><td colspan="{4 + len(P)}">'
+              f"{escape(claim_words(ev))}</td></tr>")
             for f in pending:
                 w(f'<tr class="breach"><td colspan="{4 + len(P)}">{_finding_html(f, ids[id(f)])}</td></tr>')
             pending.clear()

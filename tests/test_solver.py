@@ -1,0 +1,175 @@
+"""The solver: the Python reference against brute force, the C core against the reference, the Board."""
+
+from __future__ import annotations
+
+import os
+import random
+import subprocess
+import sys
+
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from foreman_cli import core, solver
+from foreman_cli.board import Board
+from foreman_cli.claims import covered
+
+needs_c = pytest.mark.skipif(core._core is None, reason="the C core is not built (or FOREMAN_PURE=1)")
+
+
+def random_board(rng: random.Random, tricks: int, in_trick: int = 0, target: int | None = None) -> Board:
+    """A random ending: `tricks` cards a hand, random tallies below the target, maybe a trick begun."""
+    deck = list(range(52))
+    rng.shuffle(deck)
+    hands = [sum(1 << c for c in deck[s * tricks:(s + 1) * tricks]) for s in range(3)]
+    played = 16 - tricks
+    target = target or rng.choice([12, 12, 8, 16, played // 2 + 3])
+    tallies = [0, 0, 0]
+    for _ in range(played):
+        tallies[rng.randrange(3)] += 1
+    tallies = [min(t, target - 1) for t in tallies]
+    b = Board(hands, rng.randrange(3), tallies, played, target)
+    for _ in range(in_trick):
+        b.play(rng.choice(b.legal_moves()))
+    return b
+
+
+def brute_sure(b: Board, x: int) -> int:
+    if b.is_over():
+        return b.tallies[x]
+    vals = []
+    for c in b.legal_moves():
+        b.play(c)
+        vals.append(brute_sure(b, x))
+        b.undo()
+    return max(vals) if b.turn == x else min(vals)
+
+
+def brute_claim_holds(b: Board, x: int, k: int, best_play: bool, won: int = 0) -> bool:
+    if won >= k:
+        return True
+    res = []
+    for c in b.legal_moves():
+        w = b.play(c)
+        res.append(False if w is not None and w != x else brute_claim_holds(b, x, k, best_play, won + (w is not None)))
+        b.undo()
+    return any(res) if best_play and b.turn == x else all(res)
+
+
+def claim_k(b: Board, x: int) -> int:
+    return covered([h.bit_count() for h in b.hands], b.tallies[x], b.played, b.target)
+
+
+def check_line(b: Board, x: int, line: list[int]) -> None:
+    """A refuting line is legal, X wins every trick of it before the last, and loses the last."""
+    b = b.copy()
+    results = []
+    for c in line:
+        assert b.legal_mask() >> c & 1, "an illegal card in the line"
+        w = b.play(c)
+        if w is not None:
+            results.append(w)
+    assert results and results[-1] != x and all(w == x for w in results[:-1])
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_reference_matches_brute_force(seed):
+    rng = random.Random(seed)
+    for _ in range(120):
+        b = random_board(rng, rng.randint(1, 4), rng.randint(0, 2))
+        if b.is_over():
+            continue
+        x = rng.randrange(3)
+        key = b.key()
+        assert solver.sure(b, x) == brute_sure(b, x)
+        assert b.key() == key, "the search must leave the board as it found it"
+        if not b.trick:
+            k = claim_k(b, x)
+            for best in (False, True):
+                line = solver.claim_line(b, x, k, best)
+                assert (line is None) == brute_claim_holds(b, x, k, best)
+                if line is not None:
+                    check_line(b, x, line)
+
+
+@needs_c
+@pytest.mark.parametrize("seed", range(4))
+def test_c_core_matches_the_reference(seed):
+    rng = random.Random(100 + seed)
+    for _ in range(150):
+        b = random_board(rng, rng.randint(2, 7), rng.randint(0, 2))
+        if b.is_over():
+            continue
+        x = rng.randrange(3)
+        assert core.Paranoid(x, b).sure(b) == core.Paranoid(x, b, pure=True).sure(b)
+        if not b.trick:
+            k = claim_k(b, x)
+            for best in (False, True):
+                c_line = core.claim_line(b, x, k, best)
+                assert (c_line is None) == (core.claim_line(b, x, k, best, pure=True) is None)
+                if c_line is not None:
+                    check_line(b, x, c_line)
+
+
+@needs_c
+def test_c_and_python_agree_on_best_cards():
+    from foreman_cli.analysis import _analyse_play
+    rng = random.Random(7)
+    for _ in range(40):
+        b = random_board(rng, rng.randint(2, 6), rng.randint(0, 2))
+        if b.is_over():
+            continue
+        card = rng.choice(b.legal_moves())
+        c = _analyse_play(b, [core.Paranoid(x, b) for x in range(3)], 1, card, None, [None] * 3)
+        p = _analyse_play(b, [core.Paranoid(x, b, pure=True) for x in range(3)], 1, card, None, [None] * 3)
+        assert c == p
+
+
+def test_guess_does_not_change_the_value():
+    rng = random.Random(3)
+    for _ in range(60):
+        b = random_board(rng, rng.randint(2, 6))
+        x = rng.randrange(3)
+        v = solver.sure(b, x)
+        for g in range(0, 17):
+            assert solver.Paranoid(x).sure(b, g) == v
+            assert core.Paranoid(x, b).sure(b, None, g) == v
+
+
+@pytest.mark.parametrize("pure", [False, True])
+def test_an_exhausted_budget_gives_none_never_a_number(pure):
+    b = random_board(random.Random(1), 16, target=12)
+    b.tallies, b.played = [0, 0, 0], 0
+    assert core.Paranoid(0, b, pure=pure).sure(b, budget_ms=0) is None
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 2**32), st.integers(1, 16), st.integers(0, 40))
+def test_play_then_undo_restores_the_board(seed, tricks, plays):
+    rng = random.Random(seed)
+    b = random_board(rng, tricks, target=16)
+    start = b.key()
+    done = 0
+    for _ in range(plays):
+        if b.is_over():
+            break
+        b.play(rng.choice(b.legal_moves()))
+        done += 1
+    twin = b.copy()
+    assert twin.key() == b.key()
+    for _ in range(done):
+        b.undo()
+    assert b.key() == start and twin.key() != start or done == 0
+
+
+def test_board_refuses_a_card_not_held():
+    b = Board([1, 2, 4], 0)
+    with pytest.raises(ValueError, match="does not hold"):
+        b.play(1)
+
+
+def test_foreman_pure_forces_the_python_core():
+    code = "from foreman_cli import core; print(core.NAME)"
+    env = dict(os.environ, FOREMAN_PURE="1")
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "Python"
