@@ -252,11 +252,15 @@ def generate(
         help="Chance that a deal gives one player the 16 highest cards, so games end sooner (0 to 1).")] = 0.3,
     series_size: Annotated[int, typer.Option(
         min=0, help="Group games into series of this many, with dealer succession (0: no series).")] = 0,
+    claims: Annotated[float, typer.Option(
+        help="Chance that a deal ends with a claim once 6 tricks or fewer remain (0 to 1); most hold, "
+             "some are refuted or doubtful.")] = 0.0,
 ) -> None:
     """Write seeded, legal games played by simple bots as JSON Lines on stdout."""
     rules = HouseRules().with_overrides(parse_overrides(rule))
     out = sys.stdout
-    for rec, _ in gen.generate(games, seed, inject.upper() if inject else None, rules, max_deals, stacked, series_size):
+    for rec, _ in gen.generate(games, seed, inject.upper() if inject else None, rules, max_deals, stacked, series_size,
+                               claims=claims):
         render.json_line(rec, out)
 
 

@@ -1,4 +1,4 @@
-"""Seeded games played by simple bots, with an optional injected breach, as foreman/1 records."""
+"""Seeded games played by simple bots, with an optional injected breach, as foreman/1(.1) records."""
 
 from __future__ import annotations
 
@@ -8,8 +8,10 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
-from . import money
-from .cards import CANONICAL, RANK_OF, SUIT_OF
+from . import core, money
+from .board import Board
+from .cards import BIT, CANONICAL, RANK_OF, SUIT_OF
+from .claims import covered
 from .engine import legal_cards, settle_game
 from .errors import UsageError
 from .results import DealResult
@@ -18,8 +20,10 @@ from .rules import HouseRules
 INJECTABLE = (
     "DEAL_SIZE", "DEAL_DUPLICATE", "WRONG_DEALER", "PASS_SEQUENCE", "PASS_NOT_HELD", "RETURN_NOT_HELD",
     "RETURN_WRONG_CARD", "DISCARD_COUNT", "DISCARD_NOT_HELD", "LEAD_OUT_OF_TURN", "TRICK_SIZE",
-    "CARD_NOT_HELD", "REVOKE", "PLAY_AFTER_END", "CLAIM_MISMATCH",
+    "CARD_NOT_HELD", "REVOKE", "PLAY_AFTER_END", "CLAIM_MISMATCH", "CLAIM_REFUTED", "CLAIM_DOUBTFUL",
 )
+CLAIM_CODES = ("CLAIM_REFUTED", "CLAIM_DOUBTFUL")
+CLAIM_HORIZON = 6  # bots claim only when this many tricks or fewer remain
 NAMES = ("alice", "bob", "carol", "dave", "erin", "frank", "grace", "heidi", "ivan", "judy", "Björn", "olivia")
 STAKES = ("0.50", "1.00", "2", "5.00", "0.25", "10.00", None)
 CURRENCIES = ("GBP", "EUR", "USD")
@@ -45,11 +49,12 @@ class _Retry(Exception):
 def generate(games: int, seed: int, inject: str | None = None, rules: HouseRules | None = None,
              max_deals: int = 20, stacked: float = 0.3, series_size: int = 0,
              players: list[str] | None = None, inject_trick: int = 1,
-             prefix: str | None = None) -> Iterator[tuple[dict, Injected | None]]:
+             prefix: str | None = None, claims: float = 0.0) -> Iterator[tuple[dict, Injected | None]]:
     """Yield `games` records (and where the injected breach is), reproducible from `seed`.
 
     `players` fixes the table; `inject_trick` makes a breach of play no earlier than that trick;
-    `prefix` names the games and series (default 'gen-SEED').
+    `prefix` names the games and series (default 'gen-SEED'); `claims` is the chance that a deal
+    ends with a claim once few tricks remain (sound ones, and some that fail).
     """
     prefix = prefix or f"gen-{seed}"
     if inject is not None and inject not in INJECTABLE:
@@ -58,6 +63,8 @@ def generate(games: int, seed: int, inject: str | None = None, rules: HouseRules
         raise UsageError("--max-deals must be at least 1")
     if not 0.0 <= stacked <= 1.0:
         raise UsageError("--stacked is a probability, from 0 to 1")
+    if not 0.0 <= claims <= 1.0:
+        raise UsageError("--claims is a probability, from 0 to 1")
     rules = rules or HouseRules()
     if inject == "WRONG_DEALER" and rules.deal_rotation == "free":
         raise UsageError("--inject WRONG_DEALER needs deal_rotation=left: under 'free' any dealer is right")
@@ -65,6 +72,10 @@ def generate(games: int, seed: int, inject: str | None = None, rules: HouseRules
         # 16 tricks among three give someone at least 6: with a target of 6 or less every game
         # ends in its first deal and there is no second dealer to get wrong.
         raise UsageError("--inject WRONG_DEALER needs a second deal: use a target of 7 or more")
+    if inject in CLAIM_CODES and rules.target < 5:
+        # A claim is made with 6 tricks or fewer left; 10 tricks among three give someone at
+        # least 4, so with a target of 4 or less no deal lasts that long.
+        raise UsageError(f"--inject {inject} needs deals that last past trick 10: use a target of 5 or more")
     rng = random.Random(seed)
     prev: dict | None = None
     for i in range(games):
@@ -81,7 +92,7 @@ def generate(games: int, seed: int, inject: str | None = None, rules: HouseRules
         for attempt in range(200):
             try:
                 rec, where = _game(rng, f"{prefix}-{i:06d}", i, rules, inject, max_deals,
-                                   stacked if attempt < 20 else 1.0, table, first_dealer, inject_trick)
+                                   stacked if attempt < 20 else 1.0, table, first_dealer, inject_trick, claims)
                 break
             except _Retry:
                 continue
@@ -96,7 +107,7 @@ def generate(games: int, seed: int, inject: str | None = None, rules: HouseRules
 
 def _game(rng: random.Random, gid: str, index: int, rules: HouseRules, inject: str | None,
           max_deals: int, stacked: float, players: list[str] | None,
-          first_dealer: str | None, inject_trick: int = 1) -> tuple[dict, Injected | None]:
+          first_dealer: str | None, inject_trick: int = 1, claims: float = 0.0) -> tuple[dict, Injected | None]:
     players = list(players) if players else rng.sample(NAMES, 3)
     stake = rng.choice(STAKES)
     dealer = players.index(first_dealer) if first_dealer else rng.randrange(3)
@@ -113,7 +124,7 @@ def _game(rng: random.Random, gid: str, index: int, rules: HouseRules, inject: s
             inj = None
         for _ in range(50):
             deal, res, w, win, inj_where = _deal(rng, players, dealer, dn, rules, inj,
-                                                 stacked if dn >= need_deals else 0.0, inject_trick)
+                                                 stacked if dn >= need_deals else 0.0, inject_trick, claims)
             if dn < need_deals and win is not None:
                 continue  # a deal that ends the game too soon for the injection: deal again
             break
@@ -140,7 +151,7 @@ def _game(rng: random.Random, gid: str, index: int, rules: HouseRules, inject: s
         last["tricks"].append({"leader": players[w], "cards": left})
         where = Injected("PLAY_AFTER_END", deal=len(deals), trick=len(last["tricks"]))
     rec: dict[str, Any] = {
-        "format": "foreman/1", "id": gid, "players": players,
+        "format": "foreman/1.1" if any("claim" in d for d in deals) else "foreman/1", "id": gid, "players": players,
         "played_at": (START + timedelta(hours=index)).isoformat(),
     }
     overrides = {k: v for k, v in rules.as_dict().items() if v != getattr(HouseRules(), k)}
@@ -170,7 +181,7 @@ def _game(rng: random.Random, gid: str, index: int, rules: HouseRules, inject: s
 
 
 def _deal(rng: random.Random, players: list[str], D: int, dn: int, rules: HouseRules, inject: str | None,
-          stacked: float, inject_trick: int = 1):
+          stacked: float, inject_trick: int = 1, claims: float = 0.0):
     """Deal and play one deal; return its record, result, tallies, winner seat and injection place."""
     L, R = (D + 1) % 3, (D + 2) % 3
     P = players
@@ -257,9 +268,17 @@ def _deal(rng: random.Random, players: list[str], D: int, dn: int, rules: HouseR
     won = [0, 0, 0]
     leader = L
     winner = None
+    claim = None
     for tn in range(1, 17):
         if not any(hands):
             break
+        if 16 - (tn - 1) <= CLAIM_HORIZON and (claims or inject in CLAIM_CODES) and where is None:
+            claim, where = _claim(rng, P, hands, leader, won, tn, dn, rules, claims, inject, inject_trick)
+            if claim is not None:
+                x = P.index(claim["by"])
+                won[x] += covered([len(h) for h in hands], won[x], tn - 1, rules.target)
+                winner = x if won[x] >= rules.target else None
+                break
         lead_seat = leader
         late = tn >= inject_trick
         if inject == "LEAD_OUT_OF_TURN" and where is None and late:
@@ -306,8 +325,36 @@ def _deal(rng: random.Random, players: list[str], D: int, dn: int, rules: HouseR
     record = {"dealer": P[D], "hands": {P[s]: [CANONICAL[c] for c in dealt[s]] for s in range(3)},
               "kitty": [CANONICAL[c] for c in kitty], "passes": passes,
               "discards": [CANONICAL[c] for c in discards], "tricks": tricks}
-    res = DealResult(dn, D, (quotas[0], quotas[1], quotas[2]), won, len(tricks), winner is not None)
+    if claim is not None:
+        record["claim"] = claim
+    res = DealResult(dn, D, (quotas[0], quotas[1], quotas[2]), won, sum(won), winner is not None)
     return record, res, won, winner, where
+
+
+def _claim(rng: random.Random, P: list[str], hands: list[list[int]], leader: int, won: list[int], tn: int,
+           dn: int, rules: HouseRules, chance: float, inject: str | None,
+           inject_trick: int) -> tuple[dict | None, Injected | None]:
+    """Maybe end the deal with a claim before trick tn: the leader's, or a wrong one to inject."""
+    b = Board([sum(BIT[c] for c in h) for h in hands], leader, won, tn - 1, rules.target)
+    best = rules.claim_rule == "best-play"
+    if inject in CLAIM_CODES:
+        if tn < inject_trick:
+            return None, None
+        for x in (leader, (leader + 1) % 3, (leader + 2) % 3):
+            k = covered([len(h) for h in hands], won[x], tn - 1, rules.target)
+            if k and core.claim_line(b, x, k, best) is not None:
+                return ({"by": P[x], "accepted": inject == "CLAIM_DOUBTFUL"},
+                        Injected(inject, deal=dn, trick=tn, player=P[x]))
+        return None, None
+    if rng.random() >= chance:
+        return None, None
+    k = covered([len(h) for h in hands], won[leader], tn - 1, rules.target)
+    holds = core.claim_line(b, leader, k, best) is None
+    if not k or (not holds and rng.random() < 0.5):
+        return None, None
+    # A sound claim is accepted most of the time; a wrong one now and then gets past the table.
+    accepted = rng.random() < (0.8 if holds else 0.3)
+    return {"by": P[leader], "accepted": accepted}, None
 
 
 def _allowed_returns(before: list[int], c: int, rules: HouseRules) -> list[int]:

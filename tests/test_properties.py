@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from builders import run
 from foreman_cli import money, records
-from foreman_cli.generate import INJECTABLE, generate
+from foreman_cli.generate import CLAIM_CODES, INJECTABLE, generate
 from foreman_cli.rules import CHOICES, HouseRules
 
 rules_st = st.builds(
@@ -20,6 +20,7 @@ rules_st = st.builds(
     kitty=st.sampled_from(CHOICES["kitty"]),
     deal_rotation=st.sampled_from(CHOICES["deal_rotation"]),
     next_dealer=st.sampled_from(CHOICES["next_dealer"]),
+    claim_rule=st.sampled_from(CHOICES["claim_rule"]),
 )
 fast = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -77,8 +78,23 @@ def test_dump_then_parse_gives_the_same_record(seed, rules):
 @given(seed=st.integers(0, 2**32), rules=rules_st, code=st.sampled_from(INJECTABLE))
 def test_every_injected_breach_is_found_at_its_place(seed, rules, code):
     assume(not (code == "WRONG_DEALER" and (rules.deal_rotation == "free" or rules.target < 7)))
+    assume(not (code in CLAIM_CODES and rules.target < 5))
     rec, where = one(seed, rules, code, max_deals=8)
     r = run(rec)
     place = (where.deal, where.trick, where.pass_, where.player, where.card)
     found = [(f.deal, f.trick, f.pass_, f.player, f.card) for f in r.findings if f.code == code]
     assert place in found, (place, [f.text() for f in r.findings])
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 2**32), rules=rules_st)
+def test_generated_claims_are_credited_and_only_wrong_ones_found(seed, rules):
+    (rec, _), = generate(1, seed, rules=rules, claims=1.0, max_deals=8)
+    r = run(rec)
+    assert {f.code for f in r.findings} <= {"CLAIM_REFUTED", "CLAIM_DOUBTFUL", "UNFINISHED"}
+    for deal, d in zip(rec["deals"], r.deals):
+        assert sum(d.tricks) == d.tricks_played <= 16
+        if "claim" in deal and d.claim.tricks:
+            wrong = [f for f in r.findings if f.deal == d.number and f.code.startswith("CLAIM_")]
+            assert (d.claim.holds is False) == bool(wrong)
+            assert all(f.code == ("CLAIM_DOUBTFUL" if deal["claim"]["accepted"] else "CLAIM_REFUTED") for f in wrong)
