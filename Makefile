@@ -13,14 +13,22 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
 	touch $(STAMP)
 
-# The main job on the samples: audit every record, show a disputed game at its breach, load the
-# archive and print its statistics, then settle the evening.
+# The main job on the samples: audit every record, show a disputed game at its breach and a
+# contested claim, cost the cards of a deal, load the archive and print its statistics, then
+# settle the evening.
 demo: $(STAMP)
 	@echo '$$ foreman validate samples/'
 	@$(FOREMAN) validate samples/ || true
 	@echo
 	@echo '$$ foreman replay samples/03-late-revoke.json --deal 1 --trick 9   # the disputed game, at the breach'
 	@$(FOREMAN) replay samples/03-late-revoke.json --deal 1 --trick 9 || true
+	@echo
+	@echo '$$ foreman replay samples/09-contested-claim.json --deal 1 --trick 11   # a contested claim'
+	@$(FOREMAN) replay samples/09-contested-claim.json --deal 1 --trick 11 || true
+	@$(FOREMAN) validate samples/09-contested-claim.json || true
+	@echo
+	@echo '$$ foreman analyze samples/02-four-deals.json --deal 4 --from-trick 6   # the cost of every card'
+	@$(FOREMAN) analyze samples/02-four-deals.json --deal 4 --from-trick 6 || true
 	@echo
 	@rm -f .demo.duckdb .demo.duckdb.wal
 	@echo '$$ foreman load samples/ --db .demo.duckdb && foreman stats --db .demo.duckdb'

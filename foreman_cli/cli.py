@@ -19,7 +19,7 @@ from .rules import HouseRules, parse_overrides
 
 app = typer.Typer(
     name="foreman",
-    help="Audit, settle and query records of the trick-taking game Foreman (format foreman/1).",
+    help="Audit, settle and query records of the trick-taking game Foreman (formats foreman/1 and 1.1).",
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
@@ -30,6 +30,27 @@ RuleOpt = Annotated[Optional[list[str]], typer.Option(
     help="Override a house option for every game read, e.g. --rule quota=9-5-2 (repeatable).")]
 PathsArg = Annotated[list[str], typer.Argument(
     metavar="PATH...", help="Record files (.json, .jsonl, .gz), directories, or - for standard input.")]
+
+
+def _version(value: bool) -> None:
+    if value:
+        from importlib.metadata import PackageNotFoundError, version
+
+        from . import core
+        try:
+            v = version("foreman-cli")
+        except PackageNotFoundError:  # pragma: no cover - run from a source tree without install
+            v = "unknown"
+        render.plain(f"foreman {v} (core: {core.NAME})")
+        raise typer.Exit(0)
+
+
+@app.callback()
+def _main(
+    version: Annotated[bool, typer.Option("--version", callback=_version, is_eager=True,
+                                          help="Print the version and which core runs the searches (C or Python).")] = False,
+) -> None:
+    """Audit, settle and query records of the trick-taking game Foreman (formats foreman/1 and 1.1)."""
 
 
 JobsOpt = Annotated[Optional[int], typer.Option(

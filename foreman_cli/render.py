@@ -37,6 +37,11 @@ def console(file: IO[str] | None = None) -> Console:
 _encode = msgspec.json.Encoder().encode
 
 
+def plain(text: str, out: IO[str] | None = None) -> None:
+    """Write one line of plain text on stdout."""
+    (out or sys.stdout).write(text + "\n")
+
+
 def json_line(obj: Any, out: IO[str]) -> None:
     """Write one object as a JSON line."""
     out.write(_encode(obj).decode())

@@ -85,6 +85,13 @@ def main() -> None:
     rec, _ = pick(lambda r, w: won_in(1)(r, w), stacked=1.0, rules=HouseRules(quota="9-5-2"))
     dump("07-nine-five-two.json", rec, id="fri-07-952", notes="A 9-5-2 table: the dealer's quota is 9.")
 
+    rec, where = pick(lambda r, w: won_in(len(r["deals"]))(r, w) and len(r["deals"]) <= 2
+                      and r["claimed"]["winner"] == w.player, inject="CLAIM_REFUTED", stacked=0.5)
+    rec["deals"][where.deal - 1]["claim"]["statement"] = "the rest are mine"
+    dump("09-contested-claim.json", rec, id="fri-09-claim",
+         notes=f"{where.player} showed his cards before trick {where.trick} and claimed the rest; the others "
+               "objected, and the table credited the tricks anyway.")
+
     _evenings()
 
 

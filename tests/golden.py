@@ -31,6 +31,10 @@ def cases() -> dict[str, list[str]]:
         else:
             out[f"replay-{f.stem}.txt"] = ["replay", rel]
     out["replay-03-late-revoke-at-breach.txt"] = ["replay", "samples/03-late-revoke.json", "--deal", "1", "--trick", "9"]
+    # A span the solver finishes at once, so the golden does not depend on the machine's speed.
+    out["analyze-09-contested-claim.txt"] = ["analyze", "samples/09-contested-claim.json", "--from-trick", "8"]
+    out["analyze-09-contested-claim.jsonl"] = ["analyze", "--json", "samples/09-contested-claim.json",
+                                               "--from-trick", "8"]
     return out
 
 

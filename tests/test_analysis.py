@@ -1,0 +1,97 @@
+"""foreman analyze: sure tricks, best cards and costs (ANALYSIS.md), through the library and the CLI."""
+
+from __future__ import annotations
+
+import json
+
+from typer.testing import CliRunner
+
+from builders import base_deal, game, run
+from foreman_cli import analysis, core
+from foreman_cli.board import Board
+from foreman_cli.cards import CARD_OF
+from foreman_cli.cli import app
+from foreman_cli.engine import replay
+
+runner = CliRunner()
+
+
+def write(tmp_path, rec) -> str:
+    p = tmp_path / "g.json"
+    p.write_text(json.dumps(rec))
+    return str(p)
+
+
+def test_base_deal_is_sure_from_the_first_trick_and_every_card_is_free():
+    # bob (L) leads twelve hearts no one else holds: sure of 12 before the first card.
+    a = analysis.analyze_game(run(game()))
+    d = a.deals[0]
+    assert d.exact and d.turned == (1, 1)
+    assert all(p.sure_before[1] == 12 and p.cost == 0 for p in d.plays)
+    assert d.player_totals(1) == (12, 0, 1.0)
+
+
+def test_a_costly_card_costs_what_the_solver_says():
+    deal = base_deal(tricks=8)
+    # bob leads his lone diamond instead of a heart: carol wins it and leads diamonds.
+    deal["tricks"].append({"leader": "bob", "cards": ["2D", "10D", "JS"]})
+    res = run(game([deal]))
+    p = next(p for p in analysis.analyze_game(res).deals[0].plays if p.trick == 9 and p.seat == 1)
+    pos = replay(res.data, stop_at=(1, 9))
+    b = Board([sum(1 << c for c in h) for h in pos.hands], 1, pos.tricks, 8, 12)
+    b.play(CARD_OF["2D"])
+    after = core.Paranoid(1, b, pure=True).sure(b)
+    assert p.sure_before[1] == 12 and p.cost == 12 - after > 0
+    assert CARD_OF["2D"] not in p.best and CARD_OF["6H"] in p.best
+
+
+def test_cost_zero_exactly_when_the_card_is_among_the_best():
+    from foreman_cli.generate import generate
+    for rec, _ in generate(3, 11, max_deals=2):
+        res = run(rec)
+        for d in analysis.analyze_game(res, from_trick=11).deals:
+            for p in d.plays:
+                assert p.cost is not None and p.cost >= 0
+                assert (p.cost == 0) == (p.card in p.best)
+
+
+def test_analyze_json_has_the_documented_shape(tmp_path):
+    res = runner.invoke(app, ["analyze", write(tmp_path, game()), "--json", "--from-trick", "10"])
+    assert res.exit_code == 0, res.output
+    g = json.loads(res.output)
+    assert set(g) == {"id", "source", "deals"}
+    d = g["deals"][0]
+    assert {"deal", "from_trick", "exact", "plays", "players", "turned"} <= set(d)
+    assert d["from_trick"] == 10 and d["exact"] is True
+    assert d["plays"][0] == {"trick": 10, "player": "bob", "card": "5H",
+                             "sure_before": {"alice": 0, "bob": 12, "carol": 0}, "best": d["plays"][0]["best"], "cost": 0}
+    assert d["players"]["bob"] == {"cards": 3, "cost": 0, "accuracy": 1.0}
+    assert d["turned"] is None  # sure from trick 10 on: it may have turned before the span analysed
+
+
+def test_an_exhausted_budget_is_reported_as_not_solved(tmp_path):
+    from foreman_cli.generate import generate
+    (rec, _), = generate(1, 5, stacked=0.0, max_deals=1)
+    res = runner.invoke(app, ["analyze", write(tmp_path, rec), "--json", "--budget-ms", "0"])
+    d = json.loads(res.output)["deals"][0]
+    assert res.exit_code == 0 and d["exact"] is False
+    first = d["plays"][0]
+    assert first["cost"] is None and first["best"] is None and None in first["sure_before"].values()
+
+
+def test_analyze_view_and_errors(tmp_path):
+    path = write(tmp_path, game())
+    res = runner.invoke(app, ["analyze", path, "--from-trick", "11"])
+    assert res.exit_code == 0 and "bob: 2 cards analysed, 0 tricks lost, accuracy 100%" in res.output
+    res = runner.invoke(app, ["analyze", path, "--game", "nope"])
+    assert res.exit_code == 2 and "no game 'nope'" in res.output
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"format": "foreman/1"}')
+    assert runner.invoke(app, ["analyze", str(bad)]).exit_code == 1
+
+
+def test_analysis_stops_at_a_breach_of_play(tmp_path):
+    deal = base_deal(tricks=12)
+    deal["tricks"][3]["cards"][1] = "AC"  # carol plays a club she does not hold
+    d = analysis.analyze_game(run(game([deal]))).deals[0]
+    assert d.stopped == "trick 4: AC was not a legal card" and max(p.trick for p in d.plays) == 3
