@@ -451,14 +451,14 @@ def replay(g: GameData, source: str = "", stop_at: tuple[int, int] | None = None
             claim_res = _claim(P, H, seat[claim.by], claim, leader_due, won, len(tricks), rules, dn, add, trace)
             x, k = claim_res.by, claim_res.tricks
             won[x] += k
-            winners.extend([x] * k)
             if k and won[x] >= target:
                 winner, won_at, decided = x, (dn, len(tricks) + k), True
         if not decided and claim is None and dn < n_deals and len(d.tricks) < TRICKS_PER_DEAL:
             add(Finding("DEAL_INCOMPLETE", f"the deal stops after {len(d.tricks)} tricks with nobody at {target}",
                         deal=dn, trick=len(d.tricks) + 1, evidence={"tricks": len(d.tricks), "target": target}))
-        deal_results.append(DealResult(dn, D, (quotas[0], quotas[1], quotas[2]), won, len(winners) - winners.count(None), decided,
-                                       winners, claim_res))
+        credited = claim_res.tricks if claim_res is not None else 0
+        deal_results.append(DealResult(dn, D, (quotas[0], quotas[1], quotas[2]), won,
+                                       len(winners) - winners.count(None) + credited, decided, winners, claim_res))
 
     result = GameResult(
         id=g.id, source=source, status="won" if winner is not None else "unfinished",

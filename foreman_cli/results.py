@@ -22,9 +22,9 @@ class DealResult:
     dealer: int
     quotas: tuple[int, int, int]  # by seat
     tricks: list[int]  # by seat
-    tricks_played: int  # tricks counted (not those after the end)
+    tricks_played: int  # tricks counted (not those after the end), the claimed ones included
     decided: bool = False
-    winners: list[int | None] = field(default_factory=list)  # by trick, until play stopped
+    winners: list[int | None] = field(default_factory=list)  # by recorded trick, until play stopped
     claim: Any = None  # claims.ClaimResult of the deal's claim, when it has one
 
     def __reduce__(self):

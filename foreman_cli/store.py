@@ -52,11 +52,14 @@ CREATE TABLE IF NOT EXISTS plays (game_id VARCHAR, deal INTEGER, trick INTEGER, 
     player VARCHAR, card VARCHAR, suit VARCHAR, rank INTEGER, led_suit VARCHAR, followed BOOLEAN, won BOOLEAN);
 CREATE TABLE IF NOT EXISTS findings (game_id VARCHAR, code VARCHAR, severity VARCHAR, deal INTEGER,
     trick INTEGER, pass INTEGER, player VARCHAR, card VARCHAR, message VARCHAR, evidence JSON);
+CREATE TABLE IF NOT EXISTS claims (game_id VARCHAR, deal INTEGER, player VARCHAR, accepted BOOLEAN,
+    first_trick INTEGER, tricks INTEGER, claim_rule VARCHAR, holds BOOLEAN, statement VARCHAR);
 CREATE TABLE IF NOT EXISTS payouts (game_id VARCHAR, player VARCHAR, net DECIMAL(38, 10), net_text VARCHAR,
     currency VARCHAR, short_of_quota BOOLEAN, winner BOOLEAN, disputed BOOLEAN);
 """
 
-TABLES = ("games", "game_players", "deals", "deal_players", "passes", "tricks", "plays", "findings", "payouts")
+TABLES = ("games", "game_players", "deals", "deal_players", "passes", "tricks", "plays", "claims", "findings",
+          "payouts")
 
 VIEWS = """
 CREATE OR REPLACE VIEW player_games AS
@@ -142,6 +145,7 @@ _GAME_COLS = ("id", "content_hash", "source", "status", "winner", "deals_played"
 _DEAL_COLS = ("game_id", "deal", "dealer", "dealer_seat", "decided", "tricks_played", "kitty", "discards", "hands",
               "quotas", "won", "pass_from", "pass_to", "pass_card", "pass_returned", "leaders", "winners", "cards")
 _FINDING_COLS = ("game_id", "code", "severity", "deal", "trick", "pass", "player", "card", "message", "evidence")
+_CLAIM_COLS = ("game_id", "deal", "player", "accepted", "first_trick", "tricks", "claim_rule", "holds", "statement")
 _PAYOUT_COLS = ("game_id", "player", "net", "net_text", "currency", "short_of_quota", "winner", "disputed")
 
 _SPREAD = [
@@ -170,6 +174,7 @@ _SPREAD = [
                           unnest(d.cards) AS cs, generate_subscripts(d.leaders, 1) AS i
                    FROM _deals d JOIN _games g ON g.id = d.game_id))"""),
     ('games', "INSERT INTO games SELECT * FROM _games"),
+    ('claims', "INSERT INTO claims SELECT * FROM _claims"),
     ('findings', "INSERT INTO findings SELECT * FROM _findings"),
     ('payouts', "INSERT INTO payouts SELECT * FROM _payouts"),
 ]
@@ -183,6 +188,7 @@ class _Batch:
         self.games: dict[str, list] = {c: [] for c in (*_GAME_COLS, "_n")}
         self.deals: dict[str, list] = {c: [] for c in (*_DEAL_COLS, "_n")}
         self.findings: dict[str, list] = {c: [] for c in (*_FINDING_COLS, "_n")}
+        self.claims: dict[str, list] = {c: [] for c in (*_CLAIM_COLS, "_n")}
         self.payouts: dict[str, list] = {c: [] for c in (*_PAYOUT_COLS, "_n")}
 
 
@@ -208,6 +214,11 @@ def _flatten(b: _Batch, r: GameResult, now: datetime, n: int) -> None:
                 [x.card for x in passes], [x.returned for x in passes], [t.leader for t in tricks], dr.winners,
                 [t.cards for t in tricks], n)):
             col.append(v)
+        c = dr.claim
+        if c is not None:
+            for col, v in zip(b.claims.values(), (gid, dr.number, P[c.by], c.accepted, c.first_trick, c.tricks, c.rule,
+                                                  c.holds, c.statement, n)):
+                col.append(v)
     for f in r.findings:
         for col, v in zip(b.findings.values(), (gid, f.code, f.severity, f.deal, f.trick, f.pass_, f.player, f.card,
                                                 f.message, json.dumps(f.evidence, ensure_ascii=False), n)):
@@ -230,6 +241,8 @@ _ARROW_TYPES = {
     "series_seq": pa.int32(), "target": pa.int32(), "breaches": pa.int32(), "trick": pa.int32(), "pass": pa.int32(),
     "raw": pa.string(), "rules": pa.string(), "evidence": pa.string(), "player": pa.string(),
     "card": pa.string(), "currency": pa.string(), "series_id": pa.string(), "stake_text": pa.string(),
+    "first_trick": pa.int32(), "tricks": pa.int32(), "accepted": pa.bool_(), "holds": pa.bool_(),
+    "claim_rule": pa.string(), "statement": pa.string(),
     "_n": pa.int32(),
 }
 
@@ -288,7 +301,8 @@ def prepare(results: list[GameResult]) -> Prepared:
             if r.status != "invalid" and r.data is not None:
                 _flatten(b, r, now, n)
         tables = {name: _arrow(cols) for name, cols in (("_games", b.games), ("_deals", b.deals),
-                                                         ("_findings", b.findings), ("_payouts", b.payouts))}
+                                                         ("_claims", b.claims), ("_findings", b.findings),
+                                                         ("_payouts", b.payouts))}
     for r in results:
         r.data = r.text = None
         r.deals = [d for d in r.deals if d.decided]  # what the checks across games still need
