@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 FOREMAN := $(BIN)/foreman
 
-.PHONY: demo test golden bench fuzz schema clean
+.PHONY: demo test golden bench bench-solver sanitize fuzz schema clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -38,8 +38,11 @@ demo: $(STAMP)
 	@echo '$$ foreman settle samples/'
 	@$(FOREMAN) settle samples/ || true
 
+# The whole suite (on the C core where it is built), then the searches again on the Python path.
 test: $(STAMP)
 	$(BIN)/python -m pytest
+	FOREMAN_PURE=1 $(BIN)/python -m pytest -p no:cacheprovider tests/test_claims.py tests/test_analysis.py \
+	    tests/test_solver.py tests/test_properties.py
 
 # Regenerate the golden outputs of the samples (never edit them by hand).
 golden: $(STAMP)
@@ -54,6 +57,24 @@ fuzz: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python bench/run.py
+	$(BIN)/python bench/solver.py
+
+bench-solver: $(STAMP)
+	$(BIN)/python bench/solver.py
+
+# The solver tests against the C core built with AddressSanitizer and UBSan, in a copy of the
+# package (leaks are not checked: CPython keeps objects alive on purpose until exit).
+SAN := build/sanitize
+sanitize: $(STAMP)
+	rm -rf $(SAN) && mkdir -p $(SAN) && cp -r foreman_cli $(SAN)/ && rm -f $(SAN)/foreman_cli/*.so
+	gcc -std=c99 -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer \
+	    -fPIC -shared $$($(BIN)/python -c "import sysconfig; print('-I' + sysconfig.get_paths()['include'])") \
+	    foreman_cli/_core.c -o $(SAN)/foreman_cli/_core$$($(BIN)/python -c "import sysconfig; print(sysconfig.get_config_var('EXT_SUFFIX'))")
+	cd $(SAN) && LD_PRELOAD=$$(gcc -print-file-name=libasan.so):$$(gcc -print-file-name=libubsan.so) \
+	    ASAN_OPTIONS=detect_leaks=0 $(CURDIR)/$(BIN)/python -c "from foreman_cli import core; assert core.NAME == 'C', core.NAME"
+	cd $(SAN) && LD_PRELOAD=$$(gcc -print-file-name=libasan.so):$$(gcc -print-file-name=libubsan.so) \
+	    ASAN_OPTIONS=detect_leaks=0 $(CURDIR)/$(BIN)/python -m pytest -q -p no:cacheprovider \
+	    $(CURDIR)/tests/test_solver.py $(CURDIR)/tests/test_claims.py $(CURDIR)/tests/test_analysis.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis build *.egg-info

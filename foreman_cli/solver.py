@@ -121,6 +121,7 @@ class Paranoid:
         """
         x = self.x
         self._deadline = time.monotonic() + self.budget_ms / 1000 if self.budget_ms is not None else None
+        b = b.copy()  # running out of time unwinds past the undo of each card: the caller's board stays whole
         lo = b.tallies[x]
         if b.is_over():
             return lo

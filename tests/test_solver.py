@@ -140,7 +140,9 @@ def test_guess_does_not_change_the_value():
 def test_an_exhausted_budget_gives_none_never_a_number(pure):
     b = random_board(random.Random(1), 16, target=12)
     b.tallies, b.played = [0, 0, 0], 0
+    key = b.key()
     assert core.Paranoid(0, b, pure=pure).sure(b, budget_ms=0) is None
+    assert b.key() == key, "a search cut short leaves the board as it found it"
 
 
 @settings(max_examples=60, deadline=None)

@@ -1,0 +1,103 @@
+"""Solver benchmark (make bench): seeded random endings, timed on the C core, and the twins compared.
+
+Positions: 48 of the 52 cards dealt at random into three hands of `tricks` cards, random
+tallies that sum to the tricks played with nobody at the target of 12, a random leader and a
+random player X; each timing is one `sure(X)` from a fresh bounds table. The agreement check
+compares the C core with the Python reference on the value of every player and the best cards
+of the player to move. Never part of `make test`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import statistics
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from foreman_cli import core  # noqa: E402
+from foreman_cli.analysis import _analyse_play  # noqa: E402
+from foreman_cli.board import Board  # noqa: E402
+
+
+def position(rng: random.Random, tricks: int, in_trick: int = 0) -> Board:
+    """A random ending with `tricks` cards a hand (and maybe a trick begun)."""
+    deck = list(range(52))
+    rng.shuffle(deck)
+    hands = [sum(1 << c for c in deck[s * tricks:(s + 1) * tricks]) for s in range(3)]
+    played = 16 - tricks
+    while True:
+        tallies = [0, 0, 0]
+        for _ in range(played):
+            tallies[rng.randrange(3)] += 1
+        if max(tallies) < 12:
+            break
+    b = Board(hands, rng.randrange(3), tallies, played, 12)
+    for _ in range(in_trick):
+        b.play(rng.choice(b.legal_moves()))
+    return b
+
+
+def timing(tricks: int, count: int, seed: int, pure: bool = False) -> dict:
+    rng = random.Random(seed * 1000 + tricks)
+    times, nodes = [], []
+    for _ in range(count):
+        b = position(rng, tricks)
+        x = rng.randrange(3)
+        s = core.Paranoid(x, b, pure=pure)
+        t = time.perf_counter()
+        s.sure(b)
+        times.append(time.perf_counter() - t)
+        nodes.append(s.nodes)
+    return {"tricks": tricks, "n": count, "median_ms": statistics.median(times) * 1e3, "worst_ms": max(times) * 1e3,
+            "nodes_per_s": sum(nodes) / sum(times)}
+
+
+def agree(count: int, seed: int) -> tuple[int, int]:
+    """Endings of 2-10 tricks on which the C core and the reference differ (value or best cards)."""
+    rng = random.Random(seed)
+    bad = 0
+    for i in range(count):
+        b = position(rng, rng.randint(2, 10), rng.randint(0, 2))
+        card = rng.choice(b.legal_moves())
+        c = _analyse_play(b, [core.Paranoid(x, b) for x in range(3)], 1, card, None, [None] * 3)
+        p = _analyse_play(b, [core.Paranoid(x, b, pure=True) for x in range(3)], 1, card, None, [None] * 3)
+        if c != p:
+            bad += 1
+            print(f"  differ at ending {i}: C {c} / Python {p}", file=sys.stderr)
+    return count, bad
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--positions", type=int, default=100, help="random positions per size (default 100)")
+    ap.add_argument("--agree", type=int, default=10_000, help="endings for the C/Python agreement (default 10,000)")
+    ap.add_argument("--seed", type=int, default=1)
+    args = ap.parse_args()
+    if core.NAME != "C":
+        sys.exit("bench/solver.py: the C core is not built (or FOREMAN_PURE=1); run make first")
+    print(f"core: {core.NAME}; {args.positions} random positions per size, one sure() each\n")
+    print(f"{'tricks left':>11}  {'median':>10}  {'worst':>10}  {'nodes/s':>9}")
+    rows = [timing(10, args.positions, args.seed), timing(12, args.positions, args.seed),
+            timing(16, args.positions, args.seed)]
+    for r in rows:
+        print(f"{r['tricks']:>11}  {r['median_ms']:>8.1f}ms  {r['worst_ms']:>8.1f}ms  {r['nodes_per_s'] / 1e6:>7.1f}M")
+    py = timing(10, 20, args.seed, pure=True)
+    print(f"{'10 (Python)':>11}  {py['median_ms']:>8.1f}ms  {py['worst_ms']:>8.1f}ms  {py['nodes_per_s'] / 1e6:>7.2f}M"
+          f"   (reference, 20 positions)")
+    ten, twelve, sixteen = rows
+    print(f"\n10 left, worst:     {ten['worst_ms']:8.1f} ms   (target < 50 ms)")
+    print(f"12 left, median:    {twelve['median_ms']:8.1f} ms   (target < 50 ms)")
+    print(f"16 tricks, median:  {sixteen['median_ms']:8.1f} ms   (target < 2,000 ms)")
+    if args.agree:
+        t = time.perf_counter()
+        n, bad = agree(args.agree, args.seed)
+        print(f"C and Python on {n:,} random endings of 2-10 tricks: {n - bad:,} agree, {bad} differ "
+              f"({time.perf_counter() - t:.0f} s)")
+
+
+if __name__ == "__main__":
+    main()
