@@ -155,10 +155,13 @@ def report(
     output: Annotated[str, typer.Option("--output", "-o", metavar="FILE", help="Where to write the HTML page.")],
     game: Annotated[Optional[str], typer.Option("--game", metavar="ID", help="The game (if the input has several).")] = None,
     rule: RuleOpt = None,
+    analyze: Annotated[bool, typer.Option(
+        "--analyze", help="Add each deal's chart of sure tricks, costly cards marked (foreman analyze).")] = False,
+    budget_ms: Annotated[float, typer.Option(min=0, help="With --analyze: time for one search.")] = 5000,
 ) -> None:
     """Write one self-contained HTML page of a game's replay: for both sides of a dispute, printable on A4."""
     from . import report as dispute
-    page = dispute.dispute_html(tracing.trace_game([path], game, parse_overrides(rule)))
+    page = dispute.dispute_page(tracing.trace_game([path], game, parse_overrides(rule)), analyze, budget_ms)
     try:
         with open(output, "w", encoding="utf-8") as f:
             f.write(page)

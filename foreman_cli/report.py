@@ -33,6 +33,8 @@ tr.breach td { background: #fff0f0; }
 .summary.clean { border-color: #2e7d32; }
 .proof { color: #555; }
 .result { border: 1px solid #999; padding: 8px 12px; margin-top: 12px; }
+figure.analysis { margin: 6px 0 10px; break-inside: avoid; } figure.analysis svg { width: 100%; max-width: 520px; height: auto; }
+figcaption { color: #555; font-size: 10pt; }
 @media print { h2 { break-after: avoid; } .deal { break-inside: auto; } tr { break-inside: avoid; }
                a { color: inherit; text-decoration: none; } }
 """
@@ -72,8 +74,17 @@ def _finding_html(f: dict[str, Any], anchor: str) -> str:
             f'<br><small>{escape(CODES[f["code"]].rule)}</small></div>')
 
 
-def dispute_html(t) -> str:
-    """The whole page for a traced game (trace.Trace)."""
+def dispute_page(t, analyze: bool = False, budget_ms: float | None = None) -> str:
+    """The page for a traced game, with every deal analysed first when asked."""
+    analysis = None
+    if analyze:
+        from .analysis import analyze_game
+        analysis = analyze_game(t.result, budget_ms=budget_ms)
+    return dispute_html(t, analysis)
+
+
+def dispute_html(t, analysis=None) -> str:
+    """The whole page for a traced game (trace.Trace), with the charts of its analysis if given."""
     r = t.result
     P = list(t.data.players)
     rules = t.data.rules
@@ -144,7 +155,9 @@ def dispute_html(t) -> str:
               f"{_cards(ev['discards'])}</p><table><tr><th colspan=\"2\">Hands at the first lead</th></tr>")
             for p in P:
                 w(f"<tr><td>{escape(p)}</td><td>{_hand(ev['hands'][p])}</td></tr>")
-            w("</table><table><thead><tr><th>trick</th><th>leader</th><th>cards (in play order)</th><th>winner</th>"
+            w("</table>")
+            w(_chart(t, analysis, ev["deal"]))
+            w("<table><thead><tr><th>trick</th><th>leader</th><th>cards (in play order)</th><th>winner</th>"
               + "".join(f'<th class="num">{escape(p)}</th>' for p in P) + "</tr></thead><tbody>")
             in_table = True
         elif kind == "trick":
@@ -170,6 +183,26 @@ def dispute_html(t) -> str:
     close_table()
     w("</body></html>\n")
     return "\n".join(out)
+
+
+def _chart(t, analysis, n: int) -> str:
+    """The deal's chart of sure tricks, with each player's accuracy under it ('' without analysis)."""
+    if analysis is None:
+        return ""
+    from . import pictures
+    d = next((d for d in analysis.deals if d.deal == n), None)
+    if d is None or not d.plays:
+        return ""
+    dr = t.result.deals[n - 1]
+    svg = pictures.sure_chart(d, tuple(t.data.players), t.data.rules.target, dr.tricks, dr.claim)
+    notes = pictures.accuracy_lines(d, tuple(t.data.players))
+    if d.turned is not None:
+        notes.append(f"the deal turned at trick {d.turned[0]}: from then on {t.data.players[d.turned[1]]} was sure of "
+                     f"the target")
+    if not d.exact:
+        notes.append("not every play was solved within the budget")
+    return (f'<figure class="analysis">{svg}<figcaption>' + "; ".join(escape(x) for x in notes)
+            + "</figcaption></figure>")
 
 
 def _result_line(t) -> str:

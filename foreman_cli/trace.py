@@ -62,6 +62,7 @@ def trace_game(paths: list[str], game_id: str | None = None, overrides: dict[str
         raise UsageError(f"--deal {deal}: the game has {len(data.deals)} deal(s)")
     events: list[dict[str, Any]] = []
     full = engine.replay(data, source=audited.source, trace=events)
+    full.data = data
     for f in audited.findings:
         if f.code in CROSS_GAME_CODES:
             full.findings.append(f)

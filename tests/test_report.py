@@ -33,6 +33,33 @@ def test_report_is_self_contained_and_links_findings(tmp_path):
     assert "<script" not in page and "@import" not in page and "url(" not in page
 
 
+def test_report_with_analysis_draws_each_deal_and_the_claim(tmp_path):
+    page = make(tmp_path, "09-contested-claim.json", "--analyze").read_text()
+    svg = re.findall(r'<svg class="chart".*?</svg>', page, re.S)
+    assert len(svg) == 1 and svg[0].count("<polyline") == 3  # one deal, a line per player
+    assert "bob claims: fails" in svg[0] and "bob 12" in svg[0]
+    assert "bob: 10 cards, 0 tricks lost, accuracy 100%" in page
+    # still self-contained: the picture is inline SVG, no script, nothing fetched
+    assert "<script" not in page and not re.search(r"""(src|href)=["'](https?:|//)""", page)
+    plain = make(tmp_path, "09-contested-claim.json").read_text()
+    assert "<svg" not in plain
+
+
+def test_costly_cards_are_marked_with_what_they_cost(tmp_path):
+    import json
+    from foreman_cli.generate import generate
+    # A stacked deal (one hand holds the top cards) solves at once; in this one a card costs a trick.
+    (rec, _), = generate(1, 1, stacked=1.0, max_deals=1, players=["alice", "bob", "carol"])
+    src = tmp_path / "stacked.json"
+    src.write_text(json.dumps(rec))
+    out = tmp_path / "stacked.html"
+    assert runner.invoke(app, ["report", str(src), "-o", str(out), "--analyze"]).exit_code == 0
+    page = out.read_text()
+    marks = re.findall(r'<circle class="costly"[^>]*><title>([^<]*)</title>', page)
+    assert marks and all(re.fullmatch(r"trick \d+: \w+ played \w+, cost \d+ tricks? \(best: [\w ]+\)", m)
+                         for m in marks)
+
+
 def test_report_escapes_record_text(tmp_path):
     import json
     rec = json.loads((SAMPLES / "01-clean-win.json").read_text())
