@@ -209,6 +209,9 @@ def load(
     rule: RuleOpt = None,
     batch: Annotated[int, typer.Option(min=1, help="Games per transaction: an interruption loses at most one batch.")] = 500,
     jobs: JobsOpt = None,
+    analyze: Annotated[bool, typer.Option(
+        "--analyze", help="Also cost every card of the games added (tables play_costs, deal_accuracy); slow.")] = False,
+    budget_ms: Annotated[float, typer.Option(min=0, help="With --analyze: time for one search.")] = 5000,
 ) -> None:
     """Load games into a DuckDB archive (idempotent; a game with the same id and new content is refused).
 
@@ -217,7 +220,8 @@ def load(
     from . import store  # duckdb and pyarrow load only for the commands that use them
     path = store.db_path(db)
     with render.LoadProgress() as bar:
-        report = store.load_paths(paths, path, parse_overrides(rule), replace, batch, _jobs(jobs), progress=bar.advance)
+        report = store.load_paths(paths, path, parse_overrides(rule), replace, batch, _jobs(jobs), progress=bar.advance,
+                                  analyze=budget_ms if analyze else None)
     render.load_report(report, path)
     raise typer.Exit(1 if report.conflicts or report.invalid else 0)
 

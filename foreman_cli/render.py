@@ -472,7 +472,8 @@ def stats_report(st, out: IO[str] | None = None) -> None:
         con.print("No games in the archive yet (or none for that player): foreman load PATH adds them.")
         return
     for title, res in (("Players", st.players), ("By role (D dealer, L left, R right)", st.roles),
-                       ("Findings by player", st.findings), ("Money", st.money), ("Head to head", st.head_to_head)):
+                       ("Findings by player", st.findings), ("Money", st.money), ("Head to head", st.head_to_head),
+                       ("Accuracy: share of cards that cost no trick (load --analyze)", st.accuracy)):
         if not res.rows:
             continue
         query_table(res, title, con=con)
@@ -482,7 +483,7 @@ def stats_report(st, out: IO[str] | None = None) -> None:
 def stats_json(st, out: IO[str] | None = None) -> None:
     """The statistics as one JSON object of row lists."""
     doc = {}
-    for name in ("players", "roles", "findings", "money", "head_to_head"):
+    for name in ("players", "roles", "findings", "money", "head_to_head", "accuracy"):
         res = getattr(st, name)
         doc[name] = [{c: _plain(v) for c, v in zip(res.columns, row)} for row in res.rows]
     schema(doc, out)

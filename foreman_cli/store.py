@@ -54,12 +54,18 @@ CREATE TABLE IF NOT EXISTS findings (game_id VARCHAR, code VARCHAR, severity VAR
     trick INTEGER, pass INTEGER, player VARCHAR, card VARCHAR, message VARCHAR, evidence JSON);
 CREATE TABLE IF NOT EXISTS claims (game_id VARCHAR, deal INTEGER, player VARCHAR, accepted BOOLEAN,
     first_trick INTEGER, tricks INTEGER, claim_rule VARCHAR, holds BOOLEAN, statement VARCHAR);
+CREATE TABLE IF NOT EXISTS play_costs (game_id VARCHAR, deal INTEGER, trick INTEGER, player VARCHAR, card VARCHAR,
+    sure_before INTEGER, best VARCHAR[], cost INTEGER);
+CREATE TABLE IF NOT EXISTS deal_accuracy (game_id VARCHAR, deal INTEGER, player VARCHAR, cards INTEGER, cost INTEGER,
+    accuracy DOUBLE, exact BOOLEAN, turned_trick INTEGER, turned_by VARCHAR);
 CREATE TABLE IF NOT EXISTS payouts (game_id VARCHAR, player VARCHAR, net DECIMAL(38, 10), net_text VARCHAR,
     currency VARCHAR, short_of_quota BOOLEAN, winner BOOLEAN, disputed BOOLEAN);
 """
 
 TABLES = ("games", "game_players", "deals", "deal_players", "passes", "tricks", "plays", "claims", "findings",
-          "payouts")
+          "payouts", "play_costs", "deal_accuracy")
+# Filled only by `load --analyze`: their staging tables are absent otherwise.
+ANALYSIS_TABLES = ("play_costs", "deal_accuracy")
 
 VIEWS = """
 CREATE OR REPLACE VIEW player_games AS
@@ -86,6 +92,12 @@ CREATE OR REPLACE VIEW player_money AS
 SELECT player, currency, count(*) FILTER (WHERE NOT disputed) AS games, sum(net) FILTER (WHERE NOT disputed) AS net,
        count(*) FILTER (WHERE disputed) AS disputed_games, sum(net) AS net_as_played
 FROM payouts GROUP BY player, currency;
+
+CREATE OR REPLACE VIEW player_accuracy AS
+SELECT a.player, dp.role, count(*) AS deals, sum(a.cards) AS cards, sum(a.cost) AS cost,
+       round(sum(a.accuracy * a.cards) / nullif(sum(a.cards), 0), 3) AS accuracy
+FROM deal_accuracy a JOIN deal_players dp USING (game_id, deal, player)
+WHERE a.cards > 0 GROUP BY a.player, dp.role;
 
 CREATE OR REPLACE VIEW head_to_head AS
 SELECT a.player AS player, b.player AS opponent, count(*) AS games,
@@ -146,6 +158,8 @@ _DEAL_COLS = ("game_id", "deal", "dealer", "dealer_seat", "decided", "tricks_pla
               "quotas", "won", "pass_from", "pass_to", "pass_card", "pass_returned", "leaders", "winners", "cards")
 _FINDING_COLS = ("game_id", "code", "severity", "deal", "trick", "pass", "player", "card", "message", "evidence")
 _CLAIM_COLS = ("game_id", "deal", "player", "accepted", "first_trick", "tricks", "claim_rule", "holds", "statement")
+_COST_COLS = ("game_id", "deal", "trick", "player", "card", "sure_before", "best", "cost")
+_ACCURACY_COLS = ("game_id", "deal", "player", "cards_analysed", "cost", "accuracy", "exact", "turned_trick", "turned_by")
 _PAYOUT_COLS = ("game_id", "player", "net", "net_text", "currency", "short_of_quota", "winner", "disputed")
 
 _SPREAD = [
@@ -177,6 +191,8 @@ _SPREAD = [
     ('claims', "INSERT INTO claims SELECT * FROM _claims"),
     ('findings', "INSERT INTO findings SELECT * FROM _findings"),
     ('payouts', "INSERT INTO payouts SELECT * FROM _payouts"),
+    ('play_costs', "INSERT INTO play_costs SELECT * FROM _play_costs"),
+    ('deal_accuracy', "INSERT INTO deal_accuracy SELECT * FROM _deal_accuracy"),
 ]
 
 
@@ -190,6 +206,8 @@ class _Batch:
         self.findings: dict[str, list] = {c: [] for c in (*_FINDING_COLS, "_n")}
         self.claims: dict[str, list] = {c: [] for c in (*_CLAIM_COLS, "_n")}
         self.payouts: dict[str, list] = {c: [] for c in (*_PAYOUT_COLS, "_n")}
+        self.costs: dict[str, list] = {c: [] for c in (*_COST_COLS, "_n")}
+        self.accuracy: dict[str, list] = {c: [] for c in (*_ACCURACY_COLS, "_n")}
 
 
 def _flatten(b: _Batch, r: GameResult, now: datetime, n: int) -> None:
@@ -232,6 +250,24 @@ def _flatten(b: _Batch, r: GameResult, now: datetime, n: int) -> None:
                 col.append(val)
 
 
+def _flatten_analysis(b: _Batch, r: GameResult, budget_ms: float, n: int) -> None:
+    """Add one game's play analysis: a row a card analysed, a row a player of each deal."""
+    from .analysis import analyze_game
+    from .cards import CANONICAL
+    P = r.players
+    for d in analyze_game(r, budget_ms=budget_ms).deals:
+        for p in d.plays:
+            best = None if p.best is None else [CANONICAL[c] for c in p.best]
+            for col, v in zip(b.costs.values(), (r.id, d.deal, p.trick, P[p.seat], CANONICAL[p.card],
+                                                 p.sure_before[p.seat], best, p.cost, n)):
+                col.append(v)
+        turned = (d.turned[0], P[d.turned[1]]) if d.turned else (None, None)
+        for s in range(3):
+            cards, cost, acc = d.player_totals(s)
+            for col, v in zip(b.accuracy.values(), (r.id, d.deal, P[s], cards, cost, acc, d.exact, *turned, n)):
+                col.append(v)
+
+
 _ARROW_TYPES = {
     "stake": pa.decimal128(38, 10), "net": pa.decimal128(38, 10), "players": pa.list_(pa.string()),
     "kitty": pa.list_(pa.string()), "discards": pa.list_(pa.string()), "hands": pa.list_(pa.list_(pa.string())),
@@ -241,6 +277,8 @@ _ARROW_TYPES = {
     "series_seq": pa.int32(), "target": pa.int32(), "breaches": pa.int32(), "trick": pa.int32(), "pass": pa.int32(),
     "raw": pa.string(), "rules": pa.string(), "evidence": pa.string(), "player": pa.string(),
     "card": pa.string(), "currency": pa.string(), "series_id": pa.string(), "stake_text": pa.string(),
+    "sure_before": pa.int32(), "best": pa.list_(pa.string()), "cost": pa.int32(), "cards_analysed": pa.int32(),
+    "accuracy": pa.float64(), "exact": pa.bool_(), "turned_trick": pa.int32(), "turned_by": pa.string(),
     "first_trick": pa.int32(), "tricks": pa.int32(), "accepted": pa.bool_(), "holds": pa.bool_(),
     "claim_rule": pa.string(), "statement": pa.string(),
     "_n": pa.int32(),
@@ -267,6 +305,8 @@ def _write(con: duckdb.DuckDBPyConnection, tables: dict[str, pa.Table], keep: li
         con.register(name, t.filter(pc.is_in(t["_n"], value_set=wanted)).drop_columns(["_n"]))
     try:
         for table, sql in _SPREAD:
+            if table in ANALYSIS_TABLES and f"_{table}" not in tables:
+                continue
             n = con.execute(sql).fetchone()[0]
             report.rows[table] = report.rows.get(table, 0) + n
     finally:
@@ -292,28 +332,35 @@ class Prepared:
     tables: dict[str, pa.Table]
 
 
-def prepare(results: list[GameResult]) -> Prepared:
-    """Flatten a batch of replayed games into Arrow staging tables (one row a game, a deal, ...)."""
+def prepare(results: list[GameResult], analyze: float | None = None) -> Prepared:
+    """Flatten a batch of replayed games into Arrow staging tables (one row a game, a deal, ...).
+
+    With `analyze` (a search budget in ms) every deal is analysed too (analysis.py).
+    """
     b = _Batch()
     now = datetime.now(timezone.utc)
     with no_cyclic_gc():
         for n, r in enumerate(results):
             if r.status != "invalid" and r.data is not None:
                 _flatten(b, r, now, n)
-        tables = {name: _arrow(cols) for name, cols in (("_games", b.games), ("_deals", b.deals),
-                                                         ("_claims", b.claims), ("_findings", b.findings),
-                                                         ("_payouts", b.payouts))}
+                if analyze is not None:
+                    _flatten_analysis(b, r, analyze, n)
+        staged = [("_games", b.games), ("_deals", b.deals), ("_claims", b.claims), ("_findings", b.findings),
+                  ("_payouts", b.payouts)]
+        if analyze is not None:
+            staged += [("_play_costs", b.costs), ("_deal_accuracy", b.accuracy)]
+        tables = {name: _arrow(cols) for name, cols in staged}
     for r in results:
         r.data = r.text = None
         r.deals = [d for d in r.deals if d.decided]  # what the checks across games still need
     return Prepared(results, tables)
 
 
-def _prepare_raws(task: tuple[list[RawRecord], dict[str, Any] | None]) -> Prepared:
+def _prepare_raws(task: tuple[list[RawRecord], dict[str, Any] | None, float | None]) -> Prepared:
     """In a worker (or in line): replay a batch of raw records and prepare it."""
-    raws, overrides = task
+    raws, overrides, analyze = task
     with no_cyclic_gc():
-        return prepare([check_record(raw, overrides) for raw in raws])
+        return prepare([check_record(raw, overrides) for raw in raws], analyze)
 
 
 def load(results: Iterable[GameResult], path: str, replace: bool = False, batch_games: int = BATCH_GAMES,
@@ -324,10 +371,15 @@ def load(results: Iterable[GameResult], path: str, replace: bool = False, batch_
 
 def load_paths(paths: list[str], path: str, overrides: dict[str, Any] | None = None, replace: bool = False,
                batch_games: int = BATCH_GAMES, jobs: int = 1, max_record_bytes: int = DEFAULT_MAX_RECORD_BYTES,
-               progress: Callable[[int], None] | None = None) -> LoadReport:
-    """Read, replay and load record files; with jobs > 1 the replays and flattening run in workers."""
+               progress: Callable[[int], None] | None = None, analyze: float | None = None) -> LoadReport:
+    """Read, replay and load record files; with jobs > 1 the replays and flattening run in workers.
+
+    With `analyze` (a search budget in ms) every deal added is analysed into play_costs and
+    deal_accuracy.
+    """
     raws = read_records(paths, max_record_bytes)
-    tasks = ((batch, overrides) for batch in chunked(raws, batch_games, size=_text_size, max_size=BATCH_BYTES))
+    tasks = ((batch, overrides, analyze)
+             for batch in chunked(raws, batch_games, size=_text_size, max_size=BATCH_BYTES))
     prepared = ordered_map(_prepare_raws, tasks, jobs) if jobs > 1 else map(_prepare_raws, tasks)
     return _store(path, prepared, replace, progress, series_checks=True)
 
@@ -489,6 +541,7 @@ class Stats:
     findings: QueryResult
     money: QueryResult
     head_to_head: QueryResult
+    accuracy: QueryResult  # from `load --analyze`; empty otherwise
 
 
 def stats(path: str, player: str | None = None) -> Stats:
@@ -508,6 +561,7 @@ def stats(path: str, player: str | None = None) -> Stats:
             findings=q(f"SELECT * FROM player_findings {where} ORDER BY player, findings DESC, code"),
             money=q(f"SELECT * FROM player_money {where} ORDER BY currency, net DESC, player"),
             head_to_head=q(f"SELECT * FROM head_to_head {where} ORDER BY player, opponent"),
+            accuracy=q(f"SELECT * FROM player_accuracy {where} ORDER BY player, role"),
         )
     except duckdb.CatalogException as e:
         raise DatabaseError(f"{path} is not a foreman archive: {str(e).splitlines()[0]}") from None

@@ -183,3 +183,22 @@ def test_database_in_use_by_another_process(tmp_path):
         holder.wait()
     time.sleep(0.1)
     assert runner.invoke(app, ["stats", "--db", db]).exit_code == 0
+
+
+def test_load_analyze_stores_costs_and_accuracy(tmp_path):
+    db = str(tmp_path / "a.duckdb")
+    claim, clean = str(Path(SAMPLES) / "09-contested-claim.json"), str(Path(SAMPLES) / "01-clean-win.json")
+    rep = store.load_paths([claim, clean], db, analyze=5000)
+    assert rep.added == 2
+    # every card played is costed (both deals solve at once), none is left unsolved
+    costs = store.query(db, "SELECT count(*), count(cost), sum(cost) FROM play_costs").rows[0]
+    assert costs[0] == costs[1] == rep.plays and costs[2] >= 0
+    acc = store.query(db, """SELECT player, cards, cost, exact FROM deal_accuracy
+                             WHERE game_id = 'fri-09-claim' ORDER BY player""").rows
+    assert acc == [("alice", 10, 0, True), ("bob", 10, 0, True), ("carol", 10, 1, True)]
+    st = store.stats(db)
+    assert st.accuracy.columns == ["player", "role", "deals", "cards", "cost", "accuracy"] and st.accuracy.rows
+    # without --analyze the tables stay empty and stats has no accuracy
+    db2 = str(tmp_path / "b.duckdb")
+    store.load_paths([claim], db2)
+    assert store.counts(db2)["play_costs"] == 0 and store.stats(db2).accuracy.rows == []
