@@ -97,15 +97,22 @@ def _line_words(c: ClaimResult, P: tuple[str, ...], leader: int) -> str:
     return "; ".join(parts)
 
 
+def describe(by: str, first: int, tricks: int, accepted: bool, rule: str, holds: bool | None,
+             statement: str | None = None) -> str:
+    """A claim in one sentence: who claimed which tricks, and whether it holds under the rule."""
+    said = f' ("{statement}")' if statement else ""
+    kind = "accepted" if accepted else "contested"
+    if tricks == 0:
+        return f"{by} claimed the rest{said} ({kind}), but no trick remains: it claims nothing"
+    span = f"trick {first}" if tricks == 1 else f"tricks {first}-{first + tricks - 1}"
+    verdict = {True: "it holds", False: "it fails", None: "not judged (a hand holds two copies of a card)"}[holds]
+    return f"{by} claimed the rest{said}, {span} ({kind}); under claim_rule {rule} {verdict}"
+
+
 def claim_words(ev: dict[str, Any]) -> str:
-    """A claim event in one sentence: who claimed what, and whether it holds under the rule."""
-    n = ev["tricks"]
-    first = ev["trick"]
-    span = f"trick {first}" if n == 1 else f"tricks {first}-{first + n - 1}"
-    said = f' ("{ev["statement"]}")' if ev.get("statement") else ""
-    kind = "accepted" if ev["accepted"] else "contested"
-    if n == 0:
-        return f"Claim: {ev['by']} claimed the rest{said} ({kind}), but no trick remains: it claims nothing"
-    verdict = {True: "it holds", False: "it fails", None: "not judged (a hand holds two copies of a card)"}[ev["holds"]]
-    return (f"Claim: {ev['by']} claimed the rest{said}, {span} ({kind}); under claim_rule {ev['claim_rule']} "
-            f"{verdict}; credited: " + ", ".join(f"{p} {v}" for p, v in ev["tallies"].items()))
+    """A claim event of the replay in one line, with the tallies it leaves."""
+    text = describe(ev["by"], ev["trick"], ev["tricks"], ev["accepted"], ev["claim_rule"], ev["holds"],
+                    ev.get("statement"))
+    if not ev["tricks"]:
+        return "Claim: " + text
+    return "Claim: " + text + "; credited: " + ", ".join(f"{p} {v}" for p, v in ev["tallies"].items())

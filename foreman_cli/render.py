@@ -167,6 +167,12 @@ def settlement(s, out: IO[str] | None = None) -> None:
         con.print(Text("What the table wrote differs from the rules", style="bold"))
         for g, c in claims:
             con.print(f"  {g.id}: {c}")
+    said = [(g, c) for g in s.games for c in g.claims]
+    if said:
+        con.print()
+        con.print(Text("Claims of the remaining tricks", style="bold"))
+        for g, c in said:
+            con.print(f"  {g.id}, {c}")
     if s.excluded:
         con.print()
         con.print(Text("Left out of the balances", style="bold"))

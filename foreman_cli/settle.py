@@ -8,6 +8,7 @@ from decimal import Decimal
 from typing import Any
 
 from . import money
+from .claims import describe
 from .findings import ERROR
 from .results import GameResult
 
@@ -42,6 +43,7 @@ class GameLine:
     short: list[tuple[str, int, int]]  # player, tricks, quota: non-winners short in the deciding deal
     net: dict[str, Decimal] | None
     claim: list[str]  # each difference between the claimed and the replayed result
+    claims: list[str]  # each claim of the remaining tricks, with its verdict (RULES.md 12)
     disputed: bool
     counted: bool
     reason: str | None  # why it is left out of the balances, or how it is counted
@@ -54,7 +56,7 @@ class GameLine:
             "stake": money.fmt(self.stake) if self.stake is not None else None, "currency": self.currency,
             "short": [{"player": p, "tricks": t, "quota": q} for p, t, q in self.short],
             "net": {p: money.fmt(v) for p, v in self.net.items()} if self.net is not None else None,
-            "claim": self.claim, "disputed": self.disputed, "counted": self.counted, "reason": self.reason,
+            "claim": self.claim, "claims": self.claims, "disputed": self.disputed, "counted": self.counted, "reason": self.reason,
             "first_finding": self.first_finding,
         }
 
@@ -98,7 +100,7 @@ class Settlement:
             id=g["id"], source=g["source"], status=g["status"], winner=g["winner"], stake=dec(g["stake"]),
             currency=g["currency"], short=[(s["player"], s["tricks"], s["quota"]) for s in g["short"]],
             net={p: money.amount(v) for p, v in g["net"].items()} if g["net"] is not None else None,
-            claim=list(g["claim"]), disputed=g["disputed"], counted=g["counted"], reason=g["reason"],
+            claim=list(g["claim"]), claims=list(g.get("claims", [])), disputed=g["disputed"], counted=g["counted"], reason=g["reason"],
             first_finding=g["first_finding"]) for g in d["games"]]
         return cls(
             games=games,
@@ -153,6 +155,8 @@ def _line(r: GameResult, as_played: bool) -> GameLine:
         id=r.id, source=r.source, status=r.status, winner=r.winner, stake=r.stake,
         currency=r.currency or NO_CURRENCY, short=short, net=r.net,
         claim=[f.message for f in errors if f.code == "CLAIM_MISMATCH"],
+        claims=[f"deal {d.number}: " + describe(r.players[c.by], c.first_trick, c.tricks, c.accepted, c.rule, c.holds)
+                for d in r.deals if (c := d.claim) is not None],
         disputed=first is not None, counted=counted, reason=reason,
         first_finding=first.text() if first is not None else None,
     )

@@ -144,3 +144,13 @@ def test_claim_needs_accepted():
     d["claim"] = {"by": "bob"}
     r = run(claimed_game(d))
     assert r.status == "invalid" and only(r, "RECORD_SCHEMA").path == "$.deals[0].claim.accepted"
+
+
+def test_settle_counts_a_doubtful_claim_and_says_so():
+    from foreman_cli import settle
+    rec = claimed_game(claim(base_deal(tricks=8), "bob", accepted=True), stake="1.00")
+    s = settle.settle([run(rec)])
+    g = s.games[0]
+    assert g.counted and not g.disputed
+    assert g.claims == ["deal 1: bob claimed the rest, tricks 9-12 (accepted); under claim_rule any-order it fails"]
+    assert s.to_dict()["games"][0]["claims"] == g.claims
