@@ -42,6 +42,10 @@ class Paranoid:
         except solver.OutOfTime:
             return None
 
+    def line(self, b: Board) -> list[int]:
+        """A line of best play from `b` to the end of the deal that proves X's sure tricks."""
+        return solver.principal_line(b, self.x, self.sure)
+
     @property
     def nodes(self) -> int:
         """Nodes searched so far."""

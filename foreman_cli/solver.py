@@ -190,6 +190,27 @@ def sure(b: Board, x: int, budget_ms: float | None = None) -> int:
     return Paranoid(x, budget_ms).sure(b)
 
 
+def principal_line(b: Board, x: int, sure_of) -> list[int]:
+    """A line that proves X's sure tricks: best play for X and for the two against him, to the end.
+
+    `sure_of(board)` gives X's sure tricks (either core's). At each card the line keeps one whose
+    value is the position's: X cannot do better, and the others hold him to it.
+    """
+    b = b.copy()
+    v = sure_of(b)
+    line: list[int] = []
+    while not b.is_over():
+        for c in ordered_moves(b, x):
+            b.play(c)
+            if sure_of(b) == v:
+                line.append(c)
+                break
+            b.undo()
+        else:  # pragma: no cover - a value always has a child of the same value
+            raise AssertionError("no card keeps the value")
+    return line
+
+
 def claim_line(b: Board, x: int, k: int, best_play: bool) -> list[int] | None:
     """A line of play that stops X from taking the next k tricks, or None when the claim holds.
 

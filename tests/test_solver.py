@@ -175,3 +175,18 @@ def test_foreman_pure_forces_the_python_core():
     env = dict(os.environ, FOREMAN_PURE="1")
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "Python"
+
+
+@pytest.mark.parametrize("pure", [False, True])
+def test_principal_line_proves_the_value(pure):
+    rng = random.Random(21)
+    for _ in range(40):
+        b = random_board(rng, rng.randint(1, 6), rng.randint(0, 2))
+        x = rng.randrange(3)
+        s = core.Paranoid(x, b, pure=pure)
+        v = s.sure(b)
+        end = b.copy()
+        for c in s.line(b):
+            assert end.legal_mask() >> c & 1
+            end.play(c)
+        assert end.is_over() and end.tallies[x] == v
