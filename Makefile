@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 FOREMAN := $(BIN)/foreman
 
-.PHONY: demo test golden bench bench-solver sanitize fuzz schema clean
+.PHONY: demo test golden bench bench-solver bench-fairness sanitize fuzz schema clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -61,6 +61,9 @@ bench: $(STAMP)
 
 bench-solver: $(STAMP)
 	$(BIN)/python bench/solver.py
+
+bench-fairness: $(STAMP)
+	$(BIN)/python bench/fairness.py
 
 # The solver tests against the C core built with AddressSanitizer and UBSan, in a copy of the
 # package (leaks are not checked: CPython keeps objects alive on purpose until exit).

@@ -32,17 +32,27 @@ PathsArg = Annotated[list[str], typer.Argument(
     metavar="PATH...", help="Record files (.json, .jsonl, .gz), directories, or - for standard input.")]
 
 
+def _version_text() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+    try:
+        return version("foreman-cli")
+    except PackageNotFoundError:  # pragma: no cover - run from a source tree without install
+        return "unknown"
+
+
 def _version(value: bool) -> None:
     if value:
-        from importlib.metadata import PackageNotFoundError, version
-
         from . import core
-        try:
-            v = version("foreman-cli")
-        except PackageNotFoundError:  # pragma: no cover - run from a source tree without install
-            v = "unknown"
-        render.plain(f"foreman {v} (core: {core.NAME})")
+        render.plain(f"foreman {_version_text()} (core: {core.NAME})")
         raise typer.Exit(0)
+
+
+def _write_text(path: str, text: str) -> None:
+    try:
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(text)
+    except OSError as e:
+        raise OutputError(f"{path}: {e.strerror or e}") from None
 
 
 @app.callback()
@@ -111,15 +121,27 @@ def settle(
         "--as-played", help="Count games with breaches as recorded (the output says so).")] = False,
     json_out: Annotated[bool, typer.Option("--json", help="One JSON object: games, balances, transfers, excluded.")] = False,
     csv_out: Annotated[bool, typer.Option("--csv", help="The transfers as CSV.")] = False,
+    certificate: Annotated[Optional[str], typer.Option(
+        "--certificate", metavar="FILE",
+        help="Also write a receipt: each game's SHA-256 (RFC 8785 canonical JSON), the ledger, one hash over all.")] = None,
 ) -> None:
     """Settle bets: payouts per game, balances per currency, and the fewest transfers.
+
+    Example: foreman settle friday/ --certificate friday.cert.json
 
     Exit status: 0 when every game with a stake was counted, 1 when a game was left out as
     disputed or invalid, 2 when the command could not run.
     """
     if json_out and csv_out:
         raise UsageError("choose one of --json and --csv")
-    result = settlement.settle(audit.audit_paths(paths, parse_overrides(rule)), as_played=as_played)
+    overrides = parse_overrides(rule)
+    results = audit.audit_paths(paths, overrides)
+    if certificate is not None:
+        from . import certificate as cert
+        result, receipt = cert.settle_certified(results, overrides, as_played, _version_text())
+        _write_text(certificate, render.canonical_json(receipt))
+    else:
+        result = settlement.settle(results, as_played=as_played)
     if json_out:
         render.schema(result.to_dict())
     elif csv_out:
@@ -194,6 +216,65 @@ def analyze(
                                      budget_ms)
     summary = (render.analysis_json if json_out else render.analysis_view)(items)
     raise typer.Exit(1 if summary.invalid else 0)
+
+
+@app.command()
+@_guarded
+def verify(
+    certificate: Annotated[str, typer.Argument(metavar="CERTIFICATE", help="A file written by settle --certificate.")],
+    paths: PathsArg,
+) -> None:
+    """Check a settlement certificate against the records: verified, or each game missing, added or changed.
+
+    Example: foreman verify friday.cert.json friday/
+
+    Exit status: 0 when verified, 1 when anything differs, 2 when the command could not run.
+    """
+    from . import certificate as cert
+    try:
+        with open(certificate, encoding="utf-8") as f:
+            text = f.read()
+    except OSError as e:
+        raise UsageError(f"{certificate}: {e.strerror or e}") from None
+    verdict = cert.verify(cert.read(text, certificate), lambda overrides: audit.audit_paths(paths, overrides))
+    render.verdict(verdict)
+    raise typer.Exit(0 if verdict.verified else 1)
+
+
+@app.command()
+@_guarded
+def fairness(
+    paths: Annotated[Optional[list[str]], typer.Argument(
+        metavar="[PATH...]", help="Record files or directories (or use --db).")] = None,
+    db: Annotated[Optional[str], typer.Option("--db", metavar="FILE", help="Read the dealt hands from an archive.")] = None,
+    alpha: Annotated[float, typer.Option(min=0.0, max=1.0, help="The significance level after correction.")] = 0.01,
+    correction: Annotated[str, typer.Option(help="holm (family-wise) or bh (Benjamini-Hochberg, false discoveries).")] = "holm",
+    json_out: Annotated[bool, typer.Option("--json", help="One JSON object (FAIRNESS.md).")] = False,
+    html: Annotated[Optional[str], typer.Option("--html", metavar="FILE", help="Also write a page with the distributions drawn.")] = None,
+    rule: RuleOpt = None,
+) -> None:
+    """Is the deck stacked? Each player's dealt hands against chance, as dealer and not.
+
+    Example: foreman fairness season/ --html fairness.html
+
+    Exit status: 0 when no test is flagged, 1 when one is, 2 when the command could not run.
+    """
+    from . import fairness as fair
+    if correction not in fair.CORRECTIONS:
+        raise UsageError(f"--correction {correction!r}: one of {', '.join(fair.CORRECTIONS)}")
+    if bool(paths) == bool(db):
+        raise UsageError("give record PATHs or --db FILE (one of the two)")
+    if db:
+        from . import store
+        deals = store.dealt_hands(store.db_path(db))
+    else:
+        deals = fair.from_results(audit.audit_paths(paths, parse_overrides(rule), keep=True))
+    result = fair.screen(deals, alpha, correction)
+    if html:
+        from . import fairness_page
+        _write_text(html, fairness_page.page(result))
+    (render.schema if json_out else render.fairness_view)(result.to_dict() if json_out else result)
+    raise typer.Exit(1 if result.flagged else 0)
 
 
 DbOpt = Annotated[Optional[str], typer.Option(
@@ -280,6 +361,11 @@ def generate(
         help="Chance that a deal gives one player the 16 highest cards, so games end sooner (0 to 1).")] = 0.3,
     series_size: Annotated[int, typer.Option(
         min=0, help="Group games into series of this many, with dealer succession (0: no series).")] = 0,
+    players: Annotated[Optional[str], typer.Option(
+        metavar="A,B,C", help="The three players of every game, in seating order (default: drawn from a list).")] = None,
+    stacked_by: Annotated[Optional[str], typer.Option(
+        "--stacked-by", metavar="NAME", help="Make NAME (one of --players) a cheat: --stacked is then the chance that his "
+                                             "own deal gives him the 16 highest cards.")] = None,
     claims: Annotated[float, typer.Option(
         help="Chance that a deal ends with a claim once 6 tricks or fewer remain (0 to 1); most hold, "
              "some are refuted or doubtful.")] = 0.0,
@@ -288,7 +374,7 @@ def generate(
     rules = HouseRules().with_overrides(parse_overrides(rule))
     out = sys.stdout
     for rec, _ in gen.generate(games, seed, inject.upper() if inject else None, rules, max_deals, stacked, series_size,
-                               claims=claims):
+                               claims=claims, stacked_by=stacked_by, players=players.split(",") if players else None):
         render.json_line(rec, out)
 
 

@@ -49,12 +49,14 @@ class _Retry(Exception):
 def generate(games: int, seed: int, inject: str | None = None, rules: HouseRules | None = None,
              max_deals: int = 20, stacked: float = 0.3, series_size: int = 0,
              players: list[str] | None = None, inject_trick: int = 1,
-             prefix: str | None = None, claims: float = 0.0) -> Iterator[tuple[dict, Injected | None]]:
+             prefix: str | None = None, claims: float = 0.0,
+             stacked_by: str | None = None) -> Iterator[tuple[dict, Injected | None]]:
     """Yield `games` records (and where the injected breach is), reproducible from `seed`.
 
     `players` fixes the table; `inject_trick` makes a breach of play no earlier than that trick;
     `prefix` names the games and series (default 'gen-SEED'); `claims` is the chance that a deal
-    ends with a claim once few tricks remain (sound ones, and some that fail).
+    ends with a claim once few tricks remain (sound ones, and some that fail); `stacked_by` makes
+    one player a cheat: the stacked deals are his own, and the top cards go to him.
     """
     prefix = prefix or f"gen-{seed}"
     if inject is not None and inject not in INJECTABLE:
@@ -65,6 +67,10 @@ def generate(games: int, seed: int, inject: str | None = None, rules: HouseRules
         raise UsageError("--stacked is a probability, from 0 to 1")
     if not 0.0 <= claims <= 1.0:
         raise UsageError("--claims is a probability, from 0 to 1")
+    if players is not None and (len(players) != 3 or len(set(players)) != 3 or not all(players)):
+        raise UsageError(f"--players: three distinct names, got {','.join(players)!r}")
+    if stacked_by is not None and (players is None or stacked_by not in players):
+        raise UsageError(f"--stacked-by {stacked_by!r}: name one of the --players")
     rules = rules or HouseRules()
     if inject == "WRONG_DEALER" and rules.deal_rotation == "free":
         raise UsageError("--inject WRONG_DEALER needs deal_rotation=left: under 'free' any dealer is right")
@@ -92,7 +98,8 @@ def generate(games: int, seed: int, inject: str | None = None, rules: HouseRules
         for attempt in range(200):
             try:
                 rec, where = _game(rng, f"{prefix}-{i:06d}", i, rules, inject, max_deals,
-                                   stacked if attempt < 20 else 1.0, table, first_dealer, inject_trick, claims)
+                                   stacked if attempt < 20 else 1.0, table, first_dealer, inject_trick, claims,
+                                   stacked_by)
                 break
             except _Retry:
                 continue
@@ -107,7 +114,8 @@ def generate(games: int, seed: int, inject: str | None = None, rules: HouseRules
 
 def _game(rng: random.Random, gid: str, index: int, rules: HouseRules, inject: str | None,
           max_deals: int, stacked: float, players: list[str] | None,
-          first_dealer: str | None, inject_trick: int = 1, claims: float = 0.0) -> tuple[dict, Injected | None]:
+          first_dealer: str | None, inject_trick: int = 1, claims: float = 0.0,
+          stacked_by: str | None = None) -> tuple[dict, Injected | None]:
     players = list(players) if players else rng.sample(NAMES, 3)
     stake = rng.choice(STAKES)
     dealer = players.index(first_dealer) if first_dealer else rng.randrange(3)
@@ -124,7 +132,8 @@ def _game(rng: random.Random, gid: str, index: int, rules: HouseRules, inject: s
             inj = None
         for _ in range(50):
             deal, res, w, win, inj_where = _deal(rng, players, dealer, dn, rules, inj,
-                                                 stacked if dn >= need_deals else 0.0, inject_trick, claims)
+                                                 stacked if dn >= need_deals else 0.0, inject_trick, claims,
+                                                 stacked_by)
             if dn < need_deals and win is not None:
                 continue  # a deal that ends the game too soon for the injection: deal again
             break
@@ -181,16 +190,20 @@ def _game(rng: random.Random, gid: str, index: int, rules: HouseRules, inject: s
 
 
 def _deal(rng: random.Random, players: list[str], D: int, dn: int, rules: HouseRules, inject: str | None,
-          stacked: float, inject_trick: int = 1, claims: float = 0.0):
+          stacked: float, inject_trick: int = 1, claims: float = 0.0, stacked_by: str | None = None):
     """Deal and play one deal; return its record, result, tallies, winner seat and injection place."""
     L, R = (D + 1) % 3, (D + 2) % 3
     P = players
     deck = list(range(52))
     rng.shuffle(deck)
     strong = None
-    if rng.random() < stacked:
+    if stacked_by is not None:
+        if players[D] == stacked_by and rng.random() < stacked:
+            strong = D  # the cheat stacks his own deal
+    elif rng.random() < stacked:
         # A stacked deal: one player gets the 16 highest cards, so the game can end in this deal.
         strong = rng.randrange(3)
+    if strong is not None:
         top = [c for c in deck if RANK_OF[c] >= 9]
         rest = [c for c in deck if RANK_OF[c] < 9]
         hands = [[], [], []]

@@ -561,3 +561,51 @@ def _analysed_deal(con: Console, P, d) -> None:
         con.print(f"  The deal turned at trick {d.turned[0]}: from then on {P[d.turned[1]]} was sure of the target.")
     if d.stopped:
         con.print(f"  Analysis stops at {d.stopped}.")
+
+
+def canonical_json(obj: Any) -> str:
+    """A certificate as written: indented for people (its hashes are over the canonical form)."""
+    return json.dumps(obj, indent=1, ensure_ascii=False) + "\n"
+
+
+def verdict(v, out: IO[str] | None = None) -> None:
+    """What `foreman verify` found, one line a difference."""
+    con = console(out)
+    if v.verified:
+        con.print(Text(f"verified: {v.games} game{'s' if v.games != 1 else ''}, the same records and the same ledger",
+                       style="bold green"))
+        return
+    if not v.sealed:
+        con.print(Text("the certificate itself was changed after it was written (its hash does not match)",
+                       style="bold red"))
+    for title, ids in (("missing from the records", v.missing), ("not in the certificate", v.added),
+                       ("changed since", v.changed)):
+        for gid in ids:
+            con.print(Text(f"{gid}: {title}", style="red"))
+    for line in v.ledger:
+        con.print(Text(f"the ledger would differ: {line}", style="red"))
+    if not v.ledger and v.sealed:
+        con.print("the ledger would be the same")
+
+
+def fairness_view(s, out: IO[str] | None = None) -> None:
+    """The screen in plain words: a verdict per player, then the tests."""
+    from .fairness import CORRECTION_NAMES, verdicts
+    con = console(out)
+    con.print(Text(f"Deal fairness: {s.deals} deals ({s.excluded} left out: not one deck of 52), "
+                   f"{len(s.tests)} tests, alpha {s.alpha} after {CORRECTION_NAMES[s.correction]}'s correction",
+                   style="bold"))
+    for line in verdicts(s):
+        con.print(("  ! " if not line.split(": ", 1)[1].startswith("nothing") else "  ") + line)
+    t = Table(box=None, pad_edge=False)
+    for col in ("player", "as", "test", "deals", "mean", "chance", "edge (SD)", "p", "adjusted", "deals for 90%"):
+        t.add_column(col, justify="right" if col not in ("player", "as", "test") else "left")
+    for x in s.tests:
+        need = x.to_dict(s.alpha)["deals_needed"]
+        t.add_row(x.player, x.as_, x.test, str(x.deals), f"{x.observed:.2f}", f"{x.expected:.2f}", f"{x.effect:+.2f}",
+                  f"{x.p:.2g}", Text(f"{x.p_adjusted:.2g}", style="bold red" if x.flagged else ""),
+                  f"{need:,}" if need else "-")
+    con.print()
+    con.print(t)
+    con.print(Text("'deals for 90%': how many deals it would take to see an edge of that size at alpha with 90% "
+                   "power.", style="dim"))

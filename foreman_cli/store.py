@@ -569,6 +569,28 @@ def stats(path: str, player: str | None = None) -> Stats:
         con.close()
 
 
+def dealt_hands(path: str):
+    """Each stored deal as dealt (fairness.Dealt), in game and deal order."""
+    from .cards import CARD_OF
+    from .fairness import Dealt
+    con = connect(path, read_only=True)
+    try:
+        cur = con.execute("""
+            SELECT d.game_id, d.deal, g.players, list_position(g.players, d.dealer) - 1, d.kitty,
+                   list(dp.hand ORDER BY dp.seat)
+            FROM deals d JOIN games g ON g.id = d.game_id
+            JOIN deal_players dp ON dp.game_id = d.game_id AND dp.deal = d.deal
+            GROUP BY ALL ORDER BY d.game_id, d.deal""")
+        while rows := cur.fetchmany(2000):
+            for gid, n, players, dealer, kitty, hands in rows:
+                yield Dealt(gid, n, tuple(players), dealer, tuple(tuple(CARD_OF[c] for c in h) for h in hands),
+                            tuple(CARD_OF[c] for c in kitty))
+    except duckdb.CatalogException as e:
+        raise DatabaseError(f"{path} is not a foreman archive: {str(e).splitlines()[0]}") from None
+    finally:
+        con.close()
+
+
 def export_parquet(path: str, out_dir: str) -> dict[str, int]:
     """Write every table as a Parquet dataset, DIR/<table>/data.parquet; return rows per table."""
     con = connect(path, read_only=True)

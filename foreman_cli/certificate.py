@@ -1,0 +1,200 @@
+"""Settlement certificates: each game's canonical hash (RFC 8785), the ledger, and their verification."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from decimal import Decimal
+from typing import Any
+
+from .errors import UsageError
+from .results import GameResult
+
+KIND = "foreman-settlement-certificate/1"
+
+
+# --- RFC 8785: the JSON Canonicalization Scheme ---
+
+_ESCAPES = {'"': '\\"', "\\": "\\\\", "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def _string(s: str) -> str:
+    out = []
+    for ch in s:
+        if ch in _ESCAPES:
+            out.append(_ESCAPES[ch])
+        elif ch < " ":
+            out.append(f"\\u{ord(ch):04x}")
+        else:
+            out.append(ch)
+    return '"' + "".join(out) + '"'
+
+
+def es_number(x: float) -> str:
+    """A number as ECMAScript's Number.prototype.toString writes it (RFC 8785 section 3.2.2.3)."""
+    if x != x or x in (float("inf"), float("-inf")):
+        raise ValueError("NaN and Infinity are not JSON")
+    if x == 0:
+        return "0"
+    if x < 0:
+        return "-" + es_number(-x)
+    sign, digits, exp = Decimal(repr(x)).as_tuple()
+    s = "".join(map(str, digits))
+    stripped = s.rstrip("0")
+    exp += len(s) - len(stripped)
+    s = stripped
+    k, n = len(s), len(s) + exp  # x = 0.s * 10^n
+    if k <= n <= 21:
+        return s + "0" * (n - k)
+    if 0 < n <= 21:
+        return s[:n] + "." + s[n:]
+    if -6 < n <= 0:
+        return "0." + "0" * (-n) + s
+    e = n - 1
+    mant = s if k == 1 else s[0] + "." + s[1:]
+    return f"{mant}e{'+' if e > 0 else '-'}{abs(e)}"
+
+
+def canonical(v: Any) -> str:
+    """The canonical JSON text of a value: sorted keys (by UTF-16 units), no spaces, ES numbers."""
+    if v is None:
+        return "null"
+    if v is True:
+        return "true"
+    if v is False:
+        return "false"
+    if isinstance(v, str):
+        return _string(v)
+    if isinstance(v, int):
+        try:
+            return es_number(float(v))
+        except OverflowError:  # beyond any double: kept exact (RFC 8785 has no such number)
+            return str(v)
+    if isinstance(v, float):
+        return es_number(v)
+    if isinstance(v, list):
+        return "[" + ",".join(canonical(x) for x in v) + "]"
+    if isinstance(v, dict):
+        items = sorted(v.items(), key=lambda kv: kv[0].encode("utf-16-be", "surrogatepass"))
+        return "{" + ",".join(_string(k) + ":" + canonical(x) for k, x in items) + "}"
+    raise TypeError(f"not JSON: {type(v).__name__}")
+
+
+def _no_constants(name: str):
+    raise ValueError(f"{name} is not JSON")
+
+
+def record_hash(text: str) -> str:
+    """SHA-256 of a record's canonical JSON; of its bytes as read when it is not JSON."""
+    try:
+        value = json.loads(text, parse_constant=_no_constants)
+    except (ValueError, RecursionError):
+        return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+    return hashlib.sha256(canonical(value).encode("utf-8", "surrogatepass")).hexdigest()
+
+
+# --- the certificate ---
+
+
+@dataclass(slots=True)
+class Hashed:
+    """The games of a settlement as they streamed past, each with its canonical hash."""
+
+    games: list[dict[str, Any]] = field(default_factory=list)
+
+    def tap(self, results: Iterable[GameResult]) -> Iterator[GameResult]:
+        """Pass results through, noting each game's id, source, hash and rules."""
+        for r in results:
+            self.games.append({"id": r.id, "source": r.source, "status": r.status,
+                               "sha256": record_hash(r.text or ""), "rules": r.rules})
+            yield r
+
+
+def build(hashed: Hashed, ledger: dict[str, Any], overrides: dict[str, Any], version: str) -> dict[str, Any]:
+    """The certificate: who made it, the games and their hashes, the ledger, and a hash over it all."""
+    cert = {"certificate": KIND, "foreman": version, "created_at": datetime.now(timezone.utc).isoformat(),
+            "overrides": overrides, "as_played": ledger["as_played"], "games": hashed.games,
+            "balances": ledger["balances"], "transfers": ledger["transfers"]}
+    cert["sha256"] = seal(cert)
+    return cert
+
+
+def seal(cert: dict[str, Any]) -> str:
+    """The hash over a certificate's canonical JSON, without its own `sha256`."""
+    body = {k: v for k, v in cert.items() if k != "sha256"}
+    return hashlib.sha256(canonical(body).encode()).hexdigest()
+
+
+@dataclass(slots=True)
+class Verdict:
+    """What verifying a certificate against the records found."""
+
+    sealed: bool  # the certificate's own hash matches its content
+    missing: list[str] = field(default_factory=list)
+    added: list[str] = field(default_factory=list)
+    changed: list[str] = field(default_factory=list)
+    ledger: list[str] = field(default_factory=list)  # how the recomputed ledger differs
+    games: int = 0
+
+    @property
+    def verified(self) -> bool:
+        """True when nothing differs."""
+        return self.sealed and not (self.missing or self.added or self.changed or self.ledger)
+
+
+def read(text: str, where: str) -> dict[str, Any]:
+    """Parse a certificate file's text; refuse what is not one."""
+    try:
+        cert = json.loads(text, parse_constant=_no_constants)
+    except ValueError as e:
+        raise UsageError(f"{where}: not a certificate: {e}") from None
+    if not isinstance(cert, dict) or cert.get("certificate") != KIND:
+        raise UsageError(f"{where}: not a foreman settlement certificate (no \"certificate\": \"{KIND}\")")
+    return cert
+
+
+def compare(cert: dict[str, Any], hashed: Hashed, ledger: dict[str, Any]) -> Verdict:
+    """Compare a certificate with the games and ledger recomputed from the records."""
+    v = Verdict(sealed=cert.get("sha256") == seal(cert), games=len(hashed.games))
+    then = _by_key(cert.get("games", []))
+    now = _by_key(hashed.games)
+    v.missing = [k for k in then if k not in now]
+    v.added = [k for k in now if k not in then]
+    v.changed = [k for k in then if k in now and then[k]["sha256"] != now[k]["sha256"]]
+    for part in ("balances", "transfers"):
+        if cert.get(part) != ledger[part]:
+            v.ledger.append(f"the {part} differ: certified {canonical(cert.get(part))}, now {canonical(ledger[part])}")
+    return v
+
+
+def _by_key(games: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """Games by id (a repeated id gets '#2', '#3'; a record with no id is named by its place)."""
+    out: dict[str, dict[str, Any]] = {}
+    for g in games:
+        base = g.get("id") or f"(no id, {g.get('source')})"
+        key, n = base, 1
+        while key in out:
+            n += 1
+            key = f"{base}#{n}"
+        out[key] = g
+    return out
+
+
+def settle_certified(results: Iterable[GameResult], overrides: dict[str, Any], as_played: bool, version: str):
+    """Settle the games and make their certificate: (settlement.Settlement, certificate dict)."""
+    from . import settle
+    hashed = Hashed()
+    ledger = settle.settle(hashed.tap(results), as_played=as_played)
+    return ledger, build(hashed, ledger.to_dict(), overrides, version)
+
+
+def verify(cert: dict[str, Any], results_of) -> Verdict:
+    """Replay the records under the certificate's overrides and compare; `results_of(overrides)` audits."""
+    from . import settle
+    overrides = cert.get("overrides") or {}
+    hashed = Hashed()
+    ledger = settle.settle(hashed.tap(results_of(overrides)), as_played=bool(cert.get("as_played")))
+    return compare(cert, hashed, ledger.to_dict())

@@ -1,0 +1,129 @@
+"""Settlement certificates: canonical hashes (RFC 8785), settle --certificate, foreman verify."""
+
+from __future__ import annotations
+
+import json
+import random
+
+from typer.testing import CliRunner
+
+from builders import base_deal, game
+from foreman_cli import certificate
+from foreman_cli.cli import app
+
+runner = CliRunner()
+
+
+def records(tmp_path, recs, name="games.jsonl", **dump):
+    p = tmp_path / name
+    p.write_text("".join(json.dumps(r, **dump) + "\n" for r in recs))
+    return p
+
+
+def evening():
+    return [game(id=f"g{i}", stake="1.00", currency="GBP", notes=f"game {i}") for i in range(3)]
+
+
+def certify(tmp_path, path):
+    cert = tmp_path / "cert.json"
+    res = runner.invoke(app, ["settle", str(path), "--certificate", str(cert)])
+    assert res.exit_code == 0, res.output
+    return cert
+
+
+def verify(cert, path):
+    return runner.invoke(app, ["verify", str(cert), str(path)])
+
+
+def test_canonical_json_follows_rfc_8785():
+    assert certificate.canonical({"b": 2, "a": [1.0, "x\n\u0001"], "€": None, "\U0001F600": True, "\ufb33": False}) == \
+        '{"a":[1,"x\\n\\u0001"],"b":2,"\u20ac":null,"\U0001F600":true,"\ufb33":false}'
+    for x, text in [(1e21, "1e+21"), (1e-7, "1e-7"), (0.000001, "0.000001"), (-0.0, "0"), (5e-324, "5e-324"),
+                    (333333333.3333333, "333333333.3333333"), (9007199254740992, "9007199254740992")]:
+        assert certificate.canonical(x) == text
+
+
+def test_certificate_verifies_and_holds_every_part(tmp_path):
+    path = records(tmp_path, evening())
+    cert = certify(tmp_path, path)
+    doc = json.loads(cert.read_text())
+    assert doc["certificate"] == certificate.KIND and doc["foreman"] and len(doc["games"]) == 3
+    assert all(len(g["sha256"]) == 64 and g["rules"]["quota"] == "8-5-3" for g in doc["games"])
+    assert doc["balances"] and doc["transfers"] and doc["sha256"] == certificate.seal(doc)
+    res = verify(cert, path)
+    assert res.exit_code == 0 and "verified: 3 games" in res.output
+
+
+def test_whitespace_and_key_order_do_not_matter(tmp_path):
+    cert = certify(tmp_path, records(tmp_path, evening()))
+    shuffled = []
+    for r in evening():
+        items = list(r.items())
+        random.Random(1).shuffle(items)
+        shuffled.append(dict(items))
+    again = records(tmp_path, shuffled, name="again.json")
+    pretty = tmp_path / "pretty"
+    pretty.mkdir()
+    for r in evening():
+        (pretty / f"{r['id']}.json").write_text(json.dumps(r, indent=4, sort_keys=True))
+    assert verify(cert, again).exit_code == 0
+    assert verify(cert, pretty).exit_code == 0
+
+
+def test_any_one_byte_change_of_content_fails(tmp_path):
+    recs = evening()
+    path = records(tmp_path, recs, separators=(",", ":"))
+    cert = certify(tmp_path, path)
+    text = path.read_text()
+    rng = random.Random(5)
+    places = [i for i, ch in enumerate(text) if ch not in " \n"]
+    for i in rng.sample(places, 40):
+        new = chr(ord(text[i]) ^ 1)
+        if new in " \t\r\n":
+            new = "#"
+        bad = tmp_path / "bad.jsonl"
+        bad.write_text(text[:i] + new + text[i + 1:])
+        res = verify(cert, bad)
+        assert res.exit_code == 1, (i, text[i], new)
+        assert "changed since" in res.output or "missing" in res.output or "not in the certificate" in res.output
+
+
+def test_missing_added_and_a_different_ledger_are_named(tmp_path):
+    recs = evening()
+    cert = certify(tmp_path, records(tmp_path, recs))
+    res = verify(cert, records(tmp_path, recs[:2], name="two.jsonl"))
+    assert res.exit_code == 1 and "g2: missing from the records" in res.output and "the ledger would differ" in res.output
+    extra = recs + [game(id="g9")]
+    res = verify(cert, records(tmp_path, extra, name="four.jsonl"))
+    assert "g9: not in the certificate" in res.output and "the ledger would be the same" in res.output
+    changed = [dict(r) for r in recs]
+    changed[1]["stake"] = "2.00"
+    res = verify(cert, records(tmp_path, changed, name="stake.jsonl"))
+    assert "g1: changed since" in res.output and "the ledger would differ: the balances differ" in res.output
+
+
+def test_a_tampered_certificate_is_caught(tmp_path):
+    path = records(tmp_path, evening())
+    cert = certify(tmp_path, path)
+    doc = json.loads(cert.read_text())
+    doc["transfers"][0]["amount"] = "0.01"
+    cert.write_text(json.dumps(doc))
+    res = verify(cert, path)
+    assert res.exit_code == 1 and "the certificate itself was changed" in res.output
+
+
+def test_verify_refuses_what_is_not_a_certificate(tmp_path):
+    path = records(tmp_path, evening())
+    bogus = tmp_path / "bogus.json"
+    bogus.write_text('{"hello": 1}')
+    res = verify(bogus, path)
+    assert res.exit_code == 2 and "not a foreman settlement certificate" in res.output
+    assert verify(tmp_path / "nope.json", path).exit_code == 2
+
+
+def test_rules_of_the_certificate_are_used_to_verify(tmp_path):
+    path = records(tmp_path, [game(id="g1", stake="1.00", deals=[base_deal()])])
+    cert = tmp_path / "cert.json"
+    assert runner.invoke(app, ["settle", str(path), "--rule", "quota=9-5-2", "--certificate", str(cert)]).exit_code == 0
+    assert json.loads(cert.read_text())["overrides"] == {"quota": "9-5-2"}
+    assert verify(cert, path).exit_code == 0

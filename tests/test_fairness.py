@@ -1,0 +1,130 @@
+"""The deal-fairness screen: exact distributions, corrections, its false-positive rate and its power."""
+
+from __future__ import annotations
+
+import json
+import math
+import random
+
+from typer.testing import CliRunner
+
+from foreman_cli import fairness, stats_exact as sx
+from foreman_cli.cards import RANK_OF
+from foreman_cli.cli import app
+from foreman_cli.generate import generate
+
+runner = CliRunner()
+PLAYERS = ("alice", "bob", "carol")
+
+
+def test_exact_distributions():
+    aces = sx.hypergeom(52, 4, 16)
+    mean, sd = sx.moments(aces)
+    assert math.isclose(sum(aces), 1) and math.isclose(mean, 16 / 13) and abs(sd - 0.8955) < 1e-4
+    longest = sx.longest_suit(16)
+    assert math.isclose(sum(longest), 1) and longest[3] == 0 and longest[4] > 0  # 16 cards: some suit has 4
+    # the exact tail of a sum against counting every outcome of two deals
+    brute = sum(a * b for i, a in enumerate(aces) for j, b in enumerate(aces) if i + j >= 5)
+    assert math.isclose(sx.upper_tail(aces, 2, 5)[0], brute)
+    exact, _ = sx.upper_tail(aces, 300, 400)
+    sx_support, sx.EXACT_SUPPORT = sx.EXACT_SUPPORT, 0
+    try:
+        approx, method = sx.upper_tail(aces, 300, 400)
+    finally:
+        sx.EXACT_SUPPORT = sx_support
+    assert method == "normal" and abs(approx - exact) < 0.01
+
+
+def test_corrections():
+    ps = [0.01, 0.04, 0.03, 0.005]
+    assert sx.holm(ps) == [0.03, 0.06, 0.06, 0.02]
+    assert [round(q, 4) for q in sx.benjamini_hochberg(ps)] == [0.02, 0.04, 0.04, 0.02]
+
+
+def fair_deals(rng: random.Random, n: int, cheat: str | None = None, peek: int = 1):
+    """n deals of shuffled decks, the dealer passing left; a cheat keeps the best of `peek` hands he deals."""
+    for i in range(n):
+        dealer = i % 3
+        deck = list(range(52))
+        rng.shuffle(deck)
+        hands = [deck[0:16], deck[16:32], deck[32:48]]
+        if cheat is not None and PLAYERS[dealer] == cheat:
+            for _ in range(peek - 1):
+                rng.shuffle(deck)
+                other = deck[0:16]
+                # his pick of another shuffle: swap the two hands' cards (the deck stays one deck)
+                if sum(RANK_OF[c] >= 9 for c in other) > sum(RANK_OF[c] >= 9 for c in hands[dealer]):
+                    rest = [c for c in range(52) if c not in set(other)]
+                    rng.shuffle(rest)
+                    a, b = [s for s in range(3) if s != dealer]
+                    hands[dealer], hands[a], hands[b] = other, rest[0:16], rest[16:32]
+        kitty = [c for c in range(52) if c not in set(hands[0] + hands[1] + hands[2])]
+        yield fairness.Dealt("g", i + 1, PLAYERS, dealer, tuple(map(tuple, hands)), tuple(kitty))
+
+
+def test_fair_deals_are_flagged_no_more_often_than_alpha():
+    # 300 independent screens of 60 fair deals at alpha 0.01 (Holm): the family-wise rate is at
+    # most 1%, about 3 screens in 300; 10 or more would happen by chance with p < 0.001.
+    rng = random.Random(20261201)
+    flagged = raw_small = raw = 0
+    for _ in range(300):
+        s = fairness.screen(fair_deals(rng, 60), alpha=0.01)
+        flagged += bool(s.flagged)
+        raw += len(s.tests)
+        raw_small += sum(t.p < 0.01 for t in s.tests)
+    assert flagged < 10
+    # the uncorrected one-sided p-values are not too small: at most the nominal 1% plus noise
+    assert raw_small / raw < 0.02
+
+
+def test_a_dealer_who_peeks_is_found_and_only_he():
+    # A cheat who keeps the better of two hands when he deals: an edge of about 0.56 SD in honours.
+    rng = random.Random(7)
+    hits = innocent = 0
+    for _ in range(40):
+        s = fairness.screen(fair_deals(rng, 180, cheat="bob", peek=2), alpha=0.01)
+        assert s.deals == 180 and s.excluded == 0
+        hits += any(t.player == "bob" for t in s.flagged)
+        innocent += any(t.player != "bob" for t in s.flagged)
+    assert hits >= 32  # power at least 80% with 60 of his own deals among 180
+    # the two honest players are flagged at about the nominal rate (0.4 screens in 40 expected)
+    assert innocent <= 3
+
+
+def test_generated_cheat_is_flagged_and_fair_games_are_not(tmp_path):
+    cheat = tmp_path / "cheat.jsonl"
+    cheat.write_text("".join(json.dumps(r) + "\n" for r, _ in generate(
+        60, 3, stacked=0.3, players=list(PLAYERS), stacked_by="carol", max_deals=3)))
+    res = runner.invoke(app, ["fairness", str(cheat), "--json"])
+    d = json.loads(res.output)
+    assert res.exit_code == 1 and {t["player"] for t in d["tests"] if t["flagged"]} == {"carol"}
+    assert d["correction"] == "holm" and d["alpha"] == 0.01 and d["excluded"] == 0
+    fair = tmp_path / "fair.jsonl"
+    fair.write_text("".join(json.dumps(r) + "\n" for r, _ in generate(60, 3, stacked=0.0, max_deals=3)))
+    res = runner.invoke(app, ["fairness", str(fair)])
+    assert res.exit_code == 0 and "nothing beyond chance" in res.output
+
+
+def test_broken_decks_are_left_out_and_counted(tmp_path):
+    rec = [r for r, _ in generate(3, 5, inject="DEAL_DUPLICATE", stacked=0.0, max_deals=1)]
+    p = tmp_path / "dup.jsonl"
+    p.write_text("".join(json.dumps(r) + "\n" for r in rec))
+    d = json.loads(runner.invoke(app, ["fairness", str(p), "--json"]).output)
+    assert d["excluded"] == 3 and d["deals"] == 0
+
+
+def test_html_page_draws_the_distributions(tmp_path):
+    out = tmp_path / "f.html"
+    p = tmp_path / "g.jsonl"
+    p.write_text("".join(json.dumps(r) + "\n" for r, _ in generate(20, 1, stacked=0.0, max_deals=2,
+                                                                 players=list(PLAYERS))))
+    res = runner.invoke(app, ["fairness", str(p), "--html", str(out), "--correction", "bh"])
+    page = out.read_text()
+    # a picture for each test against chance: 7 a player (the comparison of dealers has none)
+    assert res.exit_code in (0, 1) and page.count("<svg") == 21 and "Benjamini-Hochberg" in page
+    assert "<script" not in page
+
+
+def test_fairness_usage_errors(tmp_path):
+    assert runner.invoke(app, ["fairness"]).exit_code == 2
+    assert runner.invoke(app, ["fairness", "x.json", "--correction", "nope"]).exit_code == 2
