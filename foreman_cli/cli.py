@@ -99,7 +99,7 @@ def validate(
     json_out: Annotated[bool, typer.Option("--json", help="JSON Lines on stdout, one object per game.")] = False,
     rule: RuleOpt = None,
     max_record_bytes: Annotated[int, typer.Option(
-        help="A record longer than this is reported as RECORD_SYNTAX instead of read.")] = DEFAULT_MAX_RECORD_BYTES,
+        min=1, help="A record longer than this is reported as RECORD_SYNTAX instead of read.")] = DEFAULT_MAX_RECORD_BYTES,
     jobs: JobsOpt = None,
 ) -> None:
     """Replay records through the rules and report every breach with its place and evidence.

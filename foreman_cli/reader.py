@@ -78,17 +78,21 @@ def read_records(paths: Iterable[str], max_record_bytes: int = DEFAULT_MAX_RECOR
             except OSError as e:
                 raise InputError(f"{p}: {e.strerror or e}") from None
             with f:
-                yield from read_stream(f, p, max_record_bytes)
+                yield from read_stream(f, p, max_record_bytes, lines=p.endswith((".jsonl", ".jsonl.gz")))
 
 
-def read_stream(stream: BinaryIO, name: str, max_record_bytes: int = DEFAULT_MAX_RECORD_BYTES) -> Iterator[RawRecord]:
-    """Yield the records of one stream, gzip or plain, whatever its layout."""
+def read_stream(stream: BinaryIO, name: str, max_record_bytes: int = DEFAULT_MAX_RECORD_BYTES,
+                lines: bool = False) -> Iterator[RawRecord]:
+    """Yield the records of one stream, gzip or plain, whatever its layout.
+
+    With `lines` (a `.jsonl` name) the stream is JSON Lines whatever its first line looks like.
+    """
     buffered = stream if hasattr(stream, "peek") else io.BufferedReader(stream)  # type: ignore[arg-type]
     head = buffered.peek(2)[:2]
     src: BinaryIO = gzip.GzipFile(fileobj=buffered, mode="rb") if head == b"\x1f\x8b" else buffered
     line = 0
     try:
-        gen = _read_layout(src, name, max_record_bytes)
+        gen = _read_layout(src, name, max_record_bytes, lines)
         for rec in gen:
             line = rec.line
             yield rec
@@ -99,17 +103,21 @@ def read_stream(stream: BinaryIO, name: str, max_record_bytes: int = DEFAULT_MAX
         raise InputError(f"{name}: {e.strerror or e}") from None
 
 
-def _read_layout(src: BinaryIO, name: str, limit: int) -> Iterator[RawRecord]:
+def _read_layout(src: BinaryIO, name: str, limit: int, lines: bool = False) -> Iterator[RawRecord]:
     lineno = 0
-    first = True
+    first = not lines
     pushed: list[bytes] = []
     while True:
         raw = pushed.pop() if pushed else src.readline(limit + 1)
         if not raw:
             return
         lineno += 1
-        if first and raw.startswith(_BOM):
+        if lineno == 1 and raw.startswith(_BOM):
             raw = raw[3:]
+        if first and raw.lstrip()[:1] == b"[":
+            # An array: its limit is per element, however long the line holding them.
+            yield from _read_values(raw, src, name, lineno, limit)
+            return
         if len(raw) > limit and not raw.endswith(b"\n"):
             yield _oversized(src, name, lineno, limit)
             continue
@@ -195,6 +203,49 @@ class _Text:
 _decoder = json.JSONDecoder()
 
 
+def _json_msg(msg: str) -> str:
+    # json's messages end with " at" before the position it appends itself ("... control character at").
+    return msg.removesuffix(" at")
+
+
+def _one_value(t: _Text, start: int, name: str, limit: int, in_array: bool) -> tuple[int | RawRecord, int | None]:
+    """Decode the value at `start`: (its end, None), or (the problem, where to go on or None to stop)."""
+    size = CHUNK
+    while True:
+        try:
+            return _decoder.raw_decode(t.buf, start)[1], None
+        except RecursionError:
+            line, col = t.line_col(start)
+            return RawRecord(name, line, None, column=col, error="not JSON foreman can read: nested too deeply; "
+                             "the rest of the file is not read"), None
+        except json.JSONDecodeError as e:
+            incomplete = e.pos >= len(t.buf) - 16 or e.msg.startswith("Unterminated string")
+            if incomplete and len(t.buf) - start <= limit and t.more(size):
+                size *= 2
+                continue
+            line, col = t.line_col(e.pos)
+            msg = f"not JSON: {_json_msg(e.msg)}" if len(t.buf) - start <= limit else \
+                f"the record is longer than {limit} bytes (--max-record-bytes)"
+            if in_array:  # FORMAT.md: inside an array a syntax error ends that array
+                return RawRecord(name, line, None, error=f"{msg}; the rest of the JSON array is not read",
+                                 column=col), None
+            # Objects one after another: go on at the next line that starts a record.
+            nxt = _next_record_line(t, max(e.pos, start + 1))
+            rest = "" if nxt is not None else "; nothing after it starts a record"
+            return RawRecord(name, line, None, error=msg + rest, column=col), nxt
+
+
+def _next_record_line(t: _Text, pos: int) -> int | None:
+    """The position of the next line that starts with '{' (a record), reading on as needed."""
+    while True:
+        i = t.buf.find("\n{", pos)
+        if i >= 0:
+            return i + 1
+        pos = max(pos, len(t.buf) - 1)
+        if not t.more():
+            return None
+
+
 def _read_values(first: bytes, src: BinaryIO, name: str, first_line: int, limit: int) -> Iterator[RawRecord]:
     """Cut top-level values (objects, or the elements of arrays) out of a stream, one at a time."""
     try:
@@ -217,28 +268,19 @@ def _read_values(first: bytes, src: BinaryIO, name: str, first_line: int, limit:
                     pos += 1
                 continue
             start = pos
-            size = CHUNK
-            while True:
-                try:
-                    _, end = _decoder.raw_decode(t.buf, start)
-                    break
-                except RecursionError:
-                    line, col = t.line_col(start)
-                    yield RawRecord(name, line, None, column=col,
-                                    error="not JSON foreman can read: nested too deeply; the rest of the file is not read")
+            end, resume = _one_value(t, start, name, limit, in_array)
+            if isinstance(end, RawRecord):
+                yield end
+                if resume is None:
                     return
-                except json.JSONDecodeError as e:
-                    incomplete = e.pos >= len(t.buf) - 16 or e.msg.startswith("Unterminated string")
-                    if incomplete and len(t.buf) - start <= limit and t.more(size):
-                        size *= 2
-                        continue
-                    line, col = t.line_col(e.pos)
-                    where = "the JSON array" if in_array else "the file"
-                    msg = f"not JSON: {e.msg}" if len(t.buf) - start <= limit else \
-                        f"the record is longer than {limit} bytes (--max-record-bytes)"
-                    yield RawRecord(name, line, None, error=f"{msg}; the rest of {where} is not read", column=col)
-                    return
-            yield RawRecord(name, t.line_col(start)[0], t.buf[start:end])
+                pos = resume
+                continue
+            if end - start > limit:
+                line, col = t.line_col(start)
+                yield RawRecord(name, line, None, column=col,
+                                error=f"the record is longer than {limit} bytes (--max-record-bytes); it is not read")
+            else:
+                yield RawRecord(name, t.line_col(start)[0], t.buf[start:end])
             pos = t.skip_ws(end)
             if in_array:
                 if pos < len(t.buf) and t.buf[pos] == ",":

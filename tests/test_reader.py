@@ -141,3 +141,60 @@ def test_stream_memory_does_not_hold_the_file():
     it = read_stream(io.BufferedReader(Endless()), "endless")
     first = next(it)
     assert first.line == 1
+
+
+# --- Hardening II: no good game lost by a bad neighbour ---
+
+def _example_line() -> str:
+    return json.dumps(game(id="good"))
+
+
+def _validate(path, *extra):
+    from typer.testing import CliRunner
+
+    from foreman_cli.cli import app
+    res = CliRunner().invoke(app, ["validate", "--json", str(path), *extra])
+    return res, [json.loads(line) for line in res.output.splitlines() if line.startswith("{")]
+
+
+@pytest.mark.parametrize("name", ["nl.jsonl", "nl.json"])
+def test_a_broken_first_record_over_two_lines_keeps_the_next_game(tmp_path, name):
+    p = tmp_path / name
+    p.write_text('{"id": "broken\n"}\n' + _example_line() + "\n")
+    _, games = _validate(p)
+    assert games[-1]["status"] == "won" and games[-1]["source"].endswith(":3")
+    msg = games[0]["violations"][0]["message"]
+    assert "control character at" not in msg and " at;" not in msg
+
+
+@pytest.mark.parametrize("first", ["[1, 2]", "[" * 5000 + "]" * 5000])
+def test_a_jsonl_file_is_json_lines_whatever_its_first_line(tmp_path, first):
+    p = tmp_path / "a.jsonl"
+    p.write_text(first + "\n" + _example_line() + "\n")
+    _, games = _validate(p)
+    assert [g["status"] for g in games] == ["invalid", "won"] and games[1]["source"].endswith(":2")
+
+
+def test_the_record_limit_is_per_record_not_per_line(tmp_path):
+    one = json.loads(_example_line())
+    games = [dict(one, id=f"g{i}") for i in range(300)]
+    p = tmp_path / "one-line.json"
+    p.write_text(json.dumps(games))
+    size = len(json.dumps(one))
+    res, out = _validate(p, "--max-record-bytes", str(size + 100))
+    assert len(out) == 300 and all(g["status"] == "won" for g in out) and len(p.read_text()) > 30 * size
+    # a record over the limit is refused alone, in an array and in a pretty file alike
+    res, out = _validate(p, "--max-record-bytes", str(size - 100))
+    assert len(out) == 300 and all("longer than" in g["violations"][0]["message"] for g in out)
+    pretty = tmp_path / "pretty.json"
+    pretty.write_text(json.dumps(one, indent=2))
+    _, out = _validate(pretty, "--max-record-bytes", "1000")
+    assert out[0]["status"] == "invalid" and "longer than 1000 bytes" in out[0]["violations"][0]["message"]
+
+
+@pytest.mark.parametrize("bad", ["0", "-5"])
+def test_max_record_bytes_must_be_positive(tmp_path, bad):
+    p = tmp_path / "a.jsonl"
+    p.write_text(_example_line() + "\n")
+    res, _ = _validate(p, "--max-record-bytes", bad)
+    assert res.exit_code == 2
