@@ -182,13 +182,19 @@ def ordered_map(fn, tasks: Iterable[Any], jobs: int) -> Iterator[Any]:
     tasks = itertools.chain(head, tasks)
     ctx = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn")
     window: deque = deque()
-    with ctx.Pool(jobs) as pool:
+    with ctx.Pool(jobs, initializer=_ignore_interrupts) as pool:
         for task in tasks:
             window.append(pool.apply_async(fn, (task,)))
             if len(window) >= 2 * jobs:
                 yield window.popleft().get()
         while window:
             yield window.popleft().get()
+
+
+def _ignore_interrupts() -> None:
+    """In a worker: Ctrl-C is the parent's to handle (one message, the pool ended, exit 130)."""
+    import signal
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def _parallel(raws: Iterable[RawRecord], overrides, jobs: int, keep: bool) -> Iterator[GameResult]:

@@ -314,12 +314,13 @@ def query(
     db: DbOpt = None,
     json_out: Annotated[bool, typer.Option("--json", help="JSON Lines, one object per row.")] = False,
     csv_out: Annotated[bool, typer.Option("--csv", help="CSV with a header.")] = False,
+    timeout: Annotated[float, typer.Option(min=0.001, metavar="SECONDS", help="Stop a query that runs longer.")] = 60.0,
 ) -> None:
     """Run SQL on the archive (read-only: a write fails and changes nothing). Tables: docs/schema.md."""
     from . import store  # duckdb and pyarrow load only for the commands that use them
     if json_out and csv_out:
         raise UsageError("choose one of --json and --csv")
-    res = store.query(store.db_path(db), sql)
+    res = store.query(store.db_path(db), sql, timeout)
     (render.query_json if json_out else render.query_csv if csv_out else render.query_table)(res)
 
 

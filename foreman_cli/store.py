@@ -18,7 +18,7 @@ import pyarrow.compute as pc
 from . import money
 from .cards import CARD_OF, RANK_OF
 from .audit import CrossChecks, check_record, chunked, no_cyclic_gc, ordered_map
-from .errors import DatabaseError, OutputError
+from .errors import UsageError, DatabaseError, OutputError
 from .reader import DEFAULT_MAX_RECORD_BYTES, RawRecord, read_records
 from .results import ROLE_NAMES, GameResult
 
@@ -409,8 +409,15 @@ def _store(path: str, prepared: Iterable[Prepared], replace: bool, progress: Cal
                 progress(len(prep.results))
         if series_checks:
             _add_late_findings(con, [r for r in cross.finish() if r.id in added])
+    except duckdb.InterruptException:
+        raise KeyboardInterrupt from None  # the batch in progress was rolled back
     except duckdb.Error as e:
         raise _write_error(path, e) from None
+    except RuntimeError as e:
+        # DuckDB reports Ctrl-C during a statement as RuntimeError("Query interrupted").
+        if "interrupted" in str(e).lower():
+            raise KeyboardInterrupt from None
+        raise
     finally:
         try:
             con.close()
@@ -511,24 +518,51 @@ class QueryResult:
     rows: list[tuple]
 
 
-def query(path: str, sql: str) -> QueryResult:
-    """Run SQL on a read-only connection; a write is refused and changes nothing."""
+QUERY_MEMORY = "1GB"
+QUERY_THREADS = 2
+DEFAULT_TIMEOUT = 60.0
+
+
+def _sandbox(con: duckdb.DuckDBPyConnection) -> None:
+    """Bound a query's memory and threads, forbid files and spilling, then lock the settings."""
+    con.execute(f"SET memory_limit = '{QUERY_MEMORY}'")
+    con.execute(f"SET threads = {QUERY_THREADS}")
+    con.execute("SET temp_directory = ''")  # no spilling to disk (before file access is closed)
+    # Nor any other file: no COPY TO, no ATTACH, no reads of files beside the archive.
+    con.execute("SET enable_external_access = false")
+    con.execute("SET lock_configuration = true")  # a query's own SET is refused from here on
+
+
+def query(path: str, sql: str, timeout: float = DEFAULT_TIMEOUT) -> QueryResult:
+    """Run SQL on a read-only, locked-down connection; stopped after `timeout` seconds."""
+    import threading
+    if not sql.strip().strip(";").strip():
+        raise UsageError("no SQL statement given", hint="e.g. foreman query \"SELECT * FROM player_summary\"")
     con = connect(path, read_only=True)
+    timer = threading.Timer(timeout, con.interrupt)
     try:
-        # Nor any other file: no COPY TO, no ATTACH, no reads of files beside the archive.
-        con.execute("SET enable_external_access = false")
+        _sandbox(con)
+        timer.start()
         cur = con.execute(sql)
-        if cur.description is None:
+        if cur is None or cur.description is None:
             return QueryResult([], [])
         return QueryResult([d[0] for d in cur.description], cur.fetchall())
+    except duckdb.InterruptException:
+        raise DatabaseError(f"the query ran longer than {timeout:g} s and was stopped",
+                            hint="narrow it (WHERE, LIMIT) or give more time with --timeout SECONDS") from None
     except duckdb.Error as e:
         msg = str(e).splitlines()[0]
+        if "lock_configuration" in msg or "configuration has been locked" in msg.lower():
+            raise DatabaseError(f"foreman query keeps its limits: {msg}",
+                                hint=f"a query may use {QUERY_MEMORY} and {QUERY_THREADS} threads; "
+                                     "settings cannot be changed") from None
         if "read-only" in msg or isinstance(e, duckdb.PermissionException):
             raise DatabaseError(f"foreman query only reads the archive: {msg}",
                                 hint="queries cannot change the archive or touch other files; "
                                      "use foreman load to add games, foreman export for files") from None
-        raise DatabaseError(f"query failed: {msg}") from None
+        raise DatabaseError(f"query failed: {msg}", hint="the tables and views are in docs/schema.md") from None
     finally:
+        timer.cancel()
         con.close()
 
 

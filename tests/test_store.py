@@ -202,3 +202,36 @@ def test_load_analyze_stores_costs_and_accuracy(tmp_path):
     db2 = str(tmp_path / "b.duckdb")
     store.load_paths([claim], db2)
     assert store.counts(db2)["play_costs"] == 0 and store.stats(db2).accuracy.rows == []
+
+
+# --- Hardening II: the query sandbox ---
+
+@pytest.fixture
+def archive(tmp_path):
+    db = str(tmp_path / "a.duckdb")
+    load([SAMPLES], db)
+    return db
+
+
+@pytest.mark.parametrize("sql", ["", " ", ";", " ; \n"])
+def test_query_without_a_statement_is_a_usage_error(archive, sql):
+    res = CliRunner().invoke(app, ["query", sql, "--db", archive])
+    assert res.exit_code == 2 and "no SQL statement given" in res.output and "Traceback" not in res.output
+
+
+@pytest.mark.parametrize("sql", ["SET lock_configuration = false", "SET memory_limit = '1TB'", "SET threads = 64",
+                                 "SET temp_directory = '/tmp/spill'", "RESET memory_limit",
+                                 "PRAGMA threads = 64", "SET enable_external_access = true"])
+def test_query_cannot_lift_its_limits(archive, sql):
+    with pytest.raises(DatabaseError):
+        store.query(archive, sql)
+    limits = store.query(archive, "SELECT current_setting('threads'), current_setting('lock_configuration')").rows
+    assert limits == [(store.QUERY_THREADS, True)]
+
+
+def test_a_runaway_query_is_stopped_at_its_timeout(archive):
+    t = time.monotonic()
+    res = CliRunner().invoke(app, ["query", "SELECT sum(a.range * b.range) FROM range(300000) a, range(300000) b",
+                                   "--db", archive, "--timeout", "0.5"])
+    assert res.exit_code == 2 and "ran longer than 0.5 s and was stopped" in res.output
+    assert time.monotonic() - t < 20
