@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import decimal
 import json
 import os
 import sys
@@ -431,11 +432,14 @@ def load_report(rep, db: str, out: IO[str] | None = None) -> None:
         con.print(f"  ... and {len(rep.invalid_sources) - 20} more invalid records")
 
 
+_WIDE = decimal.Context(prec=80)  # any DECIMAL(38, 10) and more, exactly (the default context has 28 digits)
+
+
 def _plain(v: Any) -> Any:
     if isinstance(v, Decimal):
         # DuckDB's DECIMAL(38, 10) pads with zeros: show at least 2 places, and no padding.
-        v = v.normalize()
-        return format(v.quantize(Decimal("0.01")) if v.as_tuple().exponent > -2 else v, "f")
+        v = v.normalize(_WIDE)
+        return format(v.quantize(Decimal("0.01"), context=_WIDE) if v.as_tuple().exponent > -2 else v, "f")
     if isinstance(v, (datetime, date)):
         return v.isoformat()
     if isinstance(v, (list, tuple)):

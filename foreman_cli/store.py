@@ -7,6 +7,7 @@ import os
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from decimal import Decimal
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -285,13 +286,25 @@ _ARROW_TYPES = {
 }
 
 
+DECIMAL_WHOLE_DIGITS = 28  # DECIMAL(38, 10)
+
+
+def _fits(v: Decimal | None) -> Decimal | None:
+    """An amount rounded to 10 places for a DECIMAL(38, 10) column, or None when it is too large."""
+    if v is None or v.adjusted() >= DECIMAL_WHOLE_DIGITS:
+        return None
+    return v.quantize(money.TEN_PLACES, context=money.ROUNDING)
+
+
 def _arrow(cols: dict[str, list]) -> pa.Table:
     arrays = {}
     for name, values in cols.items():
         t = _ARROW_TYPES.get(name)
         if t is not None and pa.types.is_decimal(t):
             # A value with more than 10 decimal places keeps its exact text in *_text; the column rounds.
-            values = [v.quantize(money.TEN_PLACES, context=money.ROUNDING) if v is not None else None for v in values]
+            # One of more than 28 whole digits does not fit DECIMAL(38, 10) at all: the column is null
+            # and the text column holds it exactly.
+            values = [_fits(v) for v in values]
         arrays[name] = pa.array(values, type=t) if t is not None else pa.array(values)
     return pa.table(arrays)
 

@@ -235,3 +235,25 @@ def test_a_runaway_query_is_stopped_at_its_timeout(archive):
                                    "--db", archive, "--timeout", "0.5"])
     assert res.exit_code == 2 and "ran longer than 0.5 s and was stopped" in res.output
     assert time.monotonic() - t < 20
+
+
+@pytest.mark.parametrize("digits", [28, 29, 35, 40])
+def test_a_huge_stake_loads_exactly_and_alone(tmp_path, digits):
+    db = str(tmp_path / "a.duckdb")
+    stake = "9" * digits
+    p = tmp_path / "g.jsonl"
+    p.write_text(json.dumps(game(id="huge", stake=stake)) + "\n" + json.dumps(game(id="small", stake="1.00")) + "\n")
+    rep = store.load_paths([str(p)], db)
+    assert rep.added == 2
+    rows = dict(store.query(db, "SELECT id, stake_text FROM games").rows)
+    assert rows == {"huge": stake, "small": "1.00"}
+    fits = store.query(db, "SELECT stake IS NOT NULL FROM games WHERE id = 'huge'").rows[0][0]
+    assert fits == (digits <= 28)
+    net = dict(store.query(db, "SELECT player, net_text FROM payouts WHERE game_id = 'huge'").rows)
+    assert net["alice"] == "-" + str(2 * int(stake))
+
+
+def test_wide_decimals_print_exactly(archive):
+    res = CliRunner().invoke(app, ["query", "SELECT 12345678901234567890123456.1234567891::DECIMAL(38, 10) AS x",
+                                   "--db", archive])
+    assert res.exit_code == 0 and "12345678901234567890123456.1234567891" in res.output
