@@ -229,8 +229,9 @@ def _one_value(t: _Text, start: int, name: str, limit: int, in_array: bool) -> t
             if in_array:  # FORMAT.md: inside an array a syntax error ends that array
                 return RawRecord(name, line, None, error=f"{msg}; the rest of the JSON array is not read",
                                  column=col), None
-            # Objects one after another: go on at the next line that starts a record.
-            nxt = _next_record_line(t, max(e.pos, start + 1))
+            # Objects one after another: go on at the next line that starts a record after this
+            # one's start (its broken text may have run on over good records: only it is lost).
+            nxt = _next_record_line(t, start + 1)
             rest = "" if nxt is not None else "; nothing after it starts a record"
             return RawRecord(name, line, None, error=msg + rest, column=col), nxt
 

@@ -373,6 +373,25 @@ def _finish(g: Any, deals: list[Any], claim: ClaimData | None, overrides: dict[s
     )
 
 
+EXT_MAX_DEPTH = 64  # levels of nesting inside `ext`; both decoders refuse more (FORMAT is silent)
+
+
+def ext_problem(value: Any, depth: int = 1) -> tuple[str, str] | None:
+    """Why an `ext` value is refused: ('RECORD_SYNTAX', msg) for NaN or Infinity (not JSON), or
+    ('RECORD_SCHEMA', msg) for nesting deeper than EXT_MAX_DEPTH; None when it is fine."""
+    stack = [(value, depth)]
+    while stack:
+        v, d = stack.pop()
+        if isinstance(v, float) and (v != v or v in (float("inf"), float("-inf"))):
+            token = "NaN" if v != v else ("Infinity" if v > 0 else "-Infinity")
+            return "RECORD_SYNTAX", f"not JSON: {token} is not a JSON number"
+        if isinstance(v, (dict, list)):
+            if d > EXT_MAX_DEPTH:
+                return "RECORD_SCHEMA", f"nested deeper than {EXT_MAX_DEPTH} levels"
+            stack.extend((x, d + 1) for x in (v.values() if isinstance(v, dict) else v))
+    return None
+
+
 # --- decoding one record's text ---
 
 
@@ -414,7 +433,7 @@ def decode(text: bytes | str, overrides: dict[str, Any] | None = None) -> GameDa
             return decode_careful(text, overrides)
     problems: list[SchemaProblem] = []
     claim = _claim(g, seat, problems)
-    if problems:
+    if problems or (g.ext is not None and ext_problem(g.ext)):
         return decode_careful(text, overrides)
     return _finish(g, g.deals, claim, overrides)
 
@@ -427,6 +446,10 @@ def decode_careful(text: bytes | str, overrides: dict[str, Any] | None = None) -
         errs = e.errors(include_url=False)
         if errs and errs[0]["type"] == "json_invalid":
             msg = errs[0]["msg"].removeprefix("Invalid JSON: ")
+            if "hex escape" in msg:
+                # What the JSON parser says of "\ud800" too: a lone surrogate is no character.
+                msg = msg.replace("unexpected end of hex escape", "a \\u escape that is not a whole character "
+                                  "(a lone surrogate such as \\ud800, or bad hex digits)")
             m = _JSON_POS.search(msg)
             line = col = None
             if m:
@@ -434,6 +457,10 @@ def decode_careful(text: bytes | str, overrides: dict[str, Any] | None = None) -
                 msg = msg[: m.start()]
             return Invalid("RECORD_SYNTAX", [SchemaProblem("$", f"not JSON: {msg}")], None, line, col)
         return Invalid("RECORD_SCHEMA", problems_from_validation(e), _id_of(text))
+    bad = ext_problem(g.ext) if g.ext is not None else None
+    if bad is not None:
+        code, msg = bad
+        return Invalid(code, [SchemaProblem("$.ext", msg)], g.id)
     data = to_game_data(g, overrides)
     if isinstance(data, list):
         return Invalid("RECORD_SCHEMA", data, g.id)

@@ -88,3 +88,14 @@ def test_unmutated_records_take_the_fast_path_and_agree():
         text = json.dumps(rec)
         records._FAST.decode(text)
         assert records.decode(text) == records.decode_careful(text)
+
+
+def test_lone_surrogate_is_refused():
+    import json as _json
+    from builders import game
+    from foreman_cli import records
+    text = _json.dumps(game(id="s"))[:-1] + ', "notes": "\\ud800"}'
+    for decode in (records.decode, records.decode_careful):
+        r = decode(text)
+        assert isinstance(r, records.Invalid) and r.code == "RECORD_SYNTAX"
+        assert "lone surrogate" in r.problems[0].message

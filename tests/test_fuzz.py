@@ -119,3 +119,43 @@ def test_a_100_mb_line_is_skipped_in_bounded_memory(tmp_path):
     assert "longer than" in rows[1]["violations"][0]["message"]
     peak = int(proc.stderr.strip().splitlines()[-1])
     assert peak < 150 * 1024, f"peak RSS {peak} KiB"
+
+
+@settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(edits=st.lists(st.tuples(st.sampled_from(["insert", "delete", "replace"]), st.integers(0, 10**6),
+                                st.sampled_from([b"\n", b"\n{", b'"\n', b"\n[", b"[", b"{", b"NaN", b"\n\n"])),
+                      min_size=1, max_size=4))
+def test_newlines_in_the_first_record_lose_no_later_game(edits):
+    import io
+    first = bytearray(LINES[0])
+    for op, pos, data in edits:
+        pos %= len(first) + 1
+        if op == "insert":
+            first[pos:pos] = data
+        elif op == "delete":
+            del first[pos:pos + len(data)]
+        else:
+            first[pos:pos + len(data)] = data
+    text = bytes(first) + b"\n" + LINES[1] + b"\n" + LINES[2] + b"\n"
+    for lines in (True, False):  # a .jsonl name, and the layout guessed from the content
+        results = list(audit.audit_records(read_stream(io.BytesIO(text), "m", lines=lines)))
+        assert [r.id for r in results[-2:]] == ["g1", "g2"], (lines, [r.source for r in results])
+        assert all(r.status == "won" for r in results[-2:])
+
+
+_ext = st.recursive(st.none() | st.booleans() | st.integers() | st.floats(allow_nan=True, allow_infinity=True)
+                    | st.text(max_size=5),
+                    lambda kids: st.lists(kids, max_size=3) | st.dictionaries(st.text(max_size=3), kids, max_size=3),
+                    max_leaves=40)
+
+
+@settings(max_examples=EXAMPLES, deadline=None)
+@given(ext=_ext, depth=st.integers(0, 90))
+def test_both_decoders_judge_ext_alike(ext, depth):
+    from foreman_cli import records
+    for _ in range(depth):
+        ext = {"x": ext}
+    text = json.dumps(dict(game(id="e"), ext={"v": ext}))
+    fast, careful = records.decode(text), records.decode_careful(text)
+    kind = lambda r: (r.code, r.problems[0].message) if isinstance(r, records.Invalid) else "ok"
+    assert kind(fast) == kind(careful)

@@ -85,6 +85,21 @@ def main() -> None:
           (2, 1, "RECORD_SYNTAX"))
     write("array-unclosed.json", ("[" + good(1) + ",\n" + good(2)).encode(), (3, 2, "RECORD_SYNTAX"))
     write("pretty-object.json", json.dumps(game(id="pretty"), indent=2).encode(), (1, 1, None))
+    # Hardening II: NaN and Infinity, deep ext, a newline in the first record, arrays in .jsonl.
+    write("nan-in-ext.jsonl", around(rec_with(ext={"a": [1, float("nan")]})), (3, 2, "RECORD_SYNTAX"))
+    write("infinity-in-ext.jsonl", around(rec_with(ext={"a": float("inf"), "b": float("-inf")})),
+          (3, 2, "RECORD_SYNTAX"))
+    deep: dict = {}
+    for _ in range(100):
+        deep = {"a": deep}
+    write("deep-ext.jsonl", around(rec_with(ext=deep)), (3, 2, "RECORD_SCHEMA"))
+    broken_first = b'{"id": "broken\n"}\n' + good(1).encode() + b"\n" + good(2).encode() + b"\n"
+    write("newline-in-first-record.jsonl", broken_first, (4, 2, "RECORD_SYNTAX"))
+    write("newline-in-first-record.json", broken_first, (3, 2, "RECORD_SYNTAX"))
+    write("array-line.jsonl", b"[1, 2]\n" + good(1).encode() + b"\n" + good(2).encode() + b"\n", (3, 2, "RECORD_SCHEMA"))
+    write("deep-array-line.jsonl", b"[" * 5000 + b"]" * 5000 + b"\n" + good(1).encode() + b"\n" + good(2).encode() + b"\n",
+          (3, 2, "RECORD_SYNTAX"))
+    write("one-line-array.json", ("[" + ",".join(good(i) for i in range(300)) + "]").encode(), (300, 300, None))
     (HERE / "EXPECT.json").write_text(json.dumps(EXPECT, indent=1) + "\n")
     print(f"wrote {len(EXPECT)} files to {HERE}")
 
