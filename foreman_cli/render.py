@@ -6,6 +6,7 @@ import csv
 import decimal
 import json
 import os
+import re
 import sys
 from collections.abc import Iterable
 from datetime import date, datetime
@@ -14,6 +15,7 @@ from typing import IO, Any
 
 import msgspec
 from rich.console import Console
+from rich.segment import Segment
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 from rich.text import Text
@@ -27,12 +29,34 @@ from .results import GameResult
 from .trace import follower_legal
 
 
+# Characters of record text (or query results) that a terminal would obey rather than show: C0 and
+# C1 controls (ESC starts a sequence that can clear the screen or retitle the window) and the
+# bidirectional overrides that make text read other than it is. Newlines and tabs are layout.
+_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+
+
+def visible(text: str) -> str:
+    """Text with every character a terminal would act on shown as an escape, e.g. '\\x1b'."""
+    if not _UNSAFE.search(text):
+        return text
+    return _UNSAFE.sub(lambda m: f"\\x{ord(m[0]):02x}" if ord(m[0]) < 0x100 else f"\\u{ord(m[0]):04x}", text)
+
+
+class _SafeConsole(Console):
+    """A rich Console that never sends control characters of the content to the terminal."""
+
+    def _render_buffer(self, buffer: Iterable[Segment]) -> str:
+        # Segments marked `control` are rich's own cursor and screen codes; the rest is content.
+        return super()._render_buffer(s if s.control else Segment(visible(s.text), s.style) for s in buffer)
+
+
 def console(file: IO[str] | None = None) -> Console:
     """A console that writes plain text, 120 columns wide, when not on a terminal (or with NO_COLOR)."""
     file = file or sys.stdout
     tty = hasattr(file, "isatty") and file.isatty()
     # Names and messages come from records: never read them as markup or emoji codes.
-    return Console(file=file, highlight=False, soft_wrap=True, width=None if tty else 120, markup=False, emoji=False)
+    return _SafeConsole(file=file, highlight=False, soft_wrap=True, width=None if tty else 120, markup=False,
+                        emoji=False)
 
 
 _encode = msgspec.json.Encoder().encode
@@ -134,7 +158,7 @@ def codes(selected: list[str], out: IO[str] | None = None) -> None:
 
 def error(message: str, hint: str = "") -> None:
     """Print a one-line error (and its hint) on standard error."""
-    con = Console(file=sys.stderr, highlight=False, soft_wrap=True, markup=False, emoji=False)
+    con = _SafeConsole(file=sys.stderr, highlight=False, soft_wrap=True, markup=False, emoji=False)
     con.print(Text("foreman: ", style="bold red") + Text(message))
     if hint:
         con.print(Text(f"hint: {hint}", style="dim"))

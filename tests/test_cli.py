@@ -162,3 +162,22 @@ def test_jobs_give_the_same_output_in_the_same_order(tmp_path):
     assert len(one.output.splitlines()) == 302
     human1 = runner.invoke(app, ["validate", "--jobs", "1", path]).output
     assert human1 == runner.invoke(app, ["validate", "--jobs", "3", path]).output
+
+
+# --- Hardening II: terminal safety ---
+
+HOSTILE = "al\x1b[2Jice\u202e\x07\x9b"
+
+
+def test_control_characters_from_records_are_shown_escaped(tmp_path):
+    rec = json.loads(json.dumps(game(id="esc", stake="1.00")).replace('"alice"', json.dumps(HOSTILE)))
+    p = write(tmp_path, "esc.jsonl", [rec])
+    db = str(tmp_path / "esc.duckdb")
+    outputs = []
+    for args in (["validate", p], ["replay", p], ["settle", p], ["load", p, "--db", db], ["stats", "--db", db],
+                 ["query", "SELECT player, chr(27) || '[31m' AS red FROM game_players", "--db", db],
+                 ["replay", p, "--game", HOSTILE]):
+        res = runner.invoke(app, args)
+        outputs.append(res.output)
+        assert "\x1b" not in res.output and "\u202e" not in res.output and "\x9b" not in res.output, args
+    assert "al\\x1b[2Jice\\u202e" in outputs[1] and "\\x1b[31m" in outputs[5]
