@@ -354,6 +354,14 @@ def _winner_claimed(cl: Any) -> bool:
     return "winner" in cl.model_fields_set
 
 
+_ISO_4217 = re.compile(r"[A-Za-z]{3}")
+
+
+def currency_code(c: str | None) -> str | None:
+    """An ISO 4217 code in upper case ('gbp' is GBP); any other label as written."""
+    return c.upper() if c is not None and _ISO_4217.fullmatch(c) else c
+
+
 def _finish(g: Any, deals: list[Any], claim: ClaimData | None, overrides: dict[str, Any] | None) -> GameData:
     if g.rules is None:
         rules = HouseRules()
@@ -367,7 +375,7 @@ def _finish(g: Any, deals: list[Any], claim: ClaimData | None, overrides: dict[s
     return GameData(
         id=g.id, players=players, seat={n: i for i, n in enumerate(players)}, rules=rules, deals=deals,
         stake=money.amount(g.stake) if g.stake is not None else None,
-        currency=g.currency, claimed=claim,
+        currency=currency_code(g.currency), claimed=claim,
         series=(g.series.id, g.series.seq) if g.series is not None else None,
         played_at=g.played_at,
     )

@@ -176,7 +176,7 @@ def settlement(s, out: IO[str] | None = None) -> None:
     for col in ("game", "status", "winner", "stake", "short of quota", "nets", "counted"):
         games.add_column(col)
     for g in s.games:
-        stake = f"{money.fmt(g.stake)} {g.currency}" if g.stake is not None else "-"
+        stake = f"{money.fmt(g.stake)} {g.currency}".rstrip() if g.stake is not None else "-"
         short = ", ".join(f"{p} {t}/{q}" for p, t, q in g.short) or "-"
         nets = ", ".join(f"{p} {_signed(v)}" for p, v in g.net.items()) if g.net else "-"
         counted = Text("yes", style="green") if g.counted else Text("no", style="yellow")
@@ -205,7 +205,7 @@ def settlement(s, out: IO[str] | None = None) -> None:
             con.print(f"  {gid or '(no id)'}: {reason}")
     for cur, bal in s.balances.items():
         con.print()
-        t = Table(title=f"Balances ({cur})", title_justify="left", box=None, pad_edge=False)
+        t = Table(title=f"Balances ({cur or 'no currency'})", title_justify="left", box=None, pad_edge=False)
         t.add_column("player")
         t.add_column("balance", justify="right")
         for p, v in bal.items():
@@ -215,7 +215,7 @@ def settlement(s, out: IO[str] | None = None) -> None:
     if s.transfers:
         con.print(Text("Who pays whom", style="bold"))
         for tr in s.transfers:
-            con.print(f"  {tr.payer} pays {tr.payee} {money.fmt(tr.amount)} {tr.currency}")
+            con.print(f"  {tr.payer} pays {tr.payee} {money.fmt(tr.amount)} {tr.currency}".rstrip())
     else:
         con.print(Text("Nothing to pay.", style="bold"))
 

@@ -12,7 +12,7 @@ from .claims import describe
 from .findings import ERROR
 from .results import GameResult
 
-NO_CURRENCY = "(none)"
+NO_CURRENCY = ""  # no real currency is empty (FORMAT.md), so a label such as "(none)" stays apart
 EXACT_LIMIT = 12  # players in one currency up to which the fewest transfers are found exactly
 
 

@@ -58,12 +58,12 @@ def test_ledger_counts_clean_games_and_lists_the_rest():
     assert reasons["free"] == "played for no stake"
     assert [r for i, r in s.excluded if i == "g1"][0].startswith("duplicate:")
     assert s.balances == {
-        "(none)": {"alice": Decimal("-4"), "bob": Decimal("8"), "carol": Decimal("-4")},
+        "": {"alice": Decimal("-4"), "bob": Decimal("8"), "carol": Decimal("-4")},
         "EUR": {"alice": Decimal("-0.250"), "bob": Decimal("0.500"), "carol": Decimal("-0.250")},
         "GBP": {"alice": Decimal("-2.00"), "bob": Decimal("4.00"), "carol": Decimal("-2.00")},
     }
     assert {(t.payer, t.payee, money.fmt(t.amount), t.currency) for t in s.transfers} == {
-        ("alice", "bob", "4", "(none)"), ("carol", "bob", "4", "(none)"),
+        ("alice", "bob", "4", ""), ("carol", "bob", "4", ""),
         ("alice", "bob", "0.250", "EUR"), ("carol", "bob", "0.250", "EUR"),
         ("alice", "bob", "2.00", "GBP"), ("carol", "bob", "2.00", "GBP")}
     played = settle(results, as_played=True)
@@ -150,3 +150,13 @@ def test_many_players_use_the_greedy_method():
     bal["bank"] = -money.total(bal.values())
     ts = fewest_transfers(bal)
     assert len(ts) == len(bal) - 1 and all(a == "bank" for a, _, _ in ts)
+
+
+def test_currency_codes_are_one_whatever_their_case_and_labels_stay_apart():
+    games = [game(id="a", stake="1", currency="GBP"), game(id="b", stake="1", currency="gbp"),
+             game(id="c", stake="1", currency="(none)"), game(id="d", stake="1")]
+    s = settle(run_many(games))
+    assert set(s.balances) == {"GBP", "(none)", ""}
+    assert s.balances["GBP"]["bob"] == Decimal("8") and s.balances["(none)"]["bob"] == Decimal("4")
+    assert run_many([games[1]])[0].to_dict()["currency"] == "GBP"
+    assert run_many([game(id="e", stake="1", currency="chips")])[0].currency == "chips"  # a label as written
