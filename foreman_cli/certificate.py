@@ -183,11 +183,12 @@ def _by_key(games: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
     return out
 
 
-def settle_certified(results: Iterable[GameResult], overrides: dict[str, Any], as_played: bool, version: str):
+def settle_certified(results: Iterable[GameResult], overrides: dict[str, Any], as_played: bool, version: str,
+                     on_line=None):
     """Settle the games and make their certificate: (settlement.Settlement, certificate dict)."""
     from . import settle
     hashed = Hashed()
-    ledger = settle.settle(hashed.tap(results), as_played=as_played)
+    ledger = settle.settle(hashed.tap(results), as_played=as_played, on_line=on_line)
     return ledger, build(hashed, ledger.to_dict(), overrides, version)
 
 

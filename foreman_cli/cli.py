@@ -136,20 +136,21 @@ def settle(
         raise UsageError("choose one of --json and --csv")
     overrides = parse_overrides(rule)
     results = audit.audit_paths(paths, overrides)
+    writer = render.SettlementJSON() if json_out else None
+    on_line = writer.line if writer else (lambda line: None) if csv_out else None
     if certificate is not None:
         from . import certificate as cert
-        result, receipt = cert.settle_certified(results, overrides, as_played, _version_text())
+        result, receipt = cert.settle_certified(results, overrides, as_played, _version_text(), on_line)
         _write_text(certificate, render.canonical_json(receipt))
     else:
-        result = settlement.settle(results, as_played=as_played)
-    if json_out:
-        render.schema(result.to_dict())
+        result = settlement.settle(results, as_played=as_played, on_line=on_line)
+    if writer:
+        writer.finish(result)
     elif csv_out:
         render.transfers_csv(result)
     else:
         render.settlement(result)
-    left_out = any(g.status == "invalid" or (g.disputed and not g.counted) for g in result.games)
-    raise typer.Exit(1 if left_out else 0)
+    raise typer.Exit(1 if result.left_out else 0)
 
 
 @app.command()

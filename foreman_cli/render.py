@@ -220,6 +220,48 @@ def settlement(s, out: IO[str] | None = None) -> None:
         con.print(Text("Nothing to pay.", style="bold"))
 
 
+def _nested(value: Any, level: int) -> str:
+    """JSON of a value as json.dumps(indent=2) writes it `level` levels down in a document."""
+    return json.dumps(value, indent=2, ensure_ascii=False).replace("\n", "\n" + "  " * level)
+
+
+class SettlementJSON:
+    """`settle --json` written as it goes: each game when it is settled, the totals at the end.
+
+    The excluded games come after the totals in the document, so they wait in a temporary file:
+    memory stays flat however many games the input holds.
+    """
+
+    def __init__(self, out: IO[str] | None = None) -> None:
+        import tempfile
+        self.out = out or sys.stdout
+        self.games = 0
+        self.spool = tempfile.TemporaryFile("w+", encoding="utf-8")
+        self.excluded = 0
+
+    def line(self, g) -> None:
+        """Write one game's line (settle.GameLine)."""
+        self.out.write(('{\n  "games": [\n    ' if not self.games else ",\n    ") + _nested(g.to_dict(), 2))
+        self.games += 1
+        if not g.counted:
+            self.spool.write(json.dumps({"id": g.id, "reason": g.reason or ""}, ensure_ascii=False) + "\n")
+            self.excluded += 1
+
+    def finish(self, s) -> None:
+        """Write the totals of the settlement (settle.Settlement) and close the document."""
+        w = self.out.write
+        w('{\n  "games": []' if not self.games else "\n  ]")
+        d = s.to_dict()
+        w(',\n  "balances": ' + _nested(d["balances"], 1) + ',\n  "transfers": ' + _nested(d["transfers"], 1))
+        w(',\n  "excluded": ' + ("[]" if not self.excluded else "["))
+        self.spool.seek(0)
+        for i, row in enumerate(self.spool):
+            w(("\n    " if not i else ",\n    ") + _nested(json.loads(row), 2))
+        w("\n  ]" if self.excluded else "")
+        w(',\n  "as_played": ' + json.dumps(d["as_played"]) + "\n}\n")
+        self.spool.close()
+
+
 def transfers_csv(s, out: IO[str] | None = None) -> None:
     """Write the transfers as CSV: from,to,amount,currency."""
     w = csv.writer(out or sys.stdout, lineterminator="\n")

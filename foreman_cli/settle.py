@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
@@ -65,10 +65,11 @@ class GameLine:
 class Settlement:
     """The ledger of a set of games: lines, balances per currency, transfers, what was left out."""
 
-    games: list[GameLine] = field(default_factory=list)
+    games: list[GameLine] = field(default_factory=list)  # empty when the lines went to a writer instead
     balances: dict[str, dict[str, Decimal]] = field(default_factory=dict)
     transfers: list[Transfer] = field(default_factory=list)
     as_played: bool = False
+    left_out: int = 0  # games with a stake or a record that are not counted (invalid, or disputed)
 
     @property
     def excluded(self) -> list[tuple[str | None, str]]:
@@ -110,12 +111,21 @@ class Settlement:
         )
 
 
-def settle(results: Iterable[GameResult], as_played: bool = False) -> Settlement:
-    """Build the ledger of replayed games: count clean won games with a stake, list the rest."""
+def settle(results: Iterable[GameResult], as_played: bool = False,
+           on_line: Callable[[GameLine], None] | None = None) -> Settlement:
+    """Build the ledger of replayed games: count clean won games with a stake, list the rest.
+
+    With `on_line` each game's line goes to it as soon as it is settled and is not kept: the
+    ledger then holds only the balances, whatever the number of games.
+    """
     out = Settlement(as_played=as_played)
     for r in results:
         line = _line(r, as_played)
-        out.games.append(line)
+        out.left_out += line.status == "invalid" or (line.disputed and not line.counted)
+        if on_line is not None:
+            on_line(line)
+        else:
+            out.games.append(line)
         if line.counted and line.net:
             bal = out.balances.setdefault(line.currency, {})
             for p, v in line.net.items():
