@@ -128,3 +128,15 @@ def test_html_page_draws_the_distributions(tmp_path):
 def test_fairness_usage_errors(tmp_path):
     assert runner.invoke(app, ["fairness"]).exit_code == 2
     assert runner.invoke(app, ["fairness", "x.json", "--correction", "nope"]).exit_code == 2
+
+
+def test_the_archive_gives_the_same_screen_as_the_records(tmp_path):
+    p = tmp_path / "cheat.jsonl"
+    p.write_text("".join(json.dumps(r) + "\n" for r, _ in generate(
+        40, 4, stacked=0.3, players=list(PLAYERS), stacked_by="bob", max_deals=3)))
+    db = str(tmp_path / "a.duckdb")
+    assert runner.invoke(app, ["load", str(p), "--db", db]).exit_code == 0
+    from_records = json.loads(runner.invoke(app, ["fairness", str(p), "--json"]).output)
+    res = runner.invoke(app, ["fairness", "--db", db, "--json"])
+    assert res.exit_code == 1 and json.loads(res.output) == from_records
+    assert runner.invoke(app, ["fairness", str(p), "--db", db]).exit_code == 2  # one of the two
