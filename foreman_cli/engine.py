@@ -7,6 +7,7 @@ from decimal import Decimal
 from typing import Any
 
 from . import claims, money
+from .board import legal_mask
 from .cards import BIT, BIT_OF, CANONICAL, CARD_OF, SUIT_MASK, SUIT_NAMES, SUIT_OF, SUITS, hand_cards, names
 from .findings import Finding
 from .records import GameData
@@ -17,15 +18,6 @@ KITTY_SIZE = 4
 DISCARDS = 4
 TRICKS_PER_DEAL = 16
 ROLE_WORDS = {0: "D", 1: "L", 2: "R"}
-
-
-def legal_mask(hand: int, led_suit: int | None) -> int:
-    """Return the cards of a hand mask that may be played on a lead of `led_suit` (None: leading)."""
-    if led_suit is not None:
-        follow = hand & SUIT_MASK[led_suit]
-        if follow:
-            return follow
-    return hand
 
 
 def legal_cards(hand: list[int], led_suit: int | None) -> list[int]:

@@ -186,18 +186,14 @@ def settlement(s, out: IO[str] | None = None) -> None:
     con.print(games)
     if s.as_played and s.disputed:
         con.print(Text("--as-played: disputed games are counted as recorded.", style="bold red"))
-    claims = [(g, c) for g in s.games for c in g.claim]
-    if claims:
-        con.print()
-        con.print(Text("What the table wrote differs from the rules", style="bold"))
-        for g, c in claims:
-            con.print(f"  {g.id}: {c}")
-    said = [(g, c) for g in s.games for c in g.claims]
-    if said:
-        con.print()
-        con.print(Text("Claims of the remaining tricks", style="bold"))
-        for g, c in said:
-            con.print(f"  {g.id}, {c}")
+    for title, sep, part in (("What the table wrote differs from the rules", ": ", "claim"),
+                             ("Claims of the remaining tricks", ", ", "claims")):
+        rows = [f"  {g.id}{sep}{c}" for g in s.games for c in getattr(g, part)]
+        if rows:
+            con.print()
+            con.print(Text(title, style="bold"))
+            for row in rows:
+                con.print(row)
     if s.excluded:
         con.print()
         con.print(Text("Left out of the balances", style="bold"))

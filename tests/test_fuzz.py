@@ -62,21 +62,26 @@ def test_whole_corpus_through_every_command(tmp_path):
 LINES = [json.dumps(game(id=f"g{i}"), separators=(",", ":")).encode() for i in range(3)]
 
 
+def mutate(line: bytes, edits) -> bytes:
+    """A line with each (op, position, bytes) edit made in turn: insert, delete or replace."""
+    buf = bytearray(line)
+    for op, pos, data in edits:
+        pos %= len(buf) + 1
+        if op == "insert":
+            buf[pos:pos] = data
+        elif op == "delete":
+            del buf[pos:pos + len(data)]
+        else:
+            buf[pos:pos + len(data)] = data
+    return bytes(buf)
+
+
 @settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(edits=st.lists(st.tuples(st.sampled_from(["insert", "delete", "replace"]), st.integers(0, 10**6),
                                 st.binary(min_size=1, max_size=4)), min_size=1, max_size=6))
 def test_byte_mutations_of_a_record(edits):
-    mid = bytearray(LINES[1])
-    for op, pos, data in edits:
-        data = data.replace(b"\n", b" ").replace(b"\r", b" ")
-        pos %= len(mid) + 1
-        if op == "insert":
-            mid[pos:pos] = data
-        elif op == "delete":
-            del mid[pos:pos + len(data)]
-        else:
-            mid[pos:pos + len(data)] = data
-    text = LINES[0] + b"\n" + bytes(mid) + b"\n" + LINES[2] + b"\n"
+    mid = mutate(LINES[1], [(op, pos, data.replace(b"\n", b" ").replace(b"\r", b" ")) for op, pos, data in edits])
+    text = LINES[0] + b"\n" + mid + b"\n" + LINES[2] + b"\n"
     import io
     results = list(audit.audit_records(read_stream(io.BytesIO(text), "m.jsonl")))
     assert results[0].status == "won" and results[-1].status == "won"
@@ -127,16 +132,7 @@ def test_a_100_mb_line_is_skipped_in_bounded_memory(tmp_path):
                       min_size=1, max_size=4))
 def test_newlines_in_the_first_record_lose_no_later_game(edits):
     import io
-    first = bytearray(LINES[0])
-    for op, pos, data in edits:
-        pos %= len(first) + 1
-        if op == "insert":
-            first[pos:pos] = data
-        elif op == "delete":
-            del first[pos:pos + len(data)]
-        else:
-            first[pos:pos + len(data)] = data
-    text = bytes(first) + b"\n" + LINES[1] + b"\n" + LINES[2] + b"\n"
+    text = mutate(LINES[0], edits) + b"\n" + LINES[1] + b"\n" + LINES[2] + b"\n"
     opens_array = text.lstrip()[:1] == b"["  # then the file is an array, and an error ends it (FORMAT.md)
     for lines in (True, False) if not opens_array else (True,):  # a .jsonl name; the layout guessed
         results = list(audit.audit_records(read_stream(io.BytesIO(text), "m", lines=lines)))
