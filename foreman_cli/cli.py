@@ -21,8 +21,9 @@ app = typer.Typer(
     name="foreman",
     help="Audit, settle and query records of the trick-taking game Foreman (formats foreman/1 and 1.1).",
     no_args_is_help=True,
-    add_completion=False,
+    add_completion=True,
     pretty_exceptions_enable=False,
+    context_settings={"help_option_names": ["-h", "--help"]},
 )
 
 RuleOpt = Annotated[Optional[list[str]], typer.Option(
@@ -104,11 +105,17 @@ def validate(
 ) -> None:
     """Replay records through the rules and report every breach with its place and evidence.
 
+    Example: foreman validate games.jsonl season/ --json
+
     Exit status: 0 when no game has a breach, 1 when one does, 2 when the command could not run.
     """
     overrides = parse_overrides(rule)
     results = audit.audit_paths(paths, overrides, max_record_bytes, jobs=_jobs(jobs), keep=False)
     summary = render.validation_json(results) if json_out else render.validation_human(results)
+    if not summary.games:
+        render.warning(f"no game was read from {' '.join(paths)}", "give record files (.json, .jsonl, .gz), "
+                       "directories holding them, or - for standard input")
+        raise typer.Exit(1)
     raise typer.Exit(1 if summary.has_errors else 0)
 
 
@@ -163,12 +170,18 @@ def replay(
     rule: RuleOpt = None,
     json_out: Annotated[bool, typer.Option("--json", help="The replay as a JSON list of events.")] = False,
 ) -> None:
-    """Show a game move by move: hands, passes with proof, tricks, findings at their place, result."""
+    """Show a game move by move: hands, passes with proof, tricks, findings at their place, result.
+
+    Example: foreman replay games.jsonl --game g7 --deal 2 --trick 9
+
+    Exit status: 0 when the game has no breach, 1 when it has one, 2 when the command could not run.
+    """
     t = tracing.trace_game([path], game, parse_overrides(rule), deal, trick)
     if json_out:
         render.json_list(t.events)
     else:
         render.replay_view(t)
+    raise typer.Exit(1 if t.result.has_errors else 0)
 
 
 @app.command()
@@ -182,14 +195,16 @@ def report(
         "--analyze", help="Add each deal's chart of sure tricks, costly cards marked (foreman analyze).")] = False,
     budget_ms: Annotated[float, typer.Option(min=0, help="With --analyze: time for one search.")] = 5000,
 ) -> None:
-    """Write one self-contained HTML page of a game's replay: for both sides of a dispute, printable on A4."""
+    """Write one self-contained HTML page of a game's replay: for both sides of a dispute, printable on A4.
+
+    Example: foreman report games.jsonl --game g7 -o dispute.html   (-o - writes it to stdout)
+    """
     from . import report as dispute
     page = dispute.dispute_page(tracing.trace_game([path], game, parse_overrides(rule)), analyze, budget_ms)
-    try:
-        with open(output, "w", encoding="utf-8") as f:
-            f.write(page)
-    except OSError as e:
-        raise OutputError(f"{output}: {e.strerror or e}") from None
+    if output == "-":
+        sys.stdout.write(page)
+        return
+    _write_text(output, page)
     render.wrote(output, len(page))
 
 
@@ -297,6 +312,8 @@ def load(
 ) -> None:
     """Load games into a DuckDB archive (idempotent; a game with the same id and new content is refused).
 
+    Example: foreman load season/ --db club.duckdb
+
     Exit status: 0 when everything new was loaded, 1 when a record was invalid or in conflict.
     """
     from . import store  # duckdb and pyarrow load only for the commands that use them
@@ -308,19 +325,25 @@ def load(
     raise typer.Exit(1 if report.conflicts or report.invalid else 0)
 
 
-@app.command()
+# SQL may begin with a comment ("-- ..."), which would otherwise be read as an option.
+@app.command(context_settings={"ignore_unknown_options": True})
 @_guarded
 def query(
-    sql: Annotated[str, typer.Argument(metavar="SQL", help="A SQL query; the archive is opened read-only.")],
+    sql: Annotated[str, typer.Argument(metavar="SQL", help="A SQL query (- reads it from stdin); the archive is opened read-only.")],
     db: DbOpt = None,
     json_out: Annotated[bool, typer.Option("--json", help="JSON Lines, one object per row.")] = False,
     csv_out: Annotated[bool, typer.Option("--csv", help="CSV with a header.")] = False,
     timeout: Annotated[float, typer.Option(min=0.001, metavar="SECONDS", help="Stop a query that runs longer.")] = 60.0,
 ) -> None:
-    """Run SQL on the archive (read-only: a write fails and changes nothing). Tables: docs/schema.md."""
+    """Run SQL on the archive (read-only: a write fails and changes nothing). Tables: docs/schema.md.
+
+    Example: foreman query "SELECT * FROM player_summary" --csv   (SQL - reads it from stdin)
+    """
     from . import store  # duckdb and pyarrow load only for the commands that use them
     if json_out and csv_out:
         raise UsageError("choose one of --json and --csv")
+    if sql == "-":
+        sql = sys.stdin.read()
     res = store.query(store.db_path(db), sql, timeout)
     (render.query_json if json_out else render.query_csv if csv_out else render.query_table)(res)
 
@@ -332,7 +355,10 @@ def stats(
     db: DbOpt = None,
     json_out: Annotated[bool, typer.Option("--json", help="One JSON object.")] = False,
 ) -> None:
-    """Per player: games, wins, quotas by role, findings, money; and head to head."""
+    """Per player: games, wins, quotas by role, findings, money; and head to head.
+
+    Example: foreman stats --player alice
+    """
     from . import store  # duckdb and pyarrow load only for the commands that use them
     st = store.stats(store.db_path(db), player)
     (render.stats_json if json_out else render.stats_report)(st)
@@ -344,7 +370,10 @@ def export(
     parquet: Annotated[str, typer.Option("--parquet", metavar="DIR", help="Write DIR/<table>/data.parquet.")],
     db: DbOpt = None,
 ) -> None:
-    """Export every table as a Parquet dataset, for DuckDB, Spark or Trino to read as it is."""
+    """Export every table as a Parquet dataset, for DuckDB, Spark or Trino to read as it is.
+
+    Example: foreman export --parquet archive-parquet/
+    """
     from . import store  # duckdb and pyarrow load only for the commands that use them
     rows = store.export_parquet(store.db_path(db), parquet)
     render.schema({"dir": parquet, "rows": rows})
@@ -372,7 +401,10 @@ def generate(
         help="Chance that a deal ends with a claim once 6 tricks or fewer remain (0 to 1); most hold, "
              "some are refuted or doubtful.")] = 0.0,
 ) -> None:
-    """Write seeded, legal games played by simple bots as JSON Lines on stdout."""
+    """Write seeded, legal games played by simple bots as JSON Lines on stdout.
+
+    Example: foreman generate -n 1000 --seed 7 --inject REVOKE > revokes.jsonl
+    """
     rules = HouseRules().with_overrides(parse_overrides(rule))
     out = sys.stdout
     for rec, _ in gen.generate(games, seed, inject.upper() if inject else None, rules, max_deals, stacked, series_size,
@@ -383,14 +415,20 @@ def generate(
 @app.command()
 @_guarded
 def schema() -> None:
-    """Print the JSON Schema of the record format foreman/1."""
+    """Print the JSON Schema of the record formats foreman/1 and foreman/1.1.
+
+    Example: foreman schema > foreman.schema.json
+    """
     render.schema(records.json_schema())
 
 
 @app.command()
 @_guarded
 def codes(code: Annotated[Optional[str], typer.Argument(help="One code to explain (default: all).")] = None) -> None:
-    """Explain every finding code: the rule, the evidence shown, an example."""
+    """Explain every finding code: the rule, the evidence shown, an example.
+
+    Example: foreman codes CLAIM_REFUTED
+    """
     if code is not None and code.upper() not in CODES:
         raise UsageError(f"unknown code {code!r}; known: {', '.join(CODES)}")
     render.codes([code.upper()] if code else list(CODES))

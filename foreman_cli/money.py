@@ -46,3 +46,9 @@ def fmt(a: Decimal) -> str:
 # Only for DuckDB's DECIMAL(38, 10) columns, which hold a rounded copy beside the exact text.
 TEN_PLACES = Decimal("1E-10")
 ROUNDING = Context(prec=60)
+
+
+def signed(v: Decimal) -> str:
+    """An amount for people, with its sign always shown: '+4.00', '-2.00', '0'."""
+    s = fmt(v)
+    return s if s.startswith("-") or v.is_zero() else "+" + s

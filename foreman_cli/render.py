@@ -164,9 +164,12 @@ def error(message: str, hint: str = "") -> None:
         con.print(Text(f"hint: {hint}", style="dim"))
 
 
-def _signed(v) -> str:
-    s = money.fmt(v)
-    return s if s.startswith("-") or v.is_zero() else "+" + s
+def warning(message: str, hint: str = "") -> None:
+    """Print a one-line warning (and its hint) on standard error."""
+    con = _SafeConsole(file=sys.stderr, highlight=False, soft_wrap=True, markup=False, emoji=False)
+    con.print(Text("foreman: warning: ", style="bold yellow") + Text(message))
+    if hint:
+        con.print(Text(f"hint: {hint}", style="dim"))
 
 
 def settlement(s, out: IO[str] | None = None) -> None:
@@ -178,7 +181,7 @@ def settlement(s, out: IO[str] | None = None) -> None:
     for g in s.games:
         stake = f"{money.fmt(g.stake)} {g.currency}".rstrip() if g.stake is not None else "-"
         short = ", ".join(f"{p} {t}/{q}" for p, t, q in g.short) or "-"
-        nets = ", ".join(f"{p} {_signed(v)}" for p, v in g.net.items()) if g.net else "-"
+        nets = ", ".join(f"{p} {money.signed(v)}" for p, v in g.net.items()) if g.net else "-"
         counted = Text("yes", style="green") if g.counted else Text("no", style="yellow")
         if g.disputed:
             counted = Text("as played" if g.counted else "disputed", style="bold red")
@@ -205,7 +208,7 @@ def settlement(s, out: IO[str] | None = None) -> None:
         t.add_column("player")
         t.add_column("balance", justify="right")
         for p, v in bal.items():
-            t.add_row(p, _signed(v))
+            t.add_row(p, money.signed(v))
         con.print(t)
     con.print()
     if s.transfers:
@@ -417,7 +420,7 @@ def _result_block(con: Console, ev: dict[str, Any]) -> None:
     if ev["quota_outcomes"]:
         con.print("Quota outcomes: " + ", ".join(f"{p} {n:+d}" for p, n in ev["quota_outcomes"].items()))
     if ev["net"]:
-        con.print("Nets: " + ", ".join(f"{p} {v}" for p, v in ev["net"].items())
+        con.print("Nets: " + ", ".join(f"{p} {money.signed(money.amount(v))}" for p, v in ev["net"].items())
                   + (f" {ev['currency']}" if ev.get("currency") else ""))
         for pay in ev["payments"]:
             con.print(f"  {pay['from']} pays {pay['to']} {pay['amount']}")
@@ -562,8 +565,8 @@ def stats_json(st, out: IO[str] | None = None) -> None:
 
 
 def wrote(path: str, size: int, out: IO[str] | None = None) -> None:
-    """Say that a file was written."""
-    console(out).print(f"wrote {path} ({size:,} bytes)")
+    """Say that a file was written (a message: on standard error)."""
+    console(out or sys.stderr).print(f"wrote {path} ({size:,} bytes)")
 
 
 def analysis_json(items, out: IO[str] | None = None) -> Summary:

@@ -224,7 +224,8 @@ def _result_block(ev: dict[str, Any]) -> str:
                      + "</p>")
     if ev["net"]:
         parts.append("<table><tr><th>player</th><th class=\"num\">net</th></tr>" + "".join(
-            f"<tr><td>{escape(p)}</td><td class=\"num\">{escape(v)} {escape(ev.get('currency') or '')}</td></tr>"
+            f"<tr><td>{escape(p)}</td><td class=\"num\">{escape(money.signed(money.amount(v)))} "
+            f"{escape(ev.get('currency') or '')}</td></tr>"
             for p, v in ev["net"].items()) + "</table>")
         parts.append("<ul>" + "".join(f"<li>{escape(x['from'])} pays {escape(x['to'])} {escape(x['amount'])}</li>"
                                       for x in ev["payments"]) + "</ul>")

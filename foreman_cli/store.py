@@ -602,6 +602,12 @@ def stats(path: str, player: str | None = None) -> Stats:
         return QueryResult([d[0] for d in cur.description], cur.fetchall())
 
     try:
+        if player is not None and not con.execute("SELECT 1 FROM game_players WHERE player = $p LIMIT 1",
+                                                  params).fetchone():
+            known = [r[0] for r in con.execute("SELECT DISTINCT player FROM game_players ORDER BY player").fetchall()]
+            raise UsageError(f"--player {player!r}: no such player in {path}",
+                             hint=f"known: {', '.join(known[:30])}{' ...' if len(known) > 30 else ''}"
+                             if known else "the archive holds no games yet")
         return Stats(
             players=q(f"SELECT * FROM player_summary {where} ORDER BY wins DESC, player"),
             roles=q(f"SELECT * FROM player_roles {where} ORDER BY player, role"),

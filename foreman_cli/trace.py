@@ -71,6 +71,10 @@ def trace_game(paths: list[str], game_id: str | None = None, overrides: dict[str
     if deal is None:
         return Trace(data, full, events)
     stop = trick or 1
+    recorded = len(data.deals[deal - 1].tricks)
+    if stop > recorded + 1:
+        raise UsageError(f"--trick {stop}: deal {deal} has {recorded} trick{'s' if recorded != 1 else ''} recorded; "
+                         f"give 1 to {recorded + 1} (the last is the position after them)")
     part: list[dict[str, Any]] = []
     pos = engine.replay(data, source=audited.source, stop_at=(deal, stop), trace=part)
     if not isinstance(pos, engine.Position):

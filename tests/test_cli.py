@@ -181,3 +181,66 @@ def test_control_characters_from_records_are_shown_escaped(tmp_path):
         outputs.append(res.output)
         assert "\x1b" not in res.output and "\u202e" not in res.output and "\x9b" not in res.output, args
     assert "al\\x1b[2Jice\\u202e" in outputs[1] and "\\x1b[31m" in outputs[5]
+
+
+# --- Conventions (issue 13, the first part) ---
+
+def test_short_help_and_an_example_in_every_command():
+    assert runner.invoke(app, ["-h"]).exit_code == 0
+    for cmd in ("validate", "settle", "replay", "report", "analyze", "load", "query", "stats", "export", "generate",
+                "schema", "codes", "verify", "fairness"):
+        res = runner.invoke(app, [cmd, "-h"])
+        assert res.exit_code == 0 and "Example: foreman " + cmd in res.output, cmd
+
+
+def test_completion_is_offered():
+    assert "--install-completion" in runner.invoke(app, ["--help"]).output
+
+
+def test_validate_of_nothing_warns_and_fails(tmp_path):
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    for args in ([str(empty)], [write(tmp_path, "none.jsonl", [])], ["-"]):
+        res = runner.invoke(app, ["validate", *args], input="")
+        assert res.exit_code == 1 and "no game was read" in res.stderr, args
+
+
+def test_replay_exits_1_on_a_breach(tmp_path):
+    assert runner.invoke(app, ["replay", f"{SAMPLES}/03-late-revoke.json"]).exit_code == 1
+    assert runner.invoke(app, ["replay", f"{SAMPLES}/01-clean-win.json"]).exit_code == 0
+
+
+def test_trick_beyond_the_deal_is_an_error_with_the_range():
+    res = runner.invoke(app, ["replay", f"{SAMPLES}/03-late-revoke.json", "--deal", "1", "--trick", "40"])
+    assert res.exit_code == 2 and "deal 1 has 12 tricks recorded; give 1 to 13" in res.output
+
+
+def test_report_to_stdout_and_its_message_on_stderr(tmp_path):
+    res = runner.invoke(app, ["report", f"{SAMPLES}/03-late-revoke.json", "-o", "-"])
+    assert res.exit_code == 0 and res.stdout.startswith("<!DOCTYPE html>") and res.stderr == ""
+    out = tmp_path / "r.html"
+    res = runner.invoke(app, ["report", f"{SAMPLES}/03-late-revoke.json", "-o", str(out)])
+    assert res.stdout == "" and "wrote" in res.stderr and out.exists()
+
+
+def test_query_reads_sql_from_stdin_and_sql_may_begin_with_a_comment(tmp_path):
+    db = str(tmp_path / "a.duckdb")
+    runner.invoke(app, ["load", f"{SAMPLES}/01-clean-win.json", "--db", db])
+    res = runner.invoke(app, ["query", "-", "--db", db, "--csv"], input="SELECT count(*) AS n FROM games\n")
+    assert res.exit_code == 0 and res.stdout == "n\n1\n"
+    res = runner.invoke(app, ["query", "-- how many games\nSELECT count(*) AS n FROM games", "--db", db, "--csv"])
+    assert res.exit_code == 0 and res.stdout == "n\n1\n"
+
+
+def test_stats_for_an_unknown_player_lists_the_known_ones(tmp_path):
+    db = str(tmp_path / "a.duckdb")
+    runner.invoke(app, ["load", f"{SAMPLES}/01-clean-win.json", "--db", db])
+    res = runner.invoke(app, ["stats", "--player", "nobody", "--db", db])
+    assert res.exit_code == 2 and "no such player" in res.output and "known: alice, bob, carol" in res.output
+
+
+def test_nets_are_signed_the_same_in_every_view(tmp_path):
+    replay = runner.invoke(app, ["replay", f"{SAMPLES}/01-clean-win.json"]).output
+    settle = runner.invoke(app, ["settle", f"{SAMPLES}/01-clean-win.json"]).output
+    page = runner.invoke(app, ["report", f"{SAMPLES}/01-clean-win.json", "-o", "-"]).stdout
+    assert "bob +4.00" in replay and "bob +4.00" in settle and ">+4.00 GBP<" in page

@@ -32,7 +32,7 @@ def test_corpus_file(name):
     res = runner.invoke(app, ["validate", "--json", path])
     assert res.exit_code in (0, 1), res.output
     assert res.exception is None or isinstance(res.exception, SystemExit), res.exception
-    rows = [json.loads(x) for x in res.output.splitlines()]
+    rows = [json.loads(x) for x in res.stdout.splitlines()]  # data on stdout; a warning goes to stderr
     if read >= 0:
         assert len(rows) == read
         assert sum(r["status"] != "invalid" for r in rows) == replayable
