@@ -10,6 +10,7 @@ from .board import TRICKS_PER_DEAL, Board, trick_winner
 from .cards import CANONICAL
 from .findings import Finding
 from .solver import as_tricks
+from .words import plural
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,7 +80,7 @@ def finding(c: ClaimResult, players: tuple[str, ...], deal: int, leader: int) ->
         how = f"he wins trick {n} with {stop_card} after {P[lead_seat]} leads {CANONICAL[lost[0]]}"
     kind = "accepted" if c.accepted else "contested"
     line = _line_words(c, P, leader)
-    msg = (f"{who} claimed the rest ({c.tricks} trick{'s' if c.tricks != 1 else ''}, {kind}); {P[w]} stops {who}: "
+    msg = (f"{who} claimed the rest ({plural(c.tricks, 'trick')}, {kind}); {P[w]} stops {who}: "
            f"{how}; claim_rule {c.rule}; line: {line}")
     code = "CLAIM_DOUBTFUL" if c.accepted else "CLAIM_REFUTED"
     return Finding(code, msg, deal=deal, trick=c.first_trick, player=who,

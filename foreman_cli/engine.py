@@ -12,6 +12,7 @@ from .cards import BIT, BIT_OF, CANONICAL, CARD_OF, SUIT_MASK, SUIT_NAMES, SUIT_
 from .findings import Finding
 from .records import GameData
 from .results import DealResult, GameResult
+from .words import plural
 
 HAND_SIZE = 16
 KITTY_SIZE = 4
@@ -461,7 +462,7 @@ def replay(g: GameData, source: str = "", stop_at: tuple[int, int] | None = None
     if winner is None:
         last = deal_results[-1] if deal_results else None
         tallies = ", ".join(f"{P[s]} {last.tricks[s]}" for s in range(3)) if last else ""
-        add(Finding("UNFINISHED", f"the record ends after {len(deal_results)} deal(s) with nobody at {target} "
+        add(Finding("UNFINISHED", f"the record ends after {plural(len(deal_results), 'deal')} with nobody at {target} "
                     f"tricks (last deal: {tallies})", evidence={"deals": len(deal_results)}))
     else:
         result.winner = P[winner]

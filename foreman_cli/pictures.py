@@ -6,6 +6,7 @@ from html import escape
 
 from .analysis import DealAnalysis
 from .cards import CANONICAL
+from .words import plural
 
 COLOURS = ("#1f5fa8", "#c0392b", "#2e7d32")  # by seat; each line also carries its name
 W, H = 520, 210
@@ -73,8 +74,7 @@ def _costly(d: DealAnalysis, players, starts, x, y) -> list[str]:
             continue
         v = p.sure_before[p.seat]
         best = " ".join(CANONICAL[c] for c in p.best or ())
-        tip = (f"trick {p.trick}: {players[p.seat]} played {CANONICAL[p.card]}, cost {p.cost} "
-               f"trick{'s' if p.cost != 1 else ''} (best: {best})")
+        tip = f"trick {p.trick}: {players[p.seat]} played {CANONICAL[p.card]}, cost {plural(p.cost, 'trick')} (best: {best})"
         out.append(f'<circle class="costly" cx="{x(p.trick + 0.5):.1f}" cy="{y(v):.1f}" r="4.5" fill="#c00000">'
                    f"<title>{escape(tip)}</title></circle>")
     return out
@@ -86,6 +86,5 @@ def accuracy_lines(d: DealAnalysis, players: tuple[str, ...]) -> list[str]:
     for s in range(3):
         cards, cost, acc = d.player_totals(s)
         if cards:
-            out.append(f"{players[s]}: {cards} card{'s' if cards != 1 else ''}, {cost} trick"
-                       f"{'s' if cost != 1 else ''} lost, accuracy {acc:.0%}")
+            out.append(f"{players[s]}: {plural(cards, 'card')}, {plural(cost, 'trick')} lost, accuracy {acc:.0%}")
     return out

@@ -27,6 +27,7 @@ from .claims import claim_words
 from .findings import CODES, ERROR
 from .results import GameResult
 from .trace import follower_legal
+from .words import plural
 
 
 # Characters of record text (or query results) that a terminal would obey rather than show: C0 and
@@ -90,7 +91,7 @@ def _game_title(r: GameResult) -> Text:
     if r.status == "won":
         t.append(f"won by {r.winner} in deal {r.deals_played}", style="green")
     elif r.status == "unfinished":
-        t.append(f"unfinished after {r.deals_played} deal(s)", style="yellow")
+        t.append(f"unfinished after {plural(r.deals_played, 'deal')}", style="yellow")
     else:
         t.append("invalid: cannot be replayed", style="red")
     return t
@@ -415,7 +416,7 @@ def _result_block(con: Console, ev: dict[str, Any]) -> None:
         con.print(Text(f"Result: {ev['winner']} won in deal {ev['deals_played']}", style="bold green"))
         con.print("Deciding deal: " + ", ".join(f"{p} {n}" for p, n in ev["deciding_tricks"].items()))
     else:
-        con.print(Text(f"Result: unfinished after {ev['deals_played']} deal(s); no money changes hands",
+        con.print(Text(f"Result: unfinished after {plural(ev['deals_played'], 'deal')}; no money changes hands",
                        style="bold yellow"))
     if ev["quota_outcomes"]:
         con.print("Quota outcomes: " + ", ".join(f"{p} {n:+d}" for p, n in ev["quota_outcomes"].items()))
@@ -430,7 +431,7 @@ def _result_block(con: Console, ev: dict[str, Any]) -> None:
         for v in claims:
             con.print(Text("  ! ", style="bold red") + Text(v["message"]))
     errors = [v for v in ev["violations"] if v["severity"] == ERROR]
-    con.print(Text(f"{len(errors)} breach(es) found." if errors else "No breach found.",
+    con.print(Text(f"{plural(len(errors), 'breach')} found." if errors else "No breach found.",
                    style="bold red" if errors else "bold green"))
 
 
@@ -485,14 +486,15 @@ class LoadProgress:
 def load_report(rep, db: str, out: IO[str] | None = None) -> None:
     """Say what a load did."""
     con = console(out)
-    con.print(f"{db}: {rep.added} game(s) added, {rep.unchanged} unchanged, {rep.replaced} replaced, "
-              f"{len(rep.conflicts)} conflict(s), {rep.invalid} invalid record(s) not loaded; {rep.plays:,} plays")
+    con.print(f"{db}: {plural(rep.added, 'game')} added, {rep.unchanged:,} unchanged, {rep.replaced:,} replaced, "
+              f"{plural(len(rep.conflicts), 'conflict')}, {plural(rep.invalid, 'invalid record')} not loaded; "
+              f"{plural(rep.plays, 'play')}")
     for c in rep.conflicts:
         con.print(Text("  conflict: ", style="bold red") + Text(c))
     if rep.conflicts:
         con.print(Text("  nothing was overwritten: use --replace to load the new version", style="dim"))
     for s in rep.invalid_sources[:20]:
-        con.print(Text("  invalid: ", style="yellow") + Text(f"{s} (run foreman validate for why)"))
+        con.print(Text("  invalid: ", style="yellow") + Text(s))
     if len(rep.invalid_sources) > 20:
         con.print(f"  ... and {len(rep.invalid_sources) - 20} more invalid records")
 
@@ -624,8 +626,7 @@ def _analysed_deal(con: Console, P, d) -> None:
     for s in range(3):
         cards, cost, acc = d.player_totals(s)
         if cards:
-            con.print(f"  {P[s]}: {cards} card{'s' if cards != 1 else ''} analysed, {cost} trick"
-                      f"{'s' if cost != 1 else ''} lost, accuracy {acc:.0%}")
+            con.print(f"  {P[s]}: {plural(cards, 'card')} analysed, {plural(cost, 'trick')} lost, accuracy {acc:.0%}")
     if d.turned is not None:
         con.print(f"  The deal turned at trick {d.turned[0]}: from then on {P[d.turned[1]]} was sure of the target.")
     if d.stopped:
@@ -641,7 +642,7 @@ def verdict(v, out: IO[str] | None = None) -> None:
     """What `foreman verify` found, one line a difference."""
     con = console(out)
     if v.verified:
-        con.print(Text(f"verified: {v.games} game{'s' if v.games != 1 else ''}, the same records and the same ledger",
+        con.print(Text(f"verified: {plural(v.games, 'game')}, the same records and the same ledger",
                        style="bold green"))
         return
     if not v.sealed:

@@ -8,6 +8,7 @@ from typing import Any
 from . import money
 from .claims import claim_words
 from .findings import CODES, ERROR
+from .words import plural
 
 _SUIT = {"S": ("♠", "black"), "H": ("♥", "red"), "D": ("♦", "red"), "C": ("♣", "black")}
 _WORD = {"S": "spade", "H": "heart", "D": "diamond", "C": "club"}
@@ -104,7 +105,7 @@ def dispute_html(t, analysis=None) -> str:
       f"claims {escape(rules.claim_rule)}</p>")
     errors = [f for f in findings if f["severity"] == ERROR]
     w(f'<div class="summary{"" if errors else " clean"}"><strong>')
-    w(f"{len(errors)} breach(es) of the rules found." if errors else "No breach of the rules found.")
+    w(f"{plural(len(errors), 'breach')} of the rules found." if errors else "No breach of the rules found.")
     w("</strong>")
     if findings:
         w("<ol>")
@@ -209,7 +210,7 @@ def _result_line(t) -> str:
     r = t.result
     if r.status == "won":
         return f"<p>{escape(r.winner)} won in deal {r.deals_played}.</p>"
-    return f"<p>Unfinished after {r.deals_played} deal(s): no money changes hands.</p>"
+    return f"<p>Unfinished after {plural(r.deals_played, 'deal')}: no money changes hands.</p>"
 
 
 def _result_block(ev: dict[str, Any]) -> str:
@@ -218,7 +219,7 @@ def _result_block(ev: dict[str, Any]) -> str:
         parts.append(f"<p><strong>{escape(ev['winner'])}</strong> won in deal {ev['deals_played']}. Deciding deal: "
                      + ", ".join(f"{escape(p)} {n}" for p, n in ev["deciding_tricks"].items()) + "</p>")
     else:
-        parts.append(f"<p>Unfinished after {ev['deals_played']} deal(s): no money changes hands.</p>")
+        parts.append(f"<p>Unfinished after {plural(ev['deals_played'], 'deal')}: no money changes hands.</p>")
     if ev["quota_outcomes"]:
         parts.append("<p>Quota outcomes: " + ", ".join(f"{escape(p)} {n:+d}" for p, n in ev["quota_outcomes"].items())
                      + "</p>")

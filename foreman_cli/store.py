@@ -480,7 +480,7 @@ def _commit(con: duckdb.DuckDBPyConnection, prep: Prepared, replace: bool, repor
     for n, r in enumerate(prep.results):
         if r.status == "invalid":
             report.invalid += 1
-            report.invalid_sources.append(r.source)
+            report.invalid_sources.append(f"{r.source}: {r.findings[0].text() if r.findings else 'invalid record'}")
             continue
         h = r.fingerprint.hex()
         if r.id in seen:

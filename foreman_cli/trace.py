@@ -7,9 +7,10 @@ from typing import Any
 
 from . import engine, records
 from .audit import audit_paths
-from .cards import CARD_OF, SUIT_OF, names
+from .cards import CANONICAL, CARD_OF, SUIT_OF, names
 from .errors import UsageError
 from .results import GameResult
+from .words import plural
 
 
 CROSS_GAME_CODES = ("DUPLICATE_GAME", "DEALER_SUCCESSION")
@@ -59,7 +60,7 @@ def trace_game(paths: list[str], game_id: str | None = None, overrides: dict[str
     if trick is not None and deal is None:
         deal = 1
     if deal is not None and not 1 <= deal <= len(data.deals):
-        raise UsageError(f"--deal {deal}: the game has {len(data.deals)} deal(s)")
+        raise UsageError(f"--deal {deal}: the game has {plural(len(data.deals), 'deal')}")
     events: list[dict[str, Any]] = []
     full = engine.replay(data, source=audited.source, trace=events)
     full.data = data
@@ -73,15 +74,28 @@ def trace_game(paths: list[str], game_id: str | None = None, overrides: dict[str
     stop = trick or 1
     recorded = len(data.deals[deal - 1].tricks)
     if stop > recorded + 1:
-        raise UsageError(f"--trick {stop}: deal {deal} has {recorded} trick{'s' if recorded != 1 else ''} recorded; "
+        raise UsageError(f"--trick {stop}: deal {deal} has {plural(recorded, 'trick')} recorded; "
                          f"give 1 to {recorded + 1} (the last is the position after them)")
     part: list[dict[str, Any]] = []
     pos = engine.replay(data, source=audited.source, stop_at=(deal, stop), trace=part)
     if not isinstance(pos, engine.Position):
         raise UsageError(f"--deal {deal} --trick {stop}: the game ended before that point")
     tricks = data.deals[deal - 1].tricks
-    recorded = [CARD_OF[c] for c in tricks[stop - 1].cards] if stop <= len(tricks) else None
-    return Trace(data, full, part, pos, recorded)
+    cards = [CARD_OF[c] for c in tricks[stop - 1].cards] if stop <= len(tricks) else None
+    t = Trace(data, full, part, pos, cards)
+    part.append(_position_event(t))
+    return t
+
+
+def _position_event(t: Trace) -> dict[str, Any]:
+    """The table at the stopping point, for `replay --json`: tallies, hands, and each one's legal cards."""
+    pos = t.position
+    P = t.data.players
+    seats = follower_legal(t)
+    return {"event": "position", "deal": pos.deal, "trick": pos.trick, "to_move": P[pos.to_move],
+            "tricks": {P[s]: pos.tricks[s] for s in range(3)},
+            "hands": {name: held for name, held, _ in seats}, "legal": {name: legal for name, _, legal in seats},
+            "recorded": [CANONICAL[c] for c in t.position_trick] if t.position_trick else None}
 
 
 def _result_event(r: GameResult) -> dict[str, Any]:

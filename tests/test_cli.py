@@ -143,7 +143,7 @@ def test_replay_needs_a_game_id_when_several():
     res = runner.invoke(app, ["replay", f"{SAMPLES}/08-friday-evenings.jsonl", "--game", "nope"])
     assert res.exit_code == 2 and "no game 'nope'" in res.output
     res = runner.invoke(app, ["replay", f"{SAMPLES}/01-clean-win.json", "--deal", "5"])
-    assert res.exit_code == 2 and "the game has 1 deal(s)" in res.output
+    assert res.exit_code == 2 and "the game has 1 deal" in res.output
 
 
 def test_jobs_give_the_same_output_in_the_same_order(tmp_path):
@@ -244,3 +244,12 @@ def test_nets_are_signed_the_same_in_every_view(tmp_path):
     settle = runner.invoke(app, ["settle", f"{SAMPLES}/01-clean-win.json"]).output
     page = runner.invoke(app, ["report", f"{SAMPLES}/01-clean-win.json", "-o", "-"]).stdout
     assert "bob +4.00" in replay and "bob +4.00" in settle and ">+4.00 GBP<" in page
+
+
+def test_replay_json_at_a_stopping_point_has_the_position():
+    res = runner.invoke(app, ["replay", f"{SAMPLES}/03-late-revoke.json", "--deal", "1", "--trick", "9", "--json"])
+    pos = json.loads(res.stdout)[-1]
+    assert res.exit_code == 1 and pos["event"] == "position" and (pos["deal"], pos["trick"]) == (1, 9)
+    assert set(pos["hands"]) == set(pos["legal"]) == {"alice", "bob", "carol"}
+    assert all(set(pos["legal"][p]) <= set(pos["hands"][p]) for p in pos["hands"])
+    assert "QD" in pos["hands"]["alice"] and "QD" not in pos["legal"]["alice"]  # she had to follow hearts

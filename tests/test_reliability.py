@@ -87,7 +87,7 @@ def test_load_killed_mid_way_leaves_whole_games_and_resumes(corpus, tmp_path):
     assert 0 < loaded < 1500
     res = subprocess.run([FOREMAN, "load", str(path), "--db", str(db)], capture_output=True, text=True)
     assert res.returncode == 0, res.stdout + res.stderr
-    assert f"{1500 - loaded} game(s) added, {loaded} unchanged" in res.stdout
+    assert f"{1500 - loaded:,} games added, {loaded:,} unchanged" in res.stdout
     assert check_whole_games(str(db), ref) == 1500
     assert store.counts(str(db)) == store.counts(ref)
 

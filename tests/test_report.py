@@ -96,7 +96,7 @@ def test_report_renders_in_headless_chromium(tmp_path, sample, game, expect):
                          timeout=120)
     assert res.returncode == 0, res.stderr[-2000:]
     dom = res.stdout
-    assert expect in dom and "breach(es) of the rules found" in dom
+    assert expect in dom and "1 breach of the rules found" in dom
     console = [line for line in res.stderr.splitlines() if "CONSOLE" in line]
     assert console == [], console
     shot = tmp_path / "page.png"

@@ -87,7 +87,7 @@ def test_invalid_records_are_reported_not_loaded(tmp_path):
     p = tmp_path / "x.jsonl"
     p.write_text('{"format": "foreman/1"}\n' + json.dumps(game()) + "\n")
     res = runner.invoke(app, ["load", str(p), "--db", db])
-    assert res.exit_code == 1 and "1 invalid record(s) not loaded" in res.output and f"{p}:1" in res.output
+    assert res.exit_code == 1 and "1 invalid record not loaded" in res.output and f"{p}:1: $.id: required field is missing" in res.output
     assert store.counts(db)["games"] == 1
 
 

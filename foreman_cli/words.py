@@ -1,0 +1,10 @@
+"""English for counts in messages and views: '1 deal', '3 deals', '2 breaches'."""
+
+from __future__ import annotations
+
+_PLURALS = {"breach": "breaches", "was": "were"}
+
+
+def plural(n: int, word: str, many: str | None = None) -> str:
+    """The count and the word, singular for one: plural(1, 'deal') is '1 deal', plural(2, 'deal') '2 deals'."""
+    return f"{n:,} {word if n == 1 else many or _PLURALS.get(word, word + 's')}"
