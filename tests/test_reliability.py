@@ -177,7 +177,8 @@ def _interrupt(args: list[str], after_s: float) -> tuple[int, str]:
 def test_ctrl_c_during_load_with_workers_is_one_line_and_keeps_whole_games(corpus, tmp_path):
     path, ref = corpus
     db = tmp_path / "interrupted.duckdb"
-    code, err = _interrupt(["load", str(path), "--db", str(db), "--batch", "50", "--jobs", "2"], 1.5)
+    # The corpus twice over: the load lasts well past the signal even on a fast machine.
+    code, err = _interrupt(["load", str(path), str(path), "--db", str(db), "--batch", "50", "--jobs", "2"], 1.5)
     assert (code, err) == (130, "foreman: interrupted\n")
     n = check_whole_games(str(db), ref)
     assert n % 50 == 0 and n < 1500  # whole batches only, and it really was stopped mid-way
