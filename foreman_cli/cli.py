@@ -165,7 +165,7 @@ def settle(
 def replay(
     path: Annotated[str, typer.Argument(metavar="PATH", help="A record file, directory, or - for stdin.")],
     game: Annotated[Optional[str], typer.Option("--game", metavar="ID", help="The game to show (if the input has several).")] = None,
-    deal: Annotated[Optional[int], typer.Option(min=1, help="Stop in this deal (with --trick: just before that trick).")] = None,
+    deal: Annotated[Optional[int], typer.Option(min=1, help="Show this deal only (with --trick: stop just before that trick).")] = None,
     trick: Annotated[Optional[int], typer.Option(min=1, help="Stop just before this trick and show the hands.")] = None,
     rule: RuleOpt = None,
     json_out: Annotated[bool, typer.Option("--json", help="The replay as a JSON list of events.")] = False,
@@ -309,6 +309,7 @@ def load(
     analyze: Annotated[bool, typer.Option(
         "--analyze", help="Also cost every card of the games added (tables play_costs, deal_accuracy); slow.")] = False,
     budget_ms: Annotated[float, typer.Option(min=0, help="With --analyze: time for one search.")] = 5000,
+    json_out: Annotated[bool, typer.Option("--json", help="What the load did as one JSON object.")] = False,
 ) -> None:
     """Load games into a DuckDB archive (idempotent; a game with the same id and new content is refused).
 
@@ -321,7 +322,10 @@ def load(
     with render.LoadProgress() as bar:
         report = store.load_paths(paths, path, parse_overrides(rule), replace, batch, _jobs(jobs), progress=bar.advance,
                                   analyze=budget_ms if analyze else None)
-    render.load_report(report, path)
+    if json_out:
+        render.schema(report.to_dict(path))
+    else:
+        render.load_report(report, path)
     raise typer.Exit(1 if report.conflicts or report.invalid else 0)
 
 
@@ -424,14 +428,22 @@ def schema() -> None:
 
 @app.command()
 @_guarded
-def codes(code: Annotated[Optional[str], typer.Argument(help="One code to explain (default: all).")] = None) -> None:
+def codes(
+    code: Annotated[Optional[str], typer.Argument(help="One code to explain (default: all).")] = None,
+    json_out: Annotated[bool, typer.Option("--json", help="The codes as a JSON list.")] = False,
+) -> None:
     """Explain every finding code: the rule, the evidence shown, an example.
 
     Example: foreman codes CLAIM_REFUTED
     """
     if code is not None and code.upper() not in CODES:
         raise UsageError(f"unknown code {code!r}; known: {', '.join(CODES)}")
-    render.codes([code.upper()] if code else list(CODES))
+    selected = [code.upper()] if code else list(CODES)
+    if json_out:
+        from .findings import code_dicts
+        render.schema(code_dicts(selected))
+    else:
+        render.codes(selected)
 
 
 def main() -> None:

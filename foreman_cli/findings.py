@@ -134,6 +134,12 @@ CODES: dict[str, CodeInfo] = {
     ]
 }
 
+def code_dicts(selected: list[str]) -> list[dict[str, str]]:
+    """The reference of the codes named, as JSON-ready data (`foreman codes --json`)."""
+    return [{"code": c, "severity": CODES[c].severity, "title": CODES[c].title, "rule": CODES[c].rule,
+             "evidence": CODES[c].evidence, "example": CODES[c].example} for c in selected]
+
+
 PLACE_FIELDS = ("deal", "trick", "pass", "player", "card")
 
 

@@ -148,6 +148,11 @@ class LoadReport:
     plays: int = 0
     rows: dict[str, int] = field(default_factory=dict)
 
+    def to_dict(self, db: str) -> dict[str, Any]:
+        """`load --json`: the counts, each conflict and each invalid record with why, rows per table."""
+        return {"db": db, "added": self.added, "unchanged": self.unchanged, "replaced": self.replaced,
+                "conflicts": self.conflicts, "invalid": self.invalid_sources, "plays": self.plays, "rows": self.rows}
+
 
 # Rows of every game go through two staging tables, one row a game and one a deal; SQL then
 # spreads the deal rows into passes, tricks and plays. Python touches each deal once, not each

@@ -58,7 +58,7 @@ def trace_game(paths: list[str], game_id: str | None = None, overrides: dict[str
         raise UsageError(f"{audited.source}: game cannot be replayed: {audited.findings[0].message}",
                          hint="run 'foreman validate' on it for every problem")
     if trick is not None and deal is None:
-        deal = 1
+        deal = 1  # --trick alone: in the first deal
     if deal is not None and not 1 <= deal <= len(data.deals):
         raise UsageError(f"--deal {deal}: the game has {plural(len(data.deals), 'deal')}")
     events: list[dict[str, Any]] = []
@@ -71,7 +71,10 @@ def trace_game(paths: list[str], game_id: str | None = None, overrides: dict[str
     events.append(_result_event(full))
     if deal is None:
         return Trace(data, full, events)
-    stop = trick or 1
+    if trick is None:
+        # That deal only: its events (findings of the deal included), then the game's result.
+        return Trace(data, full, [e for e in events if e.get("deal") == deal or e["event"] == "result"])
+    stop = trick
     recorded = len(data.deals[deal - 1].tricks)
     if stop > recorded + 1:
         raise UsageError(f"--trick {stop}: deal {deal} has {plural(recorded, 'trick')} recorded; "

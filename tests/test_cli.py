@@ -253,3 +253,20 @@ def test_replay_json_at_a_stopping_point_has_the_position():
     assert set(pos["hands"]) == set(pos["legal"]) == {"alice", "bob", "carol"}
     assert all(set(pos["legal"][p]) <= set(pos["hands"][p]) for p in pos["hands"])
     assert "QD" in pos["hands"]["alice"] and "QD" not in pos["legal"]["alice"]  # she had to follow hearts
+
+
+def test_replay_of_one_deal_shows_that_deal_only():
+    res = runner.invoke(app, ["replay", f"{SAMPLES}/02-four-deals.json", "--deal", "3"])
+    deals = [line for line in res.output.splitlines() if line.startswith("Deal ")]
+    assert res.exit_code == 0 and len(deals) == 1 and deals[0].startswith("Deal 3") and "Result:" in res.output
+    events = json.loads(runner.invoke(app, ["replay", f"{SAMPLES}/02-four-deals.json", "--deal", "3", "--json"]).stdout)
+    assert {e.get("deal") for e in events if e["event"] != "result"} == {3} and events[-1]["event"] == "result"
+
+
+def test_load_and_codes_speak_json(tmp_path):
+    db = str(tmp_path / "a.duckdb")
+    res = runner.invoke(app, ["load", f"{SAMPLES}/01-clean-win.json", "--db", db, "--json"])
+    doc = json.loads(res.stdout)
+    assert res.exit_code == 0 and (doc["added"], doc["plays"], doc["invalid"]) == (1, doc["rows"]["plays"], [])
+    codes = json.loads(runner.invoke(app, ["codes", "--json"]).stdout)
+    assert [c["code"] for c in codes][:2] == ["RECORD_SYNTAX", "RECORD_SCHEMA"] and all(c["rule"] for c in codes)
