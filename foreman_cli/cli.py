@@ -23,6 +23,7 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=True,
     pretty_exceptions_enable=False,
+    rich_markup_mode=None,
     context_settings={"help_option_names": ["-h", "--help"]},
 )
 
@@ -65,7 +66,7 @@ def _main(
 
 
 JobsOpt = Annotated[Optional[int], typer.Option(
-    "--jobs", "-j", min=1, help="Worker processes (default: the number of cores); output is the same for any number.")]
+    "--jobs", "-j", min=1, metavar="N", help="Worker processes (default: the number of cores); output is the same for any number.")]
 
 
 def _jobs(jobs: int | None) -> int:
@@ -100,7 +101,7 @@ def validate(
     json_out: Annotated[bool, typer.Option("--json", help="JSON Lines on stdout, one object per game.")] = False,
     rule: RuleOpt = None,
     max_record_bytes: Annotated[int, typer.Option(
-        min=1, help="A record longer than this is reported as RECORD_SYNTAX instead of read.")] = DEFAULT_MAX_RECORD_BYTES,
+        min=1, metavar="BYTES", help="A record longer than this is reported as RECORD_SYNTAX instead of read.")] = DEFAULT_MAX_RECORD_BYTES,
     jobs: JobsOpt = None,
 ) -> None:
     """Replay records through the rules and report every breach with its place and evidence.
@@ -165,8 +166,8 @@ def settle(
 def replay(
     path: Annotated[str, typer.Argument(metavar="PATH", help="A record file, directory, or - for stdin.")],
     game: Annotated[Optional[str], typer.Option("--game", metavar="ID", help="The game to show (if the input has several).")] = None,
-    deal: Annotated[Optional[int], typer.Option(min=1, help="Show this deal only (with --trick: stop just before that trick).")] = None,
-    trick: Annotated[Optional[int], typer.Option(min=1, help="Stop just before this trick and show the hands.")] = None,
+    deal: Annotated[Optional[int], typer.Option(min=1, metavar="N", help="Show this deal only (with --trick: stop just before that trick).")] = None,
+    trick: Annotated[Optional[int], typer.Option(min=1, metavar="T", help="Stop just before this trick and show the hands.")] = None,
     rule: RuleOpt = None,
     json_out: Annotated[bool, typer.Option("--json", help="The replay as a JSON list of events.")] = False,
 ) -> None:
@@ -193,7 +194,7 @@ def report(
     rule: RuleOpt = None,
     analyze: Annotated[bool, typer.Option(
         "--analyze", help="Add each deal's chart of sure tricks, costly cards marked (foreman analyze).")] = False,
-    budget_ms: Annotated[float, typer.Option(min=0, help="With --analyze: time for one search.")] = 5000,
+    budget_ms: Annotated[float, typer.Option(min=0, metavar="MS", help="With --analyze: time for one search.")] = 5000,
 ) -> None:
     """Write one self-contained HTML page of a game's replay: for both sides of a dispute, printable on A4.
 
@@ -213,10 +214,10 @@ def report(
 def analyze(
     path: Annotated[str, typer.Argument(metavar="PATH", help="Record files, directories, or - for stdin.")],
     game: Annotated[Optional[str], typer.Option("--game", metavar="ID", help="Only this game.")] = None,
-    deal: Annotated[Optional[int], typer.Option(min=1, help="Only this deal.")] = None,
-    from_trick: Annotated[int, typer.Option(min=1, max=16, help="Analyse the cards from this trick on.")] = 1,
+    deal: Annotated[Optional[int], typer.Option(min=1, metavar="N", help="Only this deal.")] = None,
+    from_trick: Annotated[int, typer.Option(min=1, max=16, metavar="T", help="Analyse the cards from this trick on.")] = 1,
     budget_ms: Annotated[float, typer.Option(
-        min=0, help="Time for one search; a play not solved in it is shown as not solved, never guessed.")] = 5000,
+        min=0, metavar="MS", help="Time for one search; a play not solved in it is shown as not solved, never guessed.")] = 5000,
     rule: RuleOpt = None,
     json_out: Annotated[bool, typer.Option("--json", help="One JSON object per game (ANALYSIS.md).")] = False,
 ) -> None:
@@ -263,8 +264,8 @@ def fairness(
     paths: Annotated[Optional[list[str]], typer.Argument(
         metavar="[PATH...]", help="Record files or directories (or use --db).")] = None,
     db: Annotated[Optional[str], typer.Option("--db", metavar="FILE", help="Read the dealt hands from an archive.")] = None,
-    alpha: Annotated[float, typer.Option(min=0.0, max=1.0, help="The significance level after correction.")] = 0.01,
-    correction: Annotated[str, typer.Option(help="holm (family-wise) or bh (Benjamini-Hochberg, false discoveries).")] = "holm",
+    alpha: Annotated[float, typer.Option(min=0.0, max=1.0, metavar="A", help="The significance level after correction.")] = 0.01,
+    correction: Annotated[str, typer.Option(metavar="NAME", help="holm (family-wise) or bh (Benjamini-Hochberg, false discoveries).")] = "holm",
     json_out: Annotated[bool, typer.Option("--json", help="One JSON object (FAIRNESS.md).")] = False,
     html: Annotated[Optional[str], typer.Option("--html", metavar="FILE", help="Also write a page with the distributions drawn.")] = None,
     rule: RuleOpt = None,
@@ -304,11 +305,11 @@ def load(
     db: DbOpt = None,
     replace: Annotated[bool, typer.Option("--replace", help="Overwrite a stored game whose id comes with new content.")] = False,
     rule: RuleOpt = None,
-    batch: Annotated[int, typer.Option(min=1, help="Games per transaction: an interruption loses at most one batch.")] = 500,
+    batch: Annotated[int, typer.Option(min=1, metavar="N", help="Games per transaction: an interruption loses at most one batch.")] = 500,
     jobs: JobsOpt = None,
     analyze: Annotated[bool, typer.Option(
         "--analyze", help="Also cost every card of the games added (tables play_costs, deal_accuracy); slow.")] = False,
-    budget_ms: Annotated[float, typer.Option(min=0, help="With --analyze: time for one search.")] = 5000,
+    budget_ms: Annotated[float, typer.Option(min=0, metavar="MS", help="With --analyze: time for one search.")] = 5000,
     json_out: Annotated[bool, typer.Option("--json", help="What the load did as one JSON object.")] = False,
 ) -> None:
     """Load games into a DuckDB archive (idempotent; a game with the same id and new content is refused).
@@ -355,7 +356,7 @@ def query(
 @app.command()
 @_guarded
 def stats(
-    player: Annotated[Optional[str], typer.Option(help="Only this player.")] = None,
+    player: Annotated[Optional[str], typer.Option(metavar="NAME", help="Only this player.")] = None,
     db: DbOpt = None,
     json_out: Annotated[bool, typer.Option("--json", help="One JSON object.")] = False,
 ) -> None:
@@ -386,23 +387,23 @@ def export(
 @app.command()
 @_guarded
 def generate(
-    games: Annotated[int, typer.Option("--games", "-n", min=0, help="How many games.")] = 10,
-    seed: Annotated[int, typer.Option(help="Random seed: the same seed gives the same games.")] = 1,
+    games: Annotated[int, typer.Option("--games", "-n", min=0, metavar="N", help="How many games.")] = 10,
+    seed: Annotated[int, typer.Option(metavar="N", help="Random seed: the same seed gives the same games.")] = 1,
     inject: Annotated[Optional[str], typer.Option(
         metavar="CODE", help=f"Make one breach of this kind in each game: {', '.join(gen.INJECTABLE)}.")] = None,
     rule: RuleOpt = None,
-    max_deals: Annotated[int, typer.Option(help="Stop after this many deals (the game is then unfinished).")] = 20,
+    max_deals: Annotated[int, typer.Option(metavar="N", help="Stop after this many deals (the game is then unfinished).")] = 20,
     stacked: Annotated[float, typer.Option(
-        help="Chance that a deal gives one player the 16 highest cards, so games end sooner (0 to 1).")] = 0.3,
+        metavar="P", help="Chance that a deal gives one player the 16 highest cards, so games end sooner (0 to 1).")] = 0.3,
     series_size: Annotated[int, typer.Option(
-        min=0, help="Group games into series of this many, with dealer succession (0: no series).")] = 0,
+        min=0, metavar="N", help="Group games into series of this many, with dealer succession (0: no series).")] = 0,
     players: Annotated[Optional[str], typer.Option(
         metavar="A,B,C", help="The three players of every game, in seating order (default: drawn from a list).")] = None,
     stacked_by: Annotated[Optional[str], typer.Option(
         "--stacked-by", metavar="NAME", help="Make NAME (one of --players) a cheat: --stacked is then the chance that his "
                                              "own deal gives him the 16 highest cards.")] = None,
     claims: Annotated[float, typer.Option(
-        help="Chance that a deal ends with a claim once 6 tricks or fewer remain (0 to 1); most hold, "
+        metavar="P", help="Chance that a deal ends with a claim once 6 tricks or fewer remain (0 to 1); most hold, "
              "some are refuted or doubtful.")] = 0.0,
 ) -> None:
     """Write seeded, legal games played by simple bots as JSON Lines on stdout.

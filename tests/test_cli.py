@@ -270,3 +270,13 @@ def test_load_and_codes_speak_json(tmp_path):
     assert res.exit_code == 0 and (doc["added"], doc["plays"], doc["invalid"]) == (1, doc["rows"]["plays"], [])
     codes = json.loads(runner.invoke(app, ["codes", "--json"]).stdout)
     assert [c["code"] for c in codes][:2] == ["RECORD_SYNTAX", "RECORD_SCHEMA"] and all(c["rule"] for c in codes)
+
+
+def test_help_shows_no_type_placeholders():
+    import re
+    for cmd in ("validate", "settle", "replay", "report", "analyze", "load", "query", "stats", "export", "generate",
+                "schema", "codes", "verify", "fairness"):
+        text = runner.invoke(app, [cmd, "--help"]).output
+        options = text.split("Options:", 1)[1]  # typer adds a type to every argument's line; options have metavars
+        shown = set(re.findall(r"<(?:bool|int|float|str|text|list)[^>]*>", options))
+        assert "Options:" in text and not shown, (cmd, shown)
