@@ -69,6 +69,9 @@ JobsOpt = Annotated[Optional[int], typer.Option(
     "--jobs", "-j", min=1, metavar="N", help="Worker processes (default: the number of cores); output is the same for any number.")]
 
 
+QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="Only the problems: no summary.")]
+
+
 def _jobs(jobs: int | None) -> int:
     return jobs or os.cpu_count() or 1
 
@@ -103,6 +106,7 @@ def validate(
     max_record_bytes: Annotated[int, typer.Option(
         min=1, metavar="BYTES", help="A record longer than this is reported as RECORD_SYNTAX instead of read.")] = DEFAULT_MAX_RECORD_BYTES,
     jobs: JobsOpt = None,
+    quiet: QuietOpt = False,
 ) -> None:
     """Replay records through the rules and report every breach with its place and evidence.
 
@@ -112,7 +116,7 @@ def validate(
     """
     overrides = parse_overrides(rule)
     results = audit.audit_paths(paths, overrides, max_record_bytes, jobs=_jobs(jobs), keep=False)
-    summary = render.validation_json(results) if json_out else render.validation_human(results)
+    summary = render.validation_json(results) if json_out else render.validation_human(results, quiet=quiet)
     if not summary.games:
         render.warning(f"no game was read from {' '.join(paths)}", "give record files (.json, .jsonl, .gz), "
                        "directories holding them, or - for standard input")
@@ -311,6 +315,7 @@ def load(
         "--analyze", help="Also cost every card of the games added (tables play_costs, deal_accuracy); slow.")] = False,
     budget_ms: Annotated[float, typer.Option(min=0, metavar="MS", help="With --analyze: time for one search.")] = 5000,
     json_out: Annotated[bool, typer.Option("--json", help="What the load did as one JSON object.")] = False,
+    quiet: QuietOpt = False,
 ) -> None:
     """Load games into a DuckDB archive (idempotent; a game with the same id and new content is refused).
 
@@ -326,7 +331,7 @@ def load(
     if json_out:
         render.schema(report.to_dict(path))
     else:
-        render.load_report(report, path)
+        render.load_report(report, path, quiet=quiet)
     raise typer.Exit(1 if report.conflicts or report.invalid else 0)
 
 

@@ -97,8 +97,8 @@ def _game_title(r: GameResult) -> Text:
     return t
 
 
-def validation_human(results: Iterable[GameResult], out: IO[str] | None = None) -> Summary:
-    """Write each game's findings in plain English, then a summary; return the counts."""
+def validation_human(results: Iterable[GameResult], out: IO[str] | None = None, quiet: bool = False) -> Summary:
+    """Write each game's findings in plain English, then a summary (not when quiet); return the counts."""
     con = console(out)
     summary = Summary()
     for r in results:
@@ -113,6 +113,12 @@ def validation_human(results: Iterable[GameResult], out: IO[str] | None = None) 
             line.append(f.message)
             line.append(f" ({f.code})", style="bold red" if f.severity == ERROR else "yellow")
             con.print(line)
+    if not quiet:
+        _validation_summary(con, summary)
+    return summary
+
+
+def _validation_summary(con: Console, summary: Summary) -> None:
     table = Table(title="foreman validate", show_header=False, box=None, pad_edge=False)
     table.add_column(style="bold")
     table.add_column(justify="right")
@@ -131,7 +137,6 @@ def validation_human(results: Iterable[GameResult], out: IO[str] | None = None) 
             codes.add_row(code, str(n), CODES[code].title)
         con.print()
         con.print(codes)
-    return summary
 
 
 def schema(obj: dict[str, Any], out: IO[str] | None = None) -> None:
@@ -483,12 +488,13 @@ class LoadProgress:
             self.progress.advance(self.task, n)
 
 
-def load_report(rep, db: str, out: IO[str] | None = None) -> None:
-    """Say what a load did."""
+def load_report(rep, db: str, out: IO[str] | None = None, quiet: bool = False) -> None:
+    """Say what a load did (when quiet, only its conflicts and invalid records)."""
     con = console(out)
-    con.print(f"{db}: {plural(rep.added, 'game')} added, {rep.unchanged:,} unchanged, {rep.replaced:,} replaced, "
-              f"{plural(len(rep.conflicts), 'conflict')}, {plural(rep.invalid, 'invalid record')} not loaded; "
-              f"{plural(rep.plays, 'play')}")
+    if not quiet:
+            con.print(f"{db}: {plural(rep.added, 'game')} added, {rep.unchanged:,} unchanged, {rep.replaced:,} replaced, "
+                  f"{plural(len(rep.conflicts), 'conflict')}, {plural(rep.invalid, 'invalid record')} not loaded; "
+                  f"{plural(rep.plays, 'play')}")
     for c in rep.conflicts:
         con.print(Text("  conflict: ", style="bold red") + Text(c))
     if rep.conflicts:

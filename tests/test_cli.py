@@ -280,3 +280,11 @@ def test_help_shows_no_type_placeholders():
         options = text.split("Options:", 1)[1]  # typer adds a type to every argument's line; options have metavars
         shown = set(re.findall(r"<(?:bool|int|float|str|text|list)[^>]*>", options))
         assert "Options:" in text and not shown, (cmd, shown)
+
+
+def test_quiet_shows_only_the_problems(tmp_path):
+    res = runner.invoke(app, ["validate", "-q", SAMPLES])
+    assert res.exit_code == 1 and "REVOKE" in res.output and "games read" not in res.output
+    assert runner.invoke(app, ["validate", "-q", f"{SAMPLES}/01-clean-win.json"]).output == ""
+    res = runner.invoke(app, ["load", "-q", f"{SAMPLES}/01-clean-win.json", "--db", str(tmp_path / "a.duckdb")])
+    assert res.exit_code == 0 and res.stdout == ""
