@@ -173,9 +173,9 @@ static void unplay(State *s, int c, int w, const int saved[3], int saved_leader)
 }
 
 /* One card per run of equivalent cards, the likeliest best for X's side first; returns the count. */
-static int ordered_moves(const State *s, int x, int out[16]) {
+static int ordered_moves(const State *s, int x, int out[52]) {
     u64 lg = legal(s), lv = live(s);
-    u64 runs[16];
+    u64 runs[52]; /* one run per card at most: a broken record may deal a hand of any size */
     int n = 0;
     for (int su = 0; su < 4; su++) {
         u64 own = lg & SM(su);
@@ -189,7 +189,7 @@ static int ordered_moves(const State *s, int x, int out[16]) {
         }
         if (run) runs[n++] = run;
     }
-    int first[16], second[16], nf = 0, ns = 0;
+    int first[52], second[52], nf = 0, ns = 0;
     if (!s->ntrick) {
         for (int i = 0; i < n; i++) {
             int hi = hibit(runs[i]);
@@ -263,7 +263,7 @@ static int ge(Search *S, State *s, int v) {
         if (s->leader == x) { if (t + q >= v) return 1; }
         else if (t + rem - q < v) return 0;
     }
-    int moves[16], n = ordered_moves(s, x, moves);
+    int moves[52], n = ordered_moves(s, x, moves);
     int ours = ((s->leader + s->ntrick) % 3) == x;
     int result = !ours;
     for (int i = 0; i < n; i++) {
@@ -431,7 +431,7 @@ static int claim_fails(Claim *C, State *s, int won, int depth) {
         e = probe(&C->holds, k0, k1, k2, &found);
         if (found) return 0;
     }
-    int moves[16], n = ordered_moves(s, C->x, moves);
+    int moves[52], n = ordered_moves(s, C->x, moves);
     int mover = (s->leader + s->ntrick) % 3;
     int chooses = C->best_play && mover == C->x;
     if (mover == C->x && !chooses)

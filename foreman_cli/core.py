@@ -19,7 +19,8 @@ NAME = "C" if _core is not None else "Python"
 
 def table_bits(b: Board) -> int:
     """A bounds table sized to the ending: a larger one only costs time (MEASURED.md)."""
-    return max(12, min(22, 6 + 1 * b.tricks_left() + b.tricks_left() // 2))
+    left = b.tricks_left()
+    return max(12, min(22, 6 + left + left // 2))
 
 
 class Paranoid:

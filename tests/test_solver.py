@@ -190,3 +190,16 @@ def test_principal_line_proves_the_value(pure):
             assert end.legal_mask() >> c & 1
             end.play(c)
         assert end.is_over() and end.tallies[x] == v
+
+
+def test_a_hand_of_more_than_16_runs_is_searched_safely():
+    # A broken record can deal a hand of any size: 26 cards, each its own run between the others'.
+    h0 = sum(1 << c for c in range(0, 52, 2))
+    h1 = sum(1 << c for c in range(1, 26, 2))
+    h2 = sum(1 << c for c in range(27, 52, 2))
+    b = Board([h0, h1, h2], 0, (0, 0, 0), 10, 16)
+    for x in range(3):
+        assert core.Paranoid(x, b).sure(b) == core.Paranoid(x, b, pure=True).sure(b)
+    k = covered([h.bit_count() for h in b.hands], 0, 10, 16)
+    for best in (False, True):
+        assert (core.claim_line(b, 0, k, best) is None) == (core.claim_line(b, 0, k, best, pure=True) is None)
