@@ -166,26 +166,6 @@ def test_amount_rounding_is_a_loud_failure():
         money.EXACT.multiply(Decimal("1." + "1" * 150), Decimal("1." + "1" * 150))
 
 
-def _interrupt(args: list[str], after_s: float) -> tuple[int, str]:
-    proc = subprocess.Popen([FOREMAN, *args], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    time.sleep(after_s)
-    proc.send_signal(signal.SIGINT)
-    err = proc.communicate(timeout=60)[1]
-    return proc.returncode, err
-
-
-def test_ctrl_c_during_load_with_workers_is_one_line_and_keeps_whole_games(corpus, tmp_path):
-    path, ref = corpus
-    db = tmp_path / "interrupted.duckdb"
-    # The corpus twice over: the load lasts well past the signal even on a fast machine.
-    code, err = _interrupt(["load", str(path), str(path), "--db", str(db), "--batch", "50", "--jobs", "2"], 1.5)
-    assert (code, err) == (130, "foreman: interrupted\n")
-    n = check_whole_games(str(db), ref)
-    assert n % 50 == 0 and n < 1500  # whole batches only, and it really was stopped mid-way
-    subprocess.run([FOREMAN, "load", str(path), "--db", str(db)], check=True, capture_output=True)
-    assert check_whole_games(str(db), ref) == 1500
-
-
 def test_ctrl_c_during_validate_with_workers_is_one_line(corpus):
     path, _ = corpus
     proc = subprocess.Popen([FOREMAN, "validate", "--json", str(path), "--jobs", "2", "--max-record-bytes", "100000"],
