@@ -11,7 +11,7 @@ from .errors import UsageError
 from .cards import BIT, CARD_OF, CANONICAL, hand_cards
 from .records import GameData
 from .results import GameResult
-from .solver import groups
+from .solver import groups, live_cards
 
 
 @dataclass(frozen=True, slots=True)
@@ -133,11 +133,8 @@ def analyze_deal(data: GameData, res: GameResult, n: int, from_trick: int = 1,
 def _analyse_play(b: Board, searches: list[core.Paranoid], tn: int, card: int,
                   budget_ms: float | None, guess: list[int | None]) -> PlayAnalysis:
     mover = b.turn
-    live = b.hands[0] | b.hands[1] | b.hands[2]
-    for c in b.trick:
-        live |= BIT[c]
     values: list[tuple[int, int | None]] = []  # (run mask, mover's sure tricks after a card of it)
-    for run in groups(b.legal_mask(), live):
+    for run in groups(b.legal_mask(), live_cards(b)):
         b.play((run & -run).bit_length() - 1)
         values.append((run, searches[mover].sure(b, budget_ms, guess[mover])))
         b.undo()

@@ -48,7 +48,8 @@ def lowest(mask: int) -> int:
     return (mask & -mask).bit_length() - 1
 
 
-def _live(b: Board) -> int:
+def live_cards(b: Board) -> int:
+    """Every card still in play: the three hands and the trick in progress (what a run is cut by)."""
     live = b.hands[0] | b.hands[1] | b.hands[2]
     for c in b.trick:
         live |= 1 << c
@@ -67,10 +68,10 @@ def _winning(b: Board) -> tuple[int, int]:
 
 def ordered_moves(b: Board, x: int) -> list[int]:
     """One card per run of the mover's legal cards, the likeliest best first (for X's side or not)."""
-    runs = groups(b.legal_mask(), _live(b))
+    runs = groups(b.legal_mask(), live_cards(b))
     if not b.trick:
         # Leading: a run holding the suit's top live card first, then low cards.
-        live = _live(b)
+        live = live_cards(b)
         tops, rest = [], []
         for r in runs:
             hi = r.bit_length() - 1
