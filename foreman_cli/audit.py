@@ -196,6 +196,42 @@ def ordered_map(fn, tasks: Iterable[Any], jobs: int) -> Iterator[Any]:
             yield window.popleft().get()
 
 
+class BatchInterrupt:
+    """Ctrl-C noted and acted on between batches, so it never lands inside a write or the pool.
+
+    A KeyboardInterrupt raised at an arbitrary point could land in the worker pool's bookkeeping
+    or half way through a database statement (both seen: a hang, and a pool torn down at exit
+    with tracebacks). Here the first Ctrl-C only sets `requested`; the caller stops at the next
+    batch boundary. A second Ctrl-C interrupts at once, as usual.
+    """
+
+    def __init__(self) -> None:
+        self.requested = False
+        self._before: Any = None
+
+    def __enter__(self) -> "BatchInterrupt":
+        import signal
+        import threading
+        if threading.current_thread() is threading.main_thread():
+            self._before = signal.signal(signal.SIGINT, self._note)
+        return self
+
+    def _note(self, signum, frame) -> None:
+        import signal
+        self.requested = True
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+
+    def check(self) -> None:
+        """Raise KeyboardInterrupt if Ctrl-C was pressed since the last batch."""
+        if self.requested:
+            raise KeyboardInterrupt
+
+    def __exit__(self, *exc) -> None:
+        import signal
+        if self._before is not None:
+            signal.signal(signal.SIGINT, self._before)
+
+
 def _ignore_interrupts() -> None:
     """In a worker: Ctrl-C is the parent's to handle (one message, the pool ended, exit 130)."""
     import signal

@@ -18,7 +18,7 @@ import pyarrow.compute as pc
 
 from . import money
 from .cards import CARD_OF, RANK_OF
-from .audit import CrossChecks, check_record, chunked, no_cyclic_gc, ordered_map
+from .audit import BatchInterrupt, CrossChecks, check_record, chunked, no_cyclic_gc, ordered_map
 from .errors import UsageError, DatabaseError, OutputError
 from .reader import DEFAULT_MAX_RECORD_BYTES, RawRecord, read_records
 from .results import ROLE_NAMES, GameResult
@@ -337,9 +337,11 @@ def _write(con: duckdb.DuckDBPyConnection, tables: dict[str, pa.Table], keep: li
 
 
 def init(con: duckdb.DuckDBPyConnection) -> None:
-    """Create the tables and the statistics views if they are missing."""
+    """Create the tables and the statistics views if they are missing, all or none."""
+    con.execute("BEGIN TRANSACTION")
     con.execute(SCHEMA)
     con.execute(VIEWS)
+    con.execute("COMMIT")
 
 
 @dataclass
@@ -415,18 +417,18 @@ def _store(path: str, prepared: Iterable[Prepared], replace: bool, progress: Cal
     seen: dict[str, str] = {}  # id -> content hash, for repeats within this input
     cross = CrossChecks()  # only series games go in: for dealer succession at the end
     added: set[str] = set()
+    stop = BatchInterrupt()
     try:
-        init(con)
-        for prep in prepared:
-            added.update(_commit(con, prep, replace, report, seen))
+        with stop:
+            init(con)
+            for prep in prepared:
+                stop.check()
+                _store_batch(con, prep, replace, report, seen, added, cross if series_checks else None)
+                if progress:
+                    progress(len(prep.results))
+            stop.check()
             if series_checks:
-                for r in prep.results:
-                    if r.series is not None and r.status != "invalid" and r.id not in cross.seen:
-                        cross.feed(r)
-            if progress:
-                progress(len(prep.results))
-        if series_checks:
-            _add_late_findings(con, [r for r in cross.finish() if r.id in added])
+                _add_late_findings(con, [r for r in cross.finish() if r.id in added])
     except duckdb.InterruptException:
         raise KeyboardInterrupt from None  # the batch in progress was rolled back
     except duckdb.Error as e:
@@ -437,11 +439,25 @@ def _store(path: str, prepared: Iterable[Prepared], replace: bool, progress: Cal
             raise KeyboardInterrupt from None
         raise
     finally:
+        # End the worker pool here, in order, rather than whenever the generator is collected.
+        close = getattr(prepared, "close", None)
+        if close is not None:
+            close()
         try:
             con.close()
         except duckdb.Error:
             pass
     return report
+
+
+def _store_batch(con: duckdb.DuckDBPyConnection, prep: Prepared, replace: bool, report: LoadReport,
+                 seen: dict[str, str], added: set[str], cross: CrossChecks | None) -> None:
+    """Commit one batch and feed its series games to the end-of-input checks."""
+    added.update(_commit(con, prep, replace, report, seen))
+    if cross is not None:
+        for r in prep.results:
+            if r.series is not None and r.status != "invalid" and r.id not in cross.seen:
+                cross.feed(r)
 
 
 def _add_late_findings(con: duckdb.DuckDBPyConnection, results: list[GameResult]) -> None:

@@ -166,6 +166,45 @@ def test_amount_rounding_is_a_loud_failure():
         money.EXACT.multiply(Decimal("1." + "1" * 150), Decimal("1." + "1" * 150))
 
 
+def _interrupt_when(args: list[str], ready) -> tuple[int, str]:
+    """Run foreman, send Ctrl-C once `ready()` holds (or after 20 s), return exit code and stderr."""
+    proc = subprocess.Popen([FOREMAN, *args], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 20
+    while not ready() and time.monotonic() < deadline and proc.poll() is None:
+        time.sleep(0.01)
+    proc.send_signal(signal.SIGINT)
+    try:
+        err = proc.communicate(timeout=60)[1]
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        raise AssertionError("foreman did not stop within 60 s of Ctrl-C") from None
+    return proc.returncode, err
+
+
+def test_ctrl_c_during_load_with_workers_is_one_line_and_keeps_whole_batches(corpus, tmp_path):
+    path, ref = corpus
+    db = tmp_path / "interrupted.duckdb"
+    wal = Path(str(db) + ".wal")
+    # The corpus twice over: the load lasts well past the signal. The signal goes once a batch is
+    # committed (the write-ahead log holds more than the tables' creation, about 13 kB; a batch of
+    # 50 games is about 1 MB), so it lands mid-load on any machine.
+    code, err = _interrupt_when(["load", str(path), str(path), "--db", str(db), "--batch", "50", "--jobs", "2"],
+                                lambda: wal.exists() and wal.stat().st_size > 500_000)
+    assert (code, err) == (130, "foreman: interrupted\n")
+    n = check_whole_games(str(db), ref)
+    assert n % 50 == 0 and 0 < n < 1500  # whole batches only, and it really was stopped mid-way
+    subprocess.run([FOREMAN, "load", str(path), "--db", str(db)], check=True, capture_output=True)
+    assert check_whole_games(str(db), ref) == 1500
+
+
+@pytest.mark.parametrize("after_s", [0.05, 0.15, 0.3])
+def test_ctrl_c_during_start_up_is_one_line(corpus, after_s):
+    path, _ = corpus
+    t0 = time.monotonic()
+    code, err = _interrupt_when(["validate", str(path)], lambda: time.monotonic() - t0 > after_s)
+    assert (code, err) == (130, "foreman: interrupted\n")
+
+
 def test_ctrl_c_during_validate_with_workers_is_one_line(corpus):
     path, _ = corpus
     proc = subprocess.Popen([FOREMAN, "validate", "--json", str(path), "--jobs", "2", "--max-record-bytes", "100000"],
