@@ -10,7 +10,7 @@ FOREMAN := $(BIN)/foreman
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	$(BIN)/python -m pip install --quiet -e '.[dev,spark]'
 	touch $(STAMP)
 
 # The main job on the samples: audit every record, show a disputed game at its breach and a

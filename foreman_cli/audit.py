@@ -62,10 +62,7 @@ class CrossChecks:
                     self.fingerprints[res.id] = res.fingerprint
             else:
                 same = res.fingerprint is not None and self.fingerprints.get(res.id) == res.fingerprint
-                res.findings.append(Finding(
-                    "DUPLICATE_GAME",
-                    f"game {res.id} was already read at {first} ({'identical' if same else 'different content'})",
-                    evidence={"first": first, "identical": same}))
+                res.findings.append(duplicate_finding(res.id, first, same))
         # Dealer succession depends on every game of a series in the input (a later repeat of a
         # game cancels the check), so from the first series game on, results wait for the end.
         if res.series is not None and res.status != "invalid":
@@ -85,29 +82,49 @@ class CrossChecks:
             prev = by_key.get((sid, seq - 1))
             if len(games) != 1 or not prev or len(prev) != 1:
                 continue
-            _check_succession(prev[0], games[0])
+            f = succession_finding(series_facts(prev[0]), series_facts(games[0]))
+            if f is not None:
+                games[0].findings.append(f)
         out, self.pending = self.pending, []
         return out
 
 
-def _check_succession(prev: GameResult, cur: GameResult) -> None:
-    rule = (cur.rules or {}).get("next_dealer", "winner-or-loser")
-    if prev.status != "won" or rule == "free" or not cur.first_dealer:
-        return
-    d = prev.deciding
-    others = [(d.tricks[s], p) for s, p in enumerate(prev.players) if p != prev.winner]
-    fewest = min(n for n, _ in others)
-    losers = [p for n, p in others if n == fewest]
-    allowed = {"winner": [prev.winner], "loser": losers, "winner-or-loser": [prev.winner, *losers]}[rule]
-    if cur.first_dealer not in allowed:
-        sid, seq = cur.series
-        cur.findings.append(Finding(
-            "DEALER_SUCCESSION",
-            f"{cur.first_dealer} dealt game {seq} of series {sid}; under next_dealer '{rule}' the dealer is "
-            f"{' or '.join(allowed)} (game {prev.id}: {prev.winner} won, "
-            f"{' and '.join(losers)} took fewest tricks)",
-            deal=1, player=cur.first_dealer,
-            evidence={"previous_game": prev.id, "allowed": allowed, "next_dealer": rule}))
+def duplicate_finding(game_id: str, first: str, identical: bool) -> Finding:
+    """DUPLICATE_GAME for a repeat of a game first read at `first`."""
+    return Finding("DUPLICATE_GAME",
+                   f"game {game_id} was already read at {first} ({'identical' if identical else 'different content'})",
+                   evidence={"first": first, "identical": identical})
+
+
+def series_facts(res: GameResult) -> dict[str, Any]:
+    """What dealer succession needs of a game in a series, as plain data (Spark carries it as JSON)."""
+    losers: list[str] = []
+    d = res.deciding
+    if res.status == "won" and d is not None:
+        others = [(d.tricks[s], p) for s, p in enumerate(res.players) if p != res.winner]
+        fewest = min(n for n, _ in others)
+        losers = [p for n, p in others if n == fewest]
+    return {"id": res.id, "series": list(res.series) if res.series else None, "status": res.status,
+            "winner": res.winner, "losers": losers, "first_dealer": res.first_dealer,
+            "next_dealer": (res.rules or {}).get("next_dealer", "winner-or-loser")}
+
+
+def succession_finding(prev: dict[str, Any], cur: dict[str, Any]) -> Finding | None:
+    """DEALER_SUCCESSION when `cur` (game seq of a series) was dealt by someone the rule does not allow."""
+    rule = cur["next_dealer"]
+    if prev["status"] != "won" or rule == "free" or not cur["first_dealer"]:
+        return None
+    winner, losers = prev["winner"], prev["losers"]
+    allowed = {"winner": [winner], "loser": losers, "winner-or-loser": [winner, *losers]}[rule]
+    if cur["first_dealer"] in allowed:
+        return None
+    sid, seq = cur["series"]
+    return Finding(
+        "DEALER_SUCCESSION",
+        f"{cur['first_dealer']} dealt game {seq} of series {sid}; under next_dealer '{rule}' the dealer is "
+        f"{' or '.join(allowed)} (game {prev['id']}: {winner} won, {' and '.join(losers)} took fewest tricks)",
+        deal=1, player=cur["first_dealer"],
+        evidence={"previous_game": prev["id"], "allowed": allowed, "next_dealer": rule})
 
 
 def audit_records(raws: Iterable[RawRecord], overrides: dict[str, Any] | None = None,

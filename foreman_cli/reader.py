@@ -150,6 +150,21 @@ def _read_layout(src: BinaryIO, name: str, limit: int, lines: bool = False) -> I
         yield RawRecord(name, lineno, text)
 
 
+def line_record(name: str, lineno: int, line: str, limit: int = DEFAULT_MAX_RECORD_BYTES) -> RawRecord | None:
+    """One line of JSON Lines already cut and decoded elsewhere (Spark's text reader); None if blank.
+
+    What `_read_layout` does for a line of a `.jsonl` file: a BOM on line 1 dropped, the byte
+    limit, blank lines skipped. A record broken over several lines is one problem per line here.
+    """
+    if lineno == 1 and line.startswith("\ufeff"):
+        line = line[1:]
+    if len(line) > limit // 4 and len(line.encode("utf-8", "surrogatepass")) > limit:
+        return RawRecord(name, lineno, None,
+                         error=f"the record is longer than {limit} bytes (--max-record-bytes); it is not read")
+    body = line.strip(" \t\r\n")
+    return RawRecord(name, lineno, body) if body else None
+
+
 def _oversized(src: BinaryIO, name: str, lineno: int, limit: int) -> RawRecord:
     while True:
         rest = src.readline(CHUNK)

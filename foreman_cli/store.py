@@ -20,6 +20,7 @@ from . import money
 from .cards import CARD_OF, RANK_OF
 from .audit import BatchInterrupt, CrossChecks, check_record, chunked, no_cyclic_gc, ordered_map
 from .errors import UsageError, DatabaseError, OutputError
+from .findings import Finding
 from .reader import DEFAULT_MAX_RECORD_BYTES, RawRecord, read_records
 from .results import ROLE_NAMES, GameResult
 
@@ -460,6 +461,12 @@ def _store_batch(con: duckdb.DuckDBPyConnection, prep: Prepared, replace: bool, 
                 cross.feed(r)
 
 
+def finding_row(game_id: str, f: Finding) -> tuple:
+    """A finding as a row of the findings table."""
+    return (game_id, f.code, f.severity, f.deal, f.trick, f.pass_, f.player, f.card, f.message,
+            json.dumps(f.evidence, ensure_ascii=False))
+
+
 def _add_late_findings(con: duckdb.DuckDBPyConnection, results: list[GameResult]) -> None:
     """Dealer succession is known only at the end of the input: add it to the games it concerns."""
     rows = [(r.id, f) for r in results for f in r.findings if f.code == "DEALER_SUCCESSION"]
@@ -467,12 +474,34 @@ def _add_late_findings(con: duckdb.DuckDBPyConnection, results: list[GameResult]
         return
     con.execute("BEGIN TRANSACTION")
     for gid, f in rows:
-        con.execute("INSERT INTO findings VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    [gid, f.code, f.severity, f.deal, f.trick, f.pass_, f.player, f.card, f.message,
-                     json.dumps(f.evidence, ensure_ascii=False)])
+        con.execute("INSERT INTO findings VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", list(finding_row(gid, f)))
         con.execute("UPDATE games SET breaches = breaches + 1 WHERE id = ?", [gid])
         con.execute("UPDATE payouts SET disputed = true WHERE game_id = ?", [gid])
     con.execute("COMMIT")
+
+
+def archive_rows(results: list[GameResult]) -> dict[str, pa.Table]:
+    """The archive's rows for replayed games (each id at most once), as `export --parquet` writes them.
+
+    The same flattening and SQL as `load`, into a database in memory: what Spark's load runs per batch.
+    """
+    prep = prepare(results)
+    con = duckdb.connect(":memory:")
+    try:
+        init(con)
+        _write(con, prep.tables, list(range(len(results))), LoadReport())
+        out = {}
+        for name in TABLES:
+            if name in ANALYSIS_TABLES:
+                continue
+            t = con.sql(f"SELECT * FROM {name}").to_arrow_table()
+            # JSON columns come as an Arrow extension type: Parquet and Spark see the text.
+            out[name] = pa.table([c.cast(c.type.storage_type) if isinstance(c.type, pa.ExtensionType) else c
+                                  for c in t.columns],
+                                 names=t.column_names)
+        return out
+    finally:
+        con.close()
 
 
 def _write_error(path: str, e: Exception) -> DatabaseError:

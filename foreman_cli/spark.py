@@ -1,0 +1,428 @@
+"""foreman on Apache Spark: validate and load archives of records, per game in mapInArrow.
+
+Each record is checked by foreman's own audit of one record (`audit.check_record`) inside
+`mapInArrow`; the checks across games (a repeated id, dealer succession in a series) are windows
+and joins in Spark, with foreman's own wording. Nothing about games is collected to the driver.
+
+    frame = records_frame(spark, ["s3a://club/records/"])
+    validate(frame).write.parquet("out/results")          # the columns of `validate --json`
+    for name, df in load(frame).items():                  # the tables of `export --parquet`
+        df.write.parquet(f"out/archive/{name}")
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import sys
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+import pyarrow as pa
+
+from .audit import check_record, duplicate_finding, series_facts, succession_finding
+from .findings import Finding
+from .reader import DEFAULT_MAX_RECORD_BYTES, SUFFIXES, RawRecord, line_record, read_stream
+
+from pyspark.sql.types import (ArrayType, BinaryType, BooleanType, IntegerType, LongType, MapType, StringType,
+                               StructField, StructType)
+
+
+def _struct(*fields: tuple[str, Any]) -> StructType:
+    return StructType([StructField(n, t, True) for n, t in fields])
+
+
+S, I, L = StringType(), IntegerType(), LongType()
+# A record frame: one row a record as cut from its file, in input order by (file_index, line).
+RECORDS = _struct(("file_index", I), ("file", S), ("line", L), ("value", S), ("error", S), ("column", I))
+VIOLATION = _struct(("code", S), ("severity", S), ("deal", I), ("trick", I), ("pass", I), ("player", S),
+                    ("card", S), ("path", S), ("message", S), ("evidence", S))
+# The columns of `validate --json`; a violation's evidence is JSON text.
+RESULTS = _struct(("id", S), ("source", S), ("status", S), ("winner", S), ("deals_played", I),
+                  ("deciding_tricks", MapType(S, I)), ("net", MapType(S, S)), ("stake", S), ("currency", S),
+                  ("violations", ArrayType(VIOLATION)))
+_AUDIT = _struct(("file_index", I), ("line", L), ("id", S), ("status", S), ("fingerprint", BinaryType()),
+                 ("series_id", S), ("series_seq", L), ("facts", S), ("result", S))
+_FINDING = _struct(("file_index", I), ("line", L), ("finding", S))
+_BLOBS = _struct(("name", S), ("ipc", BinaryType()))
+_OUT_ROWS = 500  # rows per Arrow batch handed back to Spark: results are a few kB each
+_LINES = (".jsonl", ".jsonl.gz")
+
+
+# ---- input ------------------------------------------------------------------------------------
+
+def list_files(spark, paths: Iterable[str]) -> list[tuple[str, str]]:
+    """(name as foreman would print it, qualified URI) of every record file, in foreman's order.
+
+    A directory gives its record files (by suffix, as `foreman validate DIR`), sorted by name.
+    """
+    jvm, conf = spark._jvm, spark._jsc.hadoopConfiguration()
+    out: list[tuple[str, str]] = []
+    for p in paths:
+        path = jvm.org.apache.hadoop.fs.Path(p)
+        fs = path.getFileSystem(conf)
+        root = fs.makeQualified(path).toString()
+        if not fs.getFileStatus(path).isDirectory():
+            out.append((p, root))
+            continue
+        found, it = [], fs.listFiles(path, True)
+        while it.hasNext():
+            uri = it.next().getPath().toString()
+            if uri.endswith(SUFFIXES):
+                found.append((os.path.join(p, uri[len(root):].lstrip("/")), uri))
+        out.extend(sorted(found))
+    return out
+
+
+def records_frame(spark, paths: Iterable[str], whole_files: bool = False,
+                  max_record_bytes: int = DEFAULT_MAX_RECORD_BYTES):
+    """A record frame (RECORDS) of the files under `paths`.
+
+    JSON Lines (`.jsonl`, `.jsonl.gz`) are read with Spark's text reader, split across tasks, and
+    numbered by line; every other file (or every file, with `whole_files`) is read whole by
+    foreman's own reader in one task, exactly as `foreman validate` reads it.
+    """
+    files = list_files(spark, paths)
+    index = {uri: (i, name) for i, (name, uri) in enumerate(files)}
+    lines = [uri for _, uri in files if uri.endswith(_LINES) and not whole_files]
+    whole = [uri for _, uri in files if not (uri.endswith(_LINES) and not whole_files)]
+    frames = []
+    if lines:
+        frames.append(_line_records(spark, lines, index, max_record_bytes))
+    if whole:
+        frames.append(_whole_records(spark, whole, index, max_record_bytes))
+    if not frames:
+        return spark.createDataFrame([], RECORDS)
+    out = frames[0]
+    for f in frames[1:]:
+        out = out.unionByName(f)
+    return out
+
+
+def _line_records(spark, uris: list[str], index: dict, limit: int):
+    from pyspark.sql import functions as F
+    text = (spark.read.option("lineSep", "\n").text(uris)
+            .select("value", F.col("_metadata.file_path").alias("uri"),
+                    F.col("_metadata.file_block_start").alias("start")))
+    # A split's first line number: the lines of the file's earlier splits (a small table, one row
+    # a split, is what the driver sees). Rows keep their order within a split in mapInArrow.
+    counts = text.groupBy("uri", "start").count().collect()
+    first: dict[tuple[str, int], int] = {}
+    for uri in {r["uri"] for r in counts}:
+        n = 0
+        for r in sorted((r for r in counts if r["uri"] == uri), key=lambda r: r["start"]):
+            first[(uri, r["start"])] = n
+            n += r["count"]
+
+    def cut(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        key, n = None, 0
+        for b in batches:
+            rows: list[RawRecord] = []
+            fidx: list[int] = []
+            for value, uri, start in zip(*(b.column(c).to_pylist() for c in ("value", "uri", "start"))):
+                if (uri, start) != key:
+                    key, n = (uri, start), first[(uri, start)]
+                n += 1
+                i, name = _file_of(index, uri)
+                raw = line_record(name, n, value, limit)
+                if raw is not None:
+                    rows.append(raw)
+                    fidx.append(i)
+            yield _raw_batch(rows, fidx)
+
+    return text.mapInArrow(cut, RECORDS)
+
+
+def _whole_records(spark, uris: list[str], index: dict, limit: int):
+    files = spark.read.format("binaryFile").load(uris).select("path", "content")
+
+    def cut(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        for b in batches:
+            for uri, content in zip(b.column("path").to_pylist(), b.column("content").to_pylist()):
+                i, name = _file_of(index, uri)
+                rows = list(read_stream(io.BytesIO(content), name, limit, lines=name.endswith(_LINES)))
+                for start in range(0, len(rows), _OUT_ROWS):
+                    chunk = rows[start:start + _OUT_ROWS]
+                    yield _raw_batch(chunk, [i] * len(chunk))
+
+    return files.mapInArrow(cut, RECORDS)
+
+
+def _file_of(index: dict, uri: str) -> tuple[int, str]:
+    hit = index.get(uri)
+    if hit is None:  # Spark may spell a file's URI with escapes where Hadoop did not
+        from urllib.parse import unquote
+        hit = index.get(unquote(uri)) or next(v for k, v in index.items() if unquote(k) == unquote(uri))
+    return hit
+
+
+def _raw_batch(rows: list[RawRecord], fidx: list[int]) -> pa.RecordBatch:
+    return pa.RecordBatch.from_pydict({
+        "file_index": pa.array(fidx, pa.int32()),
+        "file": pa.array([r.source for r in rows], pa.string()),
+        "line": pa.array([r.line for r in rows], pa.int64()),
+        "value": pa.array([r.text for r in rows], pa.string()),
+        "error": pa.array([r.error for r in rows], pa.string()),
+        "column": pa.array([r.column for r in rows], pa.int32()),
+    })
+
+
+def _raws(b: pa.RecordBatch) -> list[RawRecord]:
+    cols = [b.column(c).to_pylist() for c in ("file", "line", "value", "error", "column")]
+    return [RawRecord(f, ln, v, error=e, column=c) for f, ln, v, e, c in zip(*cols)]
+
+
+# ---- per game ---------------------------------------------------------------------------------
+
+def _audit(records, overrides: dict[str, Any] | None):
+    """Every record checked alone: its result as JSON, and what the checks across games need."""
+
+    def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        for b in batches:
+            raws, fidx = _raws(b), b.column("file_index").to_pylist()
+            out: dict[str, list] = {k: [] for k in ("file_index", "line", "id", "status", "fingerprint",
+                                                     "series_id", "series_seq", "facts", "result")}
+            for raw, i in zip(raws, fidx):
+                res = check_record(raw, overrides)
+                series = res.series if res.status != "invalid" else None
+                for k, v in (("file_index", i), ("line", raw.line), ("id", res.id), ("status", res.status),
+                             ("fingerprint", res.fingerprint), ("series_id", series[0] if series else None),
+                             ("series_seq", series[1] if series else None),
+                             ("facts", json.dumps(series_facts(res)) if series else None),
+                             ("result", json.dumps(res.to_dict(), ensure_ascii=False))):
+                    out[k].append(v)
+            yield pa.RecordBatch.from_pydict(out, schema=_arrow_schema(_AUDIT))
+
+    return records.mapInArrow(run, _AUDIT)
+
+
+def _arrow_schema(schema: StructType) -> pa.Schema:
+    from pyspark.sql.pandas.types import to_arrow_schema
+    return to_arrow_schema(schema)
+
+
+def _successions(games):
+    """DEALER_SUCCESSION findings, by record: each (series, seq) held by exactly one game, and its
+    predecessor likewise (a repeat cancels the check, as in `audit.CrossChecks`)."""
+    from pyspark.sql import functions as F
+    from pyspark.sql.window import Window
+    series = games.where(F.col("facts").isNotNull())
+    alone = (series.withColumn("n", F.count("*").over(Window.partitionBy("series_id", "series_seq")))
+             .where("n = 1").drop("n"))
+    prev = alone.select(F.col("series_id"), (F.col("series_seq") + 1).alias("series_seq"),
+                        F.col("facts").alias("prev_facts"))
+    pairs = alone.join(prev, ["series_id", "series_seq"]).select("file_index", "line", "facts", "prev_facts")
+
+    def check(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        for b in batches:
+            out: dict[str, list] = {"file_index": [], "line": [], "finding": []}
+            for i, ln, cur, prv in zip(*(b.column(c).to_pylist() for c in ("file_index", "line", "facts",
+                                                                          "prev_facts"))):
+                f = succession_finding(json.loads(prv), json.loads(cur))
+                if f is not None:
+                    out["file_index"].append(i)
+                    out["line"].append(ln)
+                    out["finding"].append(json.dumps(f.to_dict(), ensure_ascii=False))
+            yield pa.RecordBatch.from_pydict(out, schema=_arrow_schema(_FINDING))
+
+    return pairs.mapInArrow(check, _FINDING)
+
+
+# ---- validate ---------------------------------------------------------------------------------
+
+def validate(records, overrides: dict[str, Any] | None = None):
+    """Per-game results with the columns of `validate --json` (RESULTS; evidence as JSON text)."""
+    from pyspark.sql import functions as F
+    from pyspark.sql.window import Window
+    games = _audit(records, overrides).persist()  # read three times below: replay once
+    by_id = Window.partitionBy("id").orderBy("file_index", "line")
+    marked = (games
+              .withColumn("rank", F.when(F.col("id").isNotNull(), F.row_number().over(by_id)))
+              .withColumn("first_fp", F.when(F.col("id").isNotNull(), F.first("fingerprint").over(by_id)))
+              .withColumn("first_at", F.when(F.col("id").isNotNull(),
+                                             F.first(F.get_json_object("result", "$.source")).over(by_id))))
+    succ = _successions(games.where("status != 'invalid'"))
+    joined = marked.join(succ, ["file_index", "line"], "left")
+    return joined.select("rank", "fingerprint", "first_fp", "first_at", "finding", "result") \
+        .mapInArrow(_finish_results, RESULTS)
+
+
+def _finish_results(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+    schema = _arrow_schema(RESULTS)
+    for b in batches:
+        rows = []
+        for rank, fp, first_fp, first_at, succ, result in zip(*(b.column(c).to_pylist() for c in (
+                "rank", "fingerprint", "first_fp", "first_at", "finding", "result"))):
+            d = json.loads(result)
+            if rank is not None and rank > 1:
+                same = fp is not None and first_fp is not None and fp == first_fp
+                d["violations"].append(duplicate_finding(d["id"], first_at, same).to_dict())
+            if succ is not None:
+                d["violations"].append(json.loads(succ))
+            rows.append(_result_row(d))
+        yield pa.RecordBatch.from_pylist(rows, schema=schema)
+
+
+def _result_row(d: dict[str, Any]) -> dict[str, Any]:
+    for v in d["violations"]:
+        v["evidence"] = json.dumps(v["evidence"], ensure_ascii=False)
+    for k in ("deciding_tricks", "net"):
+        if d[k] is not None:
+            d[k] = list(d[k].items())
+    return d
+
+
+# ---- load -------------------------------------------------------------------------------------
+
+def archive_schemas() -> dict[str, Any]:
+    """The Spark schema of every archive table, from the archive itself."""
+    from pyspark.sql.pandas.types import from_arrow_schema
+    from . import store
+    return {name: from_arrow_schema(t.schema) for name, t in store.archive_rows([]).items()}
+
+
+def load(records, overrides: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The archive's tables (as `foreman load` then `export --parquet` would write them), as DataFrames.
+
+    As `load` does: invalid records are left out, a repeated id is loaded once (its first readable
+    copy), and dealer succession is judged among the games loaded.
+    """
+    from pyspark.sql import functions as F
+    from pyspark.sql.window import Window
+    games = _audit(records, overrides).where("status != 'invalid'").persist()
+    kept = (games.withColumn("rank", F.row_number().over(Window.partitionBy("id").orderBy("file_index", "line")))
+            .where("rank = 1").drop("rank"))
+    kept_records = records.join(kept.select("file_index", "line"), ["file_index", "line"], "left_semi")
+    tables = _tables(kept_records, overrides)
+    late = _successions(kept).join(kept.select("file_index", "line", "id"), ["file_index", "line"])
+    return _add_late(tables, late)
+
+
+def _tables(records, overrides: dict[str, Any] | None) -> dict[str, Any]:
+    from . import store
+    schemas = archive_schemas()
+
+    def flatten(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        for b in batches:
+            results = [check_record(raw, overrides) for raw in _raws(b)]
+            for name, t in store.archive_rows(results).items():
+                sink = io.BytesIO()
+                with pa.ipc.new_stream(sink, t.schema) as w:
+                    w.write_table(t)
+                yield pa.RecordBatch.from_pydict({"name": [name], "ipc": [sink.getvalue()]})
+
+    blobs = records.mapInArrow(flatten, _BLOBS)
+    blobs = blobs.persist()
+
+    def unpack(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        for b in batches:
+            for blob in b.column("ipc").to_pylist():
+                yield from pa.ipc.open_stream(blob)
+
+    return {name: blobs.where(blobs.name == name).select("ipc").mapInArrow(unpack, schema)
+            for name, schema in schemas.items()}
+
+
+def _add_late(tables: dict[str, Any], late) -> dict[str, Any]:
+    """Dealer succession's findings into `findings`, and what they change in `games` and `payouts`."""
+    from pyspark.sql import functions as F
+    from . import store
+    findings_schema = tables["findings"].schema
+
+    def rows(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        arrow = _arrow_schema(findings_schema)
+        for b in batches:
+            out = []
+            for gid, text in zip(b.column("id").to_pylist(), b.column("finding").to_pylist()):
+                d = json.loads(text)
+                f = Finding(d["code"], d["message"], d["deal"], d["trick"], d["pass"], d["player"], d["card"],
+                            d["path"], d["evidence"])
+                out.append(dict(zip(arrow.names, store.finding_row(gid, f))))
+            yield pa.RecordBatch.from_pylist(out, schema=arrow)
+
+    late = late.persist()
+    ids = late.select(F.col("id").alias("_late")).distinct()
+    out = dict(tables)
+    out["findings"] = tables["findings"].unionByName(late.select("id", "finding").mapInArrow(rows, findings_schema))
+    g = tables["games"]
+    out["games"] = (g.join(ids, g.id == ids._late, "left")
+                    .withColumn("breaches", F.col("breaches") + F.when(F.col("_late").isNotNull(), 1).otherwise(0))
+                    .select(*g.columns))
+    p = tables["payouts"]
+    out["payouts"] = (p.join(ids, p.game_id == ids._late, "left")
+                      .withColumn("disputed", F.col("disputed") | F.col("_late").isNotNull())
+                      .select(*p.columns))
+    return out
+
+
+# ---- the job ----------------------------------------------------------------------------------
+
+USAGE = """usage: spark-submit foreman_cli/spark.py validate|load INPUT... OUTPUT [--whole-files] [--rule KEY=VALUE]
+       python -m foreman_cli.spark [--master local[2]] validate|load INPUT... OUTPUT
+
+validate writes OUTPUT as Parquet, one row a game (the columns of `foreman validate --json`);
+load writes OUTPUT/<table>/ as Parquet, the tables of `foreman export --parquet`."""
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run `validate` or `load` as a Spark job; return the exit status."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    master = _option(args, "--master")
+    whole = "--whole-files" in args
+    args = [a for a in args if a != "--whole-files"]
+    items = []
+    while (rule := _option(args, "--rule")) is not None:
+        items.append(rule)
+    if len(args) < 3 or args[0] not in ("validate", "load"):
+        print(USAGE, file=sys.stderr)
+        return 2
+    from .errors import ForemanError
+    from .rules import parse_overrides
+    try:
+        rules = parse_overrides(items) if items else None  # the names and values checked as the CLI does
+    except ForemanError as e:
+        print(f"foreman: {e.message}", file=sys.stderr)
+        return e.exit_code
+    command, inputs, output = args[0], args[1:-1], args[-1]
+    spark = session(master)
+    try:
+        frame = records_frame(spark, inputs, whole_files=whole)
+        if command == "validate":
+            validate(frame, rules).write.mode("overwrite").parquet(output)
+        else:
+            for name, df in load(frame, rules).items():
+                df.write.mode("overwrite").parquet(os.path.join(output, name))
+    finally:
+        spark.stop()
+    return 0
+
+
+def session(master: str | None = None):
+    """A SparkSession for foreman's jobs (in local mode the workers run this Python)."""
+    from pyspark.sql import SparkSession
+    builder = SparkSession.builder.appName("foreman")
+    if master:
+        builder = builder.master(master)
+    if (master or "").startswith("local"):
+        os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    return (builder.config("spark.sql.execution.arrow.maxRecordsPerBatch", "1000")
+            .config("spark.sql.session.timeZone", "UTC")
+            .config("spark.ui.showConsoleProgress", "false")
+            # Parquet timestamps marked as UTC instants, as DuckDB's export writes them.
+            .config("spark.sql.parquet.outputTimestampType", "TIMESTAMP_MICROS")
+            .getOrCreate())
+
+
+def _option(args: list[str], name: str) -> str | None:
+    if name in args:
+        i = args.index(name)
+        if i + 1 < len(args):
+            value = args[i + 1]
+            del args[i:i + 2]
+            return value
+    return None
+
+
+if __name__ == "__main__":
+    sys.exit(main())

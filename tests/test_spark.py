@@ -1,0 +1,141 @@
+"""foreman on Spark (local[2]): the same results as `validate --json`, the same tables as `load` + `export`."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("pyspark", reason="pyspark is not installed (pip install 'foreman-cli[spark]')")
+if shutil.which("java") is None:
+    pytest.skip("Spark needs Java, and there is no java on PATH", allow_module_level=True)
+
+import duckdb  # noqa: E402
+
+from foreman_cli import spark as fspark  # noqa: E402
+from foreman_cli import store  # noqa: E402
+from foreman_cli.generate import generate  # noqa: E402
+
+FOREMAN = str(Path(sys.executable).parent / "foreman")
+
+
+def _write_lines(path: Path, recs) -> None:
+    opener = gzip.open if path.name.endswith(".gz") else open
+    with opener(path, "wt") as f:
+        for r in recs:
+            f.write(json.dumps(r) + "\n")
+
+
+@pytest.fixture(scope="module")
+def inputs(tmp_path_factory) -> Path:
+    """2,000 games in four files: series, breaches, claims, repeats, broken lines, a JSON array."""
+    d = tmp_path_factory.mktemp("spark-in")
+    series = [r for r, _ in generate(800, 11, series_size=5, claims=0.3, max_deals=8)]
+    # Two games of a series swap places: dealer succession is then broken at both.
+    for a, b in ((6, 7), (101, 102), (206, 208)):  # the first pair is repeated in c-repeats: no check there
+        series[a]["series"]["seq"], series[b]["series"]["seq"] = series[b]["series"]["seq"], series[a]["series"]["seq"]
+    _write_lines(d / "a-series.jsonl", series)
+    breaches = []
+    for n, code in enumerate(("REVOKE", "PASS_NOT_HELD", "CLAIM_REFUTED", "WRONG_DEALER", "CLAIM_MISMATCH")):
+        breaches += [r for r, _ in generate(120, 20 + n, inject=code, max_deals=6, prefix=f"b{n}")]
+    with open(d / "b-breaches.jsonl", "w") as f:
+        for i, r in enumerate(breaches):
+            f.write(json.dumps(r) + "\n")
+            if i % 97 == 0:
+                f.write('{"id": "broken", "players": [\n\n')  # a broken record, then a blank line
+    repeats = series[:40] + [dict(r, stake="9.99") for r in series[40:60]]  # identical, then changed
+    repeats += [r for r, _ in generate(440, 31, max_deals=6, series_size=4, prefix="c")]
+    _write_lines(d / "c-repeats.jsonl.gz", repeats)
+    array = [r for r, _ in generate(200, 41, max_deals=6, prefix="d")]
+    (d / "d-array.json").write_text(json.dumps(array, indent=1))
+    return d
+
+
+@pytest.fixture(scope="module")
+def spark():
+    s = fspark.session("local[2]")
+    s.sparkContext.setLogLevel("ERROR")
+    yield s
+    s.stop()
+
+
+def _norm(d: dict) -> dict:
+    d = dict(d)
+    for k in ("deciding_tricks", "net"):
+        if d[k] is not None:
+            d[k] = dict(d[k])
+    d["violations"] = [{**v, "evidence": json.loads(v["evidence"]) if isinstance(v["evidence"], str) else v["evidence"]}
+                       for v in d["violations"]]
+    return d
+
+
+def test_validate_on_spark_equals_validate_json_game_for_game(spark, inputs):
+    got = [r.asDict(recursive=True) for r in fspark.validate(fspark.records_frame(spark, [str(inputs)])).collect()]
+    out = subprocess.run([FOREMAN, "validate", "--json", str(inputs)], capture_output=True, text=True).stdout
+    want = [json.loads(line) for line in out.splitlines()]
+    assert len(want) >= 2000
+    codes = {v["code"] for d in want for v in d["violations"]}
+    assert {"DUPLICATE_GAME", "DEALER_SUCCESSION", "RECORD_SYNTAX", "REVOKE", "CLAIM_REFUTED"} <= codes
+    key = lambda d: d["source"]  # noqa: E731
+    assert sorted(map(_norm, got), key=key) == sorted(map(_norm, want), key=key)
+
+
+def test_whole_files_mode_reads_as_foreman_reads(spark, inputs):
+    frame = fspark.records_frame(spark, [str(inputs / "b-breaches.jsonl")], whole_files=True)
+    got = sorted((r["source"], r["status"]) for r in fspark.validate(frame).select("source", "status").collect())
+    out = subprocess.run([FOREMAN, "validate", "--json", str(inputs / "b-breaches.jsonl")],
+                         capture_output=True, text=True).stdout
+    assert got == sorted((d["source"], d["status"]) for d in map(json.loads, out.splitlines()))
+
+
+def _rows(con, path: str, cols: list[str]) -> list[tuple]:
+    sel = ", ".join(f'"{c}"::VARCHAR' for c in cols)
+    return sorted(con.execute(f"SELECT {sel} FROM read_parquet('{path}/*.parquet')").fetchall(), key=repr)
+
+
+def test_load_on_spark_equals_load_then_export_row_for_row(spark, inputs, tmp_path):
+    out = tmp_path / "spark-archive"
+    for name, df in fspark.load(fspark.records_frame(spark, [str(inputs)])).items():
+        df.write.mode("overwrite").parquet(str(out / name))
+    db, exp = tmp_path / "ref.duckdb", tmp_path / "export"
+    # Exit 1: the input holds invalid records and conflicting repeats, which load names and leaves out.
+    assert subprocess.run([FOREMAN, "load", str(inputs), "--db", str(db)], capture_output=True).returncode == 1
+    subprocess.run([FOREMAN, "export", "--parquet", str(exp), "--db", str(db)], check=True, capture_output=True)
+    con = duckdb.connect()
+    for name in store.TABLES:
+        if name in store.ANALYSIS_TABLES:
+            assert not (out / name).exists()
+            continue
+        cols = [c[0] for c in con.execute(f"DESCRIBE SELECT * FROM read_parquet('{exp}/{name}/*.parquet')").fetchall()]
+        spark_cols = [c[0] for c in con.execute(f"DESCRIBE SELECT * FROM read_parquet('{out}/{name}/*.parquet')")
+                      .fetchall()]
+        assert spark_cols == cols, name
+        cols = [c for c in cols if c != "loaded_at"]  # the time of each load
+        assert _rows(con, str(out / name), cols) == _rows(con, str(exp / name), cols), name
+    games = con.execute(f"SELECT count(*) FROM read_parquet('{out}/games/*.parquet')").fetchone()[0]
+    late = con.execute(f"SELECT count(*) FROM read_parquet('{out}/findings/*.parquet') "
+                       "WHERE code = 'DEALER_SUCCESSION'").fetchone()[0]
+    assert games > 1800 and late > 0
+
+
+def test_the_job_writes_parquet_that_duckdb_reads(inputs, tmp_path):
+    out = tmp_path / "results"
+    proc = subprocess.run([sys.executable, "-m", "foreman_cli.spark", "--master", "local[2]", "validate",
+                           str(inputs / "d-array.json"), str(out)], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    n = duckdb.connect().execute(f"SELECT count(*), count(*) FILTER (status = 'won') "
+                                 f"FROM read_parquet('{out}/*.parquet')").fetchone()
+    assert n[0] == 200 and n[1] > 0
+
+
+def test_the_job_refuses_a_bad_command_line():
+    proc = subprocess.run([sys.executable, "-m", "foreman_cli.spark", "check", "in"], capture_output=True, text=True)
+    assert proc.returncode == 2 and proc.stderr.startswith("usage: spark-submit")
+    proc = subprocess.run([sys.executable, "-m", "foreman_cli.spark", "validate", "in", "out", "--rule", "quota=1-2-3"],
+                          capture_output=True, text=True)
+    assert proc.returncode == 2 and "quota" in proc.stderr
