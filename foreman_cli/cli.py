@@ -343,9 +343,14 @@ def query(
     db: DbOpt = None,
     json_out: Annotated[bool, typer.Option("--json", help="JSON Lines, one object per row.")] = False,
     csv_out: Annotated[bool, typer.Option("--csv", help="CSV with a header.")] = False,
-    timeout: Annotated[float, typer.Option(min=0.001, metavar="SECONDS", help="Stop a query that runs longer.")] = 60.0,
+    timeout: Annotated[float, typer.Option(
+        min=0.001, metavar="SECONDS", help="Stop a query that gives no row for this long.")] = 60.0,
+    limit: Annotated[int, typer.Option(
+        min=0, metavar="N", help="The table shows at most N rows and says how many more (0: all).")] = 50,
 ) -> None:
     """Run SQL on the archive (read-only: a write fails and changes nothing). Tables: docs/schema.md.
+
+    --csv and --json stream every row as it comes, in constant memory.
 
     Example: foreman query "SELECT * FROM player_summary" --csv   (SQL - reads it from stdin)
     """
@@ -354,8 +359,14 @@ def query(
         raise UsageError("choose one of --json and --csv")
     if sql == "-":
         sql = sys.stdin.read()
-    res = store.query(store.db_path(db), sql, timeout)
-    (render.query_json if json_out else render.query_csv if csv_out else render.query_table)(res)
+    with store.open_query(store.db_path(db), sql, timeout) as res:
+        if json_out or csv_out:
+            (render.query_json if json_out else render.query_csv)(res)
+        else:
+            render.query_table(res, limit=limit)
+
+
+STATS_TABLES = ("players", "roles", "findings", "money", "head_to_head", "accuracy")
 
 
 @app.command()
@@ -364,14 +375,24 @@ def stats(
     player: Annotated[Optional[str], typer.Option(metavar="NAME", help="Only this player.")] = None,
     db: DbOpt = None,
     json_out: Annotated[bool, typer.Option("--json", help="One JSON object.")] = False,
+    csv_out: Annotated[bool, typer.Option("--csv", help="One table (--table) as CSV with a header.")] = False,
+    table: Annotated[str, typer.Option(
+        metavar="NAME", help=f"The table --csv writes: {', '.join(STATS_TABLES)}.")] = "players",
 ) -> None:
     """Per player: games, wins, quotas by role, findings, money; and head to head.
 
-    Example: foreman stats --player alice
+    Example: foreman stats --player alice    foreman stats --csv --table money > money.csv
     """
     from . import store  # duckdb and pyarrow load only for the commands that use them
+    if json_out and csv_out:
+        raise UsageError("choose one of --json and --csv")
+    if table not in STATS_TABLES:
+        raise UsageError(f"no statistics table {table!r}", hint=f"one of {', '.join(STATS_TABLES)}")
     st = store.stats(store.db_path(db), player)
-    (render.stats_json if json_out else render.stats_report)(st)
+    if csv_out:
+        render.query_csv(getattr(st, table))
+    else:
+        (render.stats_json if json_out else render.stats_report)(st)
 
 
 @app.command()

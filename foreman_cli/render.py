@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import csv
+import dataclasses
 import decimal
+import itertools
 import json
 import os
 import re
@@ -522,30 +524,71 @@ def _plain(v: Any) -> Any:
     return v
 
 
-def query_table(res, title: str | None = None, out: IO[str] | None = None, con: Console | None = None) -> None:
-    """A query result as a table."""
+def query_table(res, title: str | None = None, out: IO[str] | None = None, con: Console | None = None,
+                limit: int = 0, people: bool = False) -> None:
+    """A query result as a table of at most `limit` rows (0: all), numbers aligned on the right.
+
+    On a terminal the table fits the screen; elsewhere no value is ever cut. `people` shows rates
+    as percentages and nets with their sign, as the statistics read.
+    """
     con = con or console(out)
-    t = Table(title=title, title_justify="left", box=None, pad_edge=False, show_header=True)
-    for c in res.columns:
-        t.add_column(c)
-    for row in res.rows:
-        t.add_row(*["" if v is None else str(_plain(v)) for v in row])
-    con.print(t)
+    rows = list(itertools.islice(res.rows, limit)) if limit else list(res.rows)
+    more = sum(1 for _ in res.rows) if limit else 0
+    cells = [[_cell(c, v, people) for c, v in zip(res.columns, row)] for row in rows]
+    right = [bool(rows) and all(_is_number(r[i]) or r[i] is None for r in rows) for i in range(len(res.columns))]
+    if title:
+        con.print(title)
+    if con.is_terminal:
+        t = Table(box=None, pad_edge=False, show_header=True)
+        for c, r in zip(res.columns, right):
+            t.add_column(c, justify="right" if r else "left")
+        for row in cells:
+            t.add_row(*row)
+        con.print(t)
+    else:
+        widths = [max([len(c), *(len(row[i]) for row in cells)]) for i, c in enumerate(res.columns)]
+        for row in [list(res.columns), *cells]:
+            line = "  ".join(v.rjust(w) if r else v.ljust(w) for v, w, r in zip(row, widths, right))
+            con.print(line.rstrip(), soft_wrap=True)
+    if more:
+        warning(f"{plural(more, 'more row')} not shown (--limit {limit})",
+                "--limit 0 shows them all; --csv or --json stream them")
+
+
+def _is_number(v: Any) -> bool:
+    return isinstance(v, (int, float, Decimal)) and not isinstance(v, bool)
+
+
+def _cell(column: str, v: Any, people: bool) -> str:
+    if v is None:
+        return ""
+    if people and isinstance(v, (float, Decimal)) and column.endswith("_rate"):
+        return f"{float(v):.1%}"
+    if people and isinstance(v, Decimal) and column.startswith("net"):
+        return money.signed(Decimal(_plain(v)))
+    if people and isinstance(v, float):
+        return f"{v:+.2f}" if "outcome" in column else f"{v:.2f}"
+    return str(_plain(v))
+
+
+# Values written as they are: most of a large result, and the test is one lookup.
+_AS_IS = frozenset((str, int, float, bool, type(None)))
 
 
 def query_json(res, out: IO[str] | None = None) -> None:
-    """A query result as JSON Lines, one object per row."""
+    """A query result as JSON Lines, one object per row, written as the rows come."""
     out = out or sys.stdout
+    cols = res.columns
     for row in res.rows:
-        json_line({c: _plain(v) for c, v in zip(res.columns, row)}, out)
+        json_line(dict(zip(cols, [v if type(v) in _AS_IS else _plain(v) for v in row])), out)
 
 
 def query_csv(res, out: IO[str] | None = None) -> None:
-    """A query result as CSV with a header."""
+    """A query result as CSV with a header, written as the rows come."""
     w = csv.writer(out or sys.stdout, lineterminator="\n")
     w.writerow(res.columns)
     for row in res.rows:
-        w.writerow(["" if v is None else _plain(v) for v in row])
+        w.writerow(["" if v is None else v if type(v) in _AS_IS else _plain(v) for v in row])
 
 
 def stats_report(st, out: IO[str] | None = None) -> None:
@@ -559,15 +602,15 @@ def stats_report(st, out: IO[str] | None = None) -> None:
                        ("Accuracy: share of cards that cost no trick (load --analyze)", st.accuracy)):
         if not res.rows:
             continue
-        query_table(res, title, con=con)
+        query_table(res, title, con=con, people=True)
         con.print()
 
 
 def stats_json(st, out: IO[str] | None = None) -> None:
     """The statistics as one JSON object of row lists."""
     doc = {}
-    for name in ("players", "roles", "findings", "money", "head_to_head", "accuracy"):
-        res = getattr(st, name)
+    for f in dataclasses.fields(st):
+        name, res = f.name, getattr(st, f.name)
         doc[name] = [{c: _plain(v) for c, v in zip(res.columns, row)} for row in res.rows]
     schema(doc, out)
 

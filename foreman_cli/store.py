@@ -5,7 +5,8 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from decimal import Decimal
 from datetime import datetime, timezone
@@ -578,7 +579,7 @@ class QueryResult:
     """Columns and rows of a query."""
 
     columns: list[str]
-    rows: list[tuple]
+    rows: Iterable[tuple]  # a list, or an iterator when streamed (open_query)
 
 
 QUERY_MEMORY = "1GB"
@@ -590,6 +591,7 @@ def _sandbox(con: duckdb.DuckDBPyConnection) -> None:
     """Bound a query's memory and threads, forbid files and spilling, then lock the settings."""
     con.execute(f"SET memory_limit = '{QUERY_MEMORY}'")
     con.execute(f"SET threads = {QUERY_THREADS}")
+    con.execute("SET enable_progress_bar = false")  # its bar would land in the output
     con.execute("SET temp_directory = ''")  # no spilling to disk (before file access is closed)
     # Nor any other file: no COPY TO, no ATTACH, no reads of files beside the archive.
     con.execute("SET enable_external_access = false")
@@ -598,18 +600,53 @@ def _sandbox(con: duckdb.DuckDBPyConnection) -> None:
 
 def query(path: str, sql: str, timeout: float = DEFAULT_TIMEOUT) -> QueryResult:
     """Run SQL on a read-only, locked-down connection; stopped after `timeout` seconds."""
+    with open_query(path, sql, timeout) as res:
+        return QueryResult(res.columns, list(res.rows))
+
+
+FETCH_ROWS = 2048  # rows fetched at a time from a streaming result
+
+
+@contextmanager
+def open_query(path: str, sql: str, timeout: float = DEFAULT_TIMEOUT) -> Iterator[QueryResult]:
+    """Run SQL as `query` does, the rows streamed: `rows` is an iterator, to be read inside the block.
+
+    The timeout bounds the wait for the first rows (a query that computes for long without an
+    answer); once rows come, the reader sets the pace, so a long result streams whole.
+    """
     import threading
     if not sql.strip().strip(";").strip():
         raise UsageError("no SQL statement given", hint="e.g. foreman query \"SELECT * FROM player_summary\"")
     con = connect(path, read_only=True)
     timer = threading.Timer(timeout, con.interrupt)
     try:
-        _sandbox(con)
-        timer.start()
-        cur = con.execute(sql)
-        if cur is None or cur.description is None:
-            return QueryResult([], [])
-        return QueryResult([d[0] for d in cur.description], cur.fetchall())
+        with _query_errors(timeout):
+            _sandbox(con)
+            timer.start()
+            cur = con.execute(sql)
+            if cur is None or cur.description is None:
+                yield QueryResult([], [])
+                return
+            first = cur.fetchmany(FETCH_ROWS)
+            timer.cancel()
+            yield QueryResult([d[0] for d in cur.description], _stream(cur, first))
+    finally:
+        timer.cancel()
+        con.close()
+
+
+def _stream(cur: duckdb.DuckDBPyConnection, first: list[tuple]) -> Iterator[tuple]:
+    rows = first
+    while rows:
+        yield from rows
+        rows = cur.fetchmany(FETCH_ROWS)
+
+
+@contextmanager
+def _query_errors(timeout: float) -> Iterator[None]:
+    """DuckDB's errors of a query as one-line messages with a hint that fits."""
+    try:
+        yield
     except duckdb.InterruptException:
         raise DatabaseError(f"the query ran longer than {timeout:g} s and was stopped",
                             hint="narrow it (WHERE, LIMIT) or give more time with --timeout SECONDS") from None
@@ -624,9 +661,6 @@ def query(path: str, sql: str, timeout: float = DEFAULT_TIMEOUT) -> QueryResult:
                                 hint="queries cannot change the archive or touch other files; "
                                      "use foreman load to add games, foreman export for files") from None
         raise DatabaseError(f"query failed: {msg}", hint="the tables and views are in docs/schema.md") from None
-    finally:
-        timer.cancel()
-        con.close()
 
 
 @dataclass

@@ -288,3 +288,54 @@ def test_quiet_shows_only_the_problems(tmp_path):
     assert runner.invoke(app, ["validate", "-q", f"{SAMPLES}/01-clean-win.json"]).output == ""
     res = runner.invoke(app, ["load", "-q", f"{SAMPLES}/01-clean-win.json", "--db", str(tmp_path / "a.duckdb")])
     assert res.exit_code == 0 and res.stdout == ""
+
+
+def test_query_table_stops_at_the_limit_and_says_how_many_more(tmp_path):
+    db = str(tmp_path / "a.duckdb")
+    runner.invoke(app, ["load", f"{SAMPLES}/01-clean-win.json", "--db", db])
+    res = runner.invoke(app, ["query", "SELECT trick, card FROM plays ORDER BY trick, position", "--db", db,
+                              "--limit", "4"])
+    lines = res.stdout.splitlines()
+    assert res.exit_code == 0 and len(lines) == 5 and lines[0].split() == ["trick", "card"]
+    assert res.stderr.startswith("foreman: warning: 38 more rows not shown (--limit 4)")
+    everything = runner.invoke(app, ["query", "SELECT trick, card FROM plays", "--db", db, "--limit", "0"])
+    assert len(everything.stdout.splitlines()) == 43 and everything.stderr == ""
+
+
+def test_query_table_off_a_terminal_never_cuts_a_value(tmp_path):
+    db = str(tmp_path / "a.duckdb")
+    runner.invoke(app, ["load", f"{SAMPLES}/01-clean-win.json", "--db", db])
+    res = runner.invoke(app, ["query", "SELECT repeat('x', 300) AS wide, 7 AS n, repeat(id, 20) AS ids FROM games",
+                              "--db", db])
+    header, row = res.stdout.splitlines()
+    assert row.startswith("x" * 300 + "  ") and row.endswith("fri-01-clean" * 20)
+    assert header.index("n") == row.index("7")  # numbers sit on the right of their column
+
+
+def test_stats_align_numbers_and_show_rates_and_nets_for_people(tmp_path):
+    db = str(tmp_path / "a.duckdb")
+    runner.invoke(app, ["load", SAMPLES, "--db", db])
+    out = runner.invoke(app, ["stats", "--db", db]).stdout.splitlines()
+    players = out[out.index("Players") + 1:out.index("Players") + 3]
+    assert players[0].split() == ["player", "games", "wins", "win_rate", "unfinished", "deals"]
+    assert players[1].split()[3] == "57.1%" and players[0].index("win_rate") + len("win_rate") == \
+        players[1].index("57.1%") + len("57.1%")
+    money = out[out.index("Money") + 1:out.index("Money") + 5]
+    assert money[1].split()[3] == "+6.00" and money[3].split()[3] == "-6.00"
+
+
+def test_stats_csv_writes_one_table(tmp_path):
+    db = str(tmp_path / "a.duckdb")
+    runner.invoke(app, ["load", SAMPLES, "--db", db])
+    res = runner.invoke(app, ["stats", "--db", db, "--csv", "--table", "money"])
+    assert res.exit_code == 0
+    assert res.stdout.splitlines()[0] == "player,currency,games,net,disputed_games,net_as_played"
+    assert "bob,GBP,9,6.00,5,20.00" in res.stdout.splitlines()
+    bad = runner.invoke(app, ["stats", "--db", db, "--csv", "--table", "nope"])
+    assert bad.exit_code == 2 and "one of players, roles" in bad.stderr
+
+
+def test_stats_tables_are_the_fields_of_the_statistics():
+    import dataclasses
+    from foreman_cli import cli, store
+    assert cli.STATS_TABLES == tuple(f.name for f in dataclasses.fields(store.Stats))

@@ -230,6 +230,35 @@ def test_settle_json_memory_stays_flat_on_many_bad_lines(tmp_path):
     assert doc["transfers"] and peak_kb < 100_000, f"peak {peak_kb} KB"
 
 
+@pytest.fixture(scope="module")
+def million_plays(tmp_path_factory) -> str:
+    """An archive of the samples, its plays table grown past a million rows (what query reads)."""
+    db = str(tmp_path_factory.mktemp("million") / "big.duckdb")
+    subprocess.run([FOREMAN, "load", str(ROOT / "samples"), "--db", db, "-q"], check=True)
+    con = duckdb.connect(db)
+    con.execute("""INSERT INTO plays SELECT 'g' || (i // 48), 1 + (i // 48) % 20, 1 + (i // 3) % 16, 1 + i % 3,
+                   'alice', '10S', 'S', 10, 'S', true, false FROM range(1100000) t(i)""")
+    con.close()
+    return db
+
+
+@pytest.mark.parametrize("fmt", ["--csv", "--json"])
+def test_query_streams_a_million_plays_in_flat_memory(million_plays, tmp_path, fmt):
+    out = tmp_path / "plays.out"
+    code, peak_kb = peak_of([FOREMAN, "query", "SELECT * FROM plays", "--db", million_plays, fmt], out)
+    with open(out) as f:
+        lines = sum(1 for _ in f)
+    assert code == 0 and lines == store.query(million_plays, "SELECT count(*) FROM plays").rows[0][0] + (fmt == "--csv")
+    assert peak_kb < 200_000, f"peak {peak_kb} KB"
+
+
+def test_query_table_shows_the_limit_and_counts_the_rest_in_flat_memory(million_plays, tmp_path):
+    out = tmp_path / "plays.txt"
+    code, peak_kb = peak_of([FOREMAN, "query", "SELECT * FROM plays", "--db", million_plays], out)
+    assert code == 0 and len(out.read_text().splitlines()) == 51  # the header and 50 rows
+    assert peak_kb < 200_000, f"peak {peak_kb} KB"
+
+
 # A forked child's high-water mark counts the pages it shared with its parent before exec, and
 # this test process is large: a small wrapper process runs the command and reports its peak.
 _PEAK = """import resource, subprocess, sys
