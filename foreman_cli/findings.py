@@ -11,7 +11,13 @@ WARNING = "warning"
 
 @dataclass(frozen=True, slots=True)
 class CodeInfo:
-    """What a finding code means, for messages and for `foreman codes`."""
+    """What a finding code means and how foreman treats it: its registry entry.
+
+    `disputes`: a breach with this code takes the game out of the settlement (a wrong claim of
+    the table's arithmetic and a repeated copy do not). `cross_game`: found only by looking at
+    other games of the input. `shown_at`: where a view puts it: 'place' (its deal, pass or trick),
+    'dealer' (the deal's dealer line), 'game' (the top of the game), 'result' (beside the result).
+    """
 
     code: str
     severity: str
@@ -19,6 +25,9 @@ class CodeInfo:
     rule: str
     evidence: str
     example: str
+    disputes: bool = True
+    cross_game: bool = False
+    shown_at: str = "place"
 
 
 CODES: dict[str, CodeInfo] = {
@@ -107,7 +116,8 @@ CODES: dict[str, CodeInfo] = {
                  "The claimed winner, tricks of the deciding deal and payments are checked against "
                  "the replay; payments between two players are compared as one net amount.",
                  "what the table wrote and what the rules give",
-                 "the table wrote bob pays alice 1.00; the rules say 2.00 (CLAIM_MISMATCH)"),
+                 "the table wrote bob pays alice 1.00; the rules say 2.00 (CLAIM_MISMATCH)",
+                 disputes=False, shown_at="result"),
         CodeInfo("CLAIM_REFUTED", ERROR, "a contested claim of the remaining tricks fails",
                  "A player who claims the rest of the deal must take every claimed trick: under claim_rule "
                  "'any-order' whatever legal cards anyone plays, his own included; under 'best-play' "
@@ -126,13 +136,20 @@ CODES: dict[str, CodeInfo] = {
                  "Under next_dealer 'winner-or-loser' the next game of a series is dealt by the last "
                  "game's winner or its loser (the other player with fewer tricks) (RULES.md 9).",
                  "the previous game and who could deal",
-                 "deal 1: carol dealt game 2 of series fri; allowed: alice, bob (DEALER_SUCCESSION)"),
+                 "deal 1: carol dealt game 2 of series fri; allowed: alice, bob (DEALER_SUCCESSION)",
+                 cross_game=True, shown_at="dealer"),
         CodeInfo("DUPLICATE_GAME", ERROR, "the same game id appears again in the input",
                  "Each game id is unique; a repeat would be counted twice when settling.",
                  "where the id was first read and whether the content is identical",
-                 "game g1 already read at games.jsonl:4 (identical) (DUPLICATE_GAME)"),
+                 "game g1 already read at games.jsonl:4 (identical) (DUPLICATE_GAME)",
+                 disputes=False, cross_game=True, shown_at="game"),
     ]
 }
+
+# Derived from the registry, for the places that ask the question of many findings at once.
+CROSS_GAME = frozenset(c.code for c in CODES.values() if c.cross_game)
+UNDISPUTED = frozenset(c.code for c in CODES.values() if not c.disputes)
+
 
 def code_dicts(selected: list[str]) -> list[dict[str, str]]:
     """The reference of the codes named, as JSON-ready data (`foreman codes --json`)."""

@@ -432,7 +432,7 @@ def _result_block(con: Console, ev: dict[str, Any]) -> None:
                   + (f" {ev['currency']}" if ev.get("currency") else ""))
         for pay in ev["payments"]:
             con.print(f"  {pay['from']} pays {pay['to']} {pay['amount']}")
-    claims = [v for v in ev["violations"] if v["code"] == "CLAIM_MISMATCH"]
+    claims = [v for v in ev["violations"] if CODES[v["code"]].shown_at == "result"]
     if claims:
         con.print(Text("Claimed versus replayed:", style="bold"))
         for v in claims:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from html import escape
 from typing import Any
 
@@ -36,8 +37,20 @@ tr.breach td { background: #fff0f0; }
 .result { border: 1px solid #999; padding: 8px 12px; margin-top: 12px; }
 figure.analysis { margin: 6px 0 10px; break-inside: avoid; } figure.analysis svg { width: 100%; max-width: 520px; height: auto; }
 figcaption { color: #555; font-size: 10pt; }
+.play { white-space: nowrap; margin-right: 6px; } .play small { color: #555; }
+.offending .card, .card.offending { outline: 3px solid #c00000; background: #ffe0e0; }
+.card.legal { border-color: #2e7d32; box-shadow: inset 0 -3px 0 #9ccc9c; } .card.chosen { outline: 2px solid #1b1b1b; }
+.table-picture { width: 260px; max-width: 100%; height: auto; display: block; margin: 4px 0; }
+nav.deals a { margin-right: 10px; }
+.scroll { overflow-x: auto; }
+.js-only { display: none; } .js .js-only { display: block; }
+#step-through .controls button { font: inherit; padding: 4px 10px; margin: 2px 4px 2px 0; }
+.step-hand { margin: 4px 0; }
+@media (max-width: 520px) { body { font-size: 10pt; padding: 6px; } td, th { padding: 2px 4px; }
+                            .card { min-width: 2em; } }
 @media print { h2 { break-after: avoid; } .deal { break-inside: auto; } tr { break-inside: avoid; }
-               a { color: inherit; text-decoration: none; } }
+               a { color: inherit; text-decoration: none; } nav.deals, #step-through, .js .js-only { display: none; }
+               .scroll { overflow: visible; } }
 """
 
 
@@ -86,104 +99,290 @@ def dispute_page(t, analyze: bool = False, budget_ms: float | None = None) -> st
 
 def dispute_html(t, analysis=None) -> str:
     """The whole page for a traced game (trace.Trace), with the charts of its analysis if given."""
-    r = t.result
-    P = list(t.data.players)
-    rules = t.data.rules
-    findings = [e for e in t.events if e["event"] == "finding"]
-    ids = {id(e): _finding_id(i + 1) for i, e in enumerate(findings)}
-    out: list[str] = []
-    w = out.append
-    w("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">")
-    w(f"<title>Foreman game {escape(str(r.id))}: dispute report</title>")
-    w('<meta name="viewport" content="width=device-width, initial-scale=1">')
-    w(f"<style>{CSS}</style></head><body>")
-    w(f"<h1>Game {escape(str(r.id))}</h1>")
-    stake = f" · stake {escape(money.fmt(r.stake))} {escape(r.currency or '')}" if r.stake is not None else ""
-    w(f'<p class="meta">{escape(", ".join(P))} (clockwise) · {escape(r.source)}{stake}<br>'
-      f"Rules: quota {escape(rules.quota)}, target {rules.target}, return {escape(rules.return_rule)}, "
-      f"kitty {escape(rules.kitty)}, rotation {escape(rules.deal_rotation)}, next dealer {escape(rules.next_dealer)}, "
-      f"claims {escape(rules.claim_rule)}</p>")
-    errors = [f for f in findings if f["severity"] == ERROR]
-    w(f'<div class="summary{"" if errors else " clean"}"><strong>')
-    w(f"{plural(len(errors), 'breach')} of the rules found." if errors else "No breach of the rules found.")
-    w("</strong>")
-    if findings:
-        w("<ol>")
-        for f in findings:
-            where = _where(f)
-            w(f'<li><a href="#{ids[id(f)]}"><code>{escape(f["code"])}</code> {escape(where) + ": " if where else ""}'
-              f"{escape(f['message'])}</a></li>")
-        w("</ol>")
-    w(_result_line(t))
-    w("</div>")
-
-    pending: list[dict[str, Any]] = []
-    in_table = False
-
-    def close_table():
-        nonlocal in_table
-        if in_table:
-            w("</tbody></table>")
-            in_table = False
-
+    page = _Page(t, analysis)
     for ev in t.events:
-        kind = ev["event"]
-        if kind == "finding":
-            if ev.get("trick") is not None and ev["code"] != "PLAY_AFTER_END" and in_table:
-                pending.append(ev)
-            else:
-                close_table()
-                w(_finding_html(ev, ids[id(ev)]))
-        elif kind == "deal":
-            close_table()
-            roles = ev["roles"]
-            order = sorted(P, key=lambda p: "DLR".index(roles[p]))
-            w(f'<section class="deal"><h2>Deal {ev["deal"]}</h2><p>'
-              + ", ".join(f"<strong>{escape(p)}</strong> {roles[p]} (quota {ev['quotas'][p]})" for p in order) + "</p>")
-            w('<table><tr><th colspan="2">Hands as dealt</th></tr>')
-            for p in P:
-                w(f"<tr><td>{escape(p)}</td><td>{_hand(ev['hands'][p])}</td></tr>")
-            w(f"<tr><td>kitty</td><td>{_cards(ev['kitty'])}</td></tr></table><p><strong>Passes</strong></p><ol>")
-        elif kind == "pass":
-            before = ev["receiver_suit_before"]
-            word = _WORD[ev["card"][-1]]
-            proof = (f"{ev['to']} held no {word}, so any card may come back" if not before else
-                     f"{ev['to']} held {' '.join(before)} in {word}s")
-            w(f"<li>{escape(ev['from'])} gave {_card(ev['card'])} to {escape(ev['to'])}; {escape(ev['to'])} returned "
-              f"{_card(ev['returned'])} <span class=\"proof\">({escape(proof)})</span></li>")
-        elif kind == "kitty":
-            w(f"</ol><p><strong>Kitty:</strong> {escape(ev['dealer'])} took {_cards(ev['kitty'])} and set aside "
-              f"{_cards(ev['discards'])}</p><table><tr><th colspan=\"2\">Hands at the first lead</th></tr>")
-            for p in P:
-                w(f"<tr><td>{escape(p)}</td><td>{_hand(ev['hands'][p])}</td></tr>")
-            w("</table>")
-            w(_chart(t, analysis, ev["deal"]))
-            w("<table><thead><tr><th>trick</th><th>leader</th><th>cards (in play order)</th><th>winner</th>"
-              + "".join(f'<th class="num">{escape(p)}</th>' for p in P) + "</tr></thead><tbody>")
-            in_table = True
-        elif kind == "trick":
-            cls = ' class="breach"' if pending else ""
-            w(f"<tr{cls}><td class=\"num\">{ev['trick']}</td><td>{escape(ev['leader'])}</td><td>{_cards(ev['cards'])}"
-              f"</td><td>{escape(ev['winner'])}</td>" + "".join(f'<td class="num">{ev["tallies"][p]}</td>' for p in P)
-              + "</tr>")
-            for f in pending:
-                w(f'<tr class="breach"><td colspan="{4 + len(P)}">{_finding_html(f, ids[id(f)])}</td></tr>')
-            pending.clear()
-        elif kind == "claim":
-            w(f'<tr class="claim{" breach" if pending or ev["holds"] is False else ""}"><td colspan="{4 + len(P)}">'
-              f"{escape(claim_words(ev))}</td></tr>")
-            for f in pending:
-                w(f'<tr class="breach"><td colspan="{4 + len(P)}">{_finding_html(f, ids[id(f)])}</td></tr>')
-            pending.clear()
-        elif kind == "result":
-            close_table()
-            for f in pending:
-                w(_finding_html(f, ids[id(f)]))
-            pending.clear()
-            w('</section><div class="result"><h2>Result</h2>' + _result_block(ev) + "</div>")
-    close_table()
-    w("</body></html>\n")
-    return "\n".join(out)
+        getattr(page, "on_" + ev["event"], page.on_other)(ev)
+    page.close_table()
+    page.out.insert(page.stepper_at, _stepper(page.steps))  # under the summary, once every trick is known
+    page.w("</body></html>\n")
+    return "\n".join(page.out)
+
+
+class _Page:
+    """The page as it is written, event by event: each kind of event has its handler."""
+
+    def __init__(self, t, analysis) -> None:
+        self.t, self.analysis = t, analysis
+        self.P = list(t.data.players)
+        self.n_deals = sum(1 for e in t.events if e["event"] == "deal")
+        self.findings = [e for e in t.events if e["event"] == "finding"]
+        self.ids = {id(e): _finding_id(i + 1) for i, e in enumerate(self.findings)}
+        self.out: list[str] = []
+        self.w = self.out.append
+        self.pending: list[dict[str, Any]] = []
+        self.in_table = False
+        self.hands: dict[str, list[str]] = {}
+        self.plays: list[dict[str, Any]] = []
+        self.steps: list[dict[str, Any]] = []  # the step-through: the table before each trick
+        self._head()
+
+    def _head(self) -> None:
+        t, r, w = self.t, self.t.result, self.w
+        rules = t.data.rules
+        w("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">")
+        w(f"<title>Foreman game {escape(str(r.id))}: dispute report</title>")
+        w('<meta name="viewport" content="width=device-width, initial-scale=1">')
+        w(f"<style>{CSS}</style></head><body>")
+        w(f"<h1>Game {escape(str(r.id))}</h1>")
+        stake = f" · stake {escape(money.fmt(r.stake))} {escape(r.currency or '')}" if r.stake is not None else ""
+        w(f'<p class="meta">{escape(", ".join(self.P))} (clockwise) · {escape(r.source)}{stake}<br>'
+          f"Rules: quota {escape(rules.quota)}, target {rules.target}, return {escape(rules.return_rule)}, "
+          f"kitty {escape(rules.kitty)}, rotation {escape(rules.deal_rotation)}, next dealer "
+          f"{escape(rules.next_dealer)}, claims {escape(rules.claim_rule)}</p>")
+        errors = [f for f in self.findings if f["severity"] == ERROR]
+        w(f'<div class="summary{"" if errors else " clean"}"><strong>')
+        w(f"{plural(len(errors), 'breach')} of the rules found." if errors else "No breach of the rules found.")
+        w("</strong>")
+        if self.findings:
+            w("<ol>")
+            for f in self.findings:
+                where = _where(f)
+                w(f'<li><a href="#{self.ids[id(f)]}"><code>{escape(f["code"])}</code> '
+                  f"{escape(where) + ': ' if where else ''}{escape(f['message'])}</a></li>")
+            w("</ol>")
+        w(_result_line(t))
+        w(f'<p class="money"><strong>Money:</strong> {escape(money_status(r))}</p>')
+        if any(e["event"] == "play" for e in t.events):
+            w('<p class="js-only"><a href="#step-through">Step through the play</a> '
+              "(keys ← →, B for the first breach)</p>")
+        w("</div>")
+        for f in self.findings:
+            if CODES[f["code"]].shown_at == "game":
+                self.w(_finding_html(f, self.ids[id(f)]))
+        self.stepper_at = len(self.out)
+
+    def close_table(self) -> None:
+        if self.in_table:
+            self.w("</tbody></table></div>")
+            self.in_table = False
+
+    def on_finding(self, ev: dict[str, Any]) -> None:
+        shown = CODES[ev["code"]].shown_at
+        if shown in ("game", "dealer") and ev.get("trick") is None:
+            return  # written at the top, or at the deal's dealer line
+        if ev.get("trick") is not None and ev["code"] != "PLAY_AFTER_END" and self.in_table:
+            self.pending.append(ev)
+        else:
+            self.close_table()
+            self.w(_finding_html(ev, self.ids[id(ev)]))
+
+    def on_deal(self, ev: dict[str, Any]) -> None:
+        self.close_table()
+        n, roles = ev["deal"], ev["roles"]
+        order = sorted(self.P, key=lambda p: "DLR".index(roles[p]))
+        nav = " · ".join(x for x in (
+            f'<a href="#deal-{n - 1}">← deal {n - 1}</a>' if n > 1 else "",
+            f'<a href="#deal-{n + 1}">deal {n + 1} →</a>' if n < self.n_deals else "") if x)
+        self.w(f'<section class="deal" id="deal-{n}"><h2>Deal {n} <small>of {self.n_deals}</small></h2>'
+               f'<nav class="deals">{nav}</nav>')
+        self.w(_table_picture(self.P, ev))
+        self.w('<p class="dealer-line">' + ", ".join(
+            f"<strong>{escape(p)}</strong> {roles[p]} (quota {ev['quotas'][p]})" for p in order)
+            + f"; {escape(ev['dealer'])} deals</p>")
+        for f in self.findings:
+            if CODES[f["code"]].shown_at == "dealer" and f.get("deal") == n and f.get("trick") is None:
+                self.w(_finding_html(f, self.ids[id(f)]))
+        self.w('<table><tr><th colspan="2">Hands as dealt</th></tr>')
+        for p in self.P:
+            self.w(f"<tr><td>{escape(p)}</td><td>{_hand(ev['hands'][p])}</td></tr>")
+        self.w(f"<tr><td>kitty</td><td>{_cards(ev['kitty'])}</td></tr></table><p><strong>Passes</strong></p><ol>")
+
+    def on_pass(self, ev: dict[str, Any]) -> None:
+        before = ev["receiver_suit_before"]
+        word = _WORD[ev["card"][-1]]
+        proof = (f"{ev['to']} held no {word}, so any card may come back" if not before else
+                 f"{ev['to']} held {' '.join(before)} in {word}s")
+        self.w(f"<li>{escape(ev['from'])} gave {_card(ev['card'])} to {escape(ev['to'])}; {escape(ev['to'])} "
+               f"returned {_card(ev['returned'])} <span class=\"proof\">({escape(proof)})</span></li>")
+
+    def on_kitty(self, ev: dict[str, Any]) -> None:
+        self.w(f"</ol><p><strong>Kitty:</strong> {escape(ev['dealer'])} took {_cards(ev['kitty'])} and set aside "
+               f"{_cards(ev['discards'])}</p><table><tr><th colspan=\"2\">Hands at the first lead</th></tr>")
+        for p in self.P:
+            self.w(f"<tr><td>{escape(p)}</td><td>{_hand(ev['hands'][p])}</td></tr>")
+        self.w("</table>")
+        self.w(_chart(self.t, self.analysis, ev["deal"]))
+        self.w('<div class="scroll"><table class="tricks"><thead><tr><th>trick</th><th>cards, in play order</th>'
+               "<th>winner</th>" + "".join(f'<th class="num">{escape(p)}</th>' for p in self.P)
+               + "</tr></thead><tbody>")
+        self.in_table = True
+        self.hands = {p: list(ev["hands"][p]) for p in self.P}
+        self.plays = []
+
+    def on_play(self, ev: dict[str, Any]) -> None:
+        self.plays.append(ev)
+
+    def on_trick(self, ev: dict[str, Any]) -> None:
+        bad = {(f.get("player"), f.get("card")) for f in self.pending}
+        cls = ' class="breach"' if self.pending else ""
+        played = " ".join(_played(p["player"], p["card"], (p["player"], p["card"]) in bad) for p in self.plays)
+        self.w(f'<tr{cls} id="d{ev["deal"]}t{ev["trick"]}"><td class="num">{ev["trick"]}</td><td>{played}</td>'
+               f"<td>{escape(ev['winner'])}</td>"
+               + "".join(f'<td class="num">{ev["tallies"][p]}</td>' for p in self.P) + "</tr>")
+        self._step(ev, bad)
+        self._flush_pending()
+
+    def _step(self, ev: dict[str, Any], bad: set) -> None:
+        self.steps.append({
+            "deal": ev["deal"], "trick": ev["trick"], "winner": ev["winner"],
+            "hands": {p: list(h) for p, h in self.hands.items()},
+            "plays": [{"player": p["player"], "card": p["card"], "legal": p["legal"],
+                       "breach": (p["player"], p["card"]) in bad} for p in self.plays],
+            "findings": [f"{f['code']}: {f['message']}" for f in self.pending],
+            "before": {p: n - (p == ev["winner"]) for p, n in ev["tallies"].items()}})
+        for p in self.plays:
+            if p["card"] in self.hands[p["player"]]:
+                self.hands[p["player"]].remove(p["card"])
+        self.plays = []
+
+    def _flush_pending(self) -> None:
+        for f in self.pending:
+            self.w(f'<tr class="breach"><td colspan="{3 + len(self.P)}">{_finding_html(f, self.ids[id(f)])}</td></tr>')
+        self.pending.clear()
+
+    def on_claim(self, ev: dict[str, Any]) -> None:
+        self.w(f'<tr class="claim{" breach" if self.pending or ev["holds"] is False else ""}">'
+               f'<td colspan="{3 + len(self.P)}">{escape(claim_words(ev))}</td></tr>')
+        self._flush_pending()
+
+    def on_result(self, ev: dict[str, Any]) -> None:
+        self.close_table()
+        for f in self.pending:
+            self.w(_finding_html(f, self.ids[id(f)]))
+        self.pending.clear()
+        self.w('</section><div class="result"><h2>Result</h2>' + _result_block(ev) + "</div>")
+
+    def on_other(self, ev: dict[str, Any]) -> None:
+        pass  # events a page does not show (a position)
+
+
+def money_status(r) -> str:
+    """Whether the game's money is counted in a settlement, and why not."""
+    if r.status != "won":
+        return "none changes hands: the game is unfinished."
+    disputes = r.disputes
+    if disputes:
+        codes = sorted({f.code for f in disputes})
+        return (f"left out of the settlement: {plural(len(disputes), 'breach')} of play "
+                f"({', '.join(codes)}) {'disputes' if len(disputes) == 1 else 'dispute'} the game.")
+    if any(CODES[f.code].shown_at == "result" for f in r.findings):
+        return "counted in the settlement as the rules pay it (the table's figures differ: see the result)."
+    return "counted in the settlement."
+
+
+def _played(player: str, card: str, bad: bool) -> str:
+    return (f'<span class="play{" offending" if bad else ""}"><small>{escape(player)}</small> '
+            f"{_card(card)}</span>")
+
+
+def _table_picture(P: list[str], ev: dict[str, Any]) -> str:
+    """The table from above: three seats clockwise, each with its role and quota, the dealer marked."""
+    spots = ((130, 24), (206, 118), (54, 118))  # seats 1, 2, 3 clockwise from the top
+    parts = ['<svg class="table-picture" viewBox="0 0 260 150" role="img" aria-label="the table">',
+             '<ellipse cx="130" cy="78" rx="70" ry="40" fill="#e8f2e8" stroke="#6a8f6a"/>']
+    for p, (x, y) in zip(P, spots):
+        role = ev["roles"][p]
+        dealer = ev["dealer"] == p
+        parts.append(f'<g class="seat{" dealer" if dealer else ""}"><rect x="{x - 44}" y="{y - 16}" width="88" '
+                     f'height="30" rx="5" fill="{"#fff3c4" if dealer else "#fff"}" stroke="#888"/>'
+                     f'<text x="{x}" y="{y - 2}" text-anchor="middle" font-size="11" font-weight="600">'
+                     f"{escape(p[:14])}</text>"
+                     f'<text x="{x}" y="{y + 10}" text-anchor="middle" font-size="9">{role} · quota '
+                     f'{ev["quotas"][p]}{" · dealer" if dealer else ""}</text></g>')
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+def _stepper(steps: list[dict[str, Any]]) -> str:
+    """The step-through: the table before each trick, moved by buttons and keys (plain script, offline)."""
+    if not steps:
+        return ""
+    data = json.dumps(steps, ensure_ascii=False).replace("<", "\\u003c").replace(">", "\\u003e")
+    return (f'<section id="step-through" class="js-only"><h2>Step through the play</h2>'
+            '<div class="controls"><button type="button" id="prev">← previous</button> '
+            '<button type="button" id="next">next →</button> '
+            '<button type="button" id="breach">first breach</button> <span id="where"></span></div>'
+            '<div id="step-hands"></div><p id="step-trick"></p><div id="step-findings"></div></section>'
+            f'<script type="application/json" id="steps">{data}</script>'
+            f'<script id="step-through-script">{STEP_JS}</script>')
+
+
+STEP_JS = """
+(function () {
+  var steps = JSON.parse(document.getElementById('steps').textContent), at = 0;
+  var SUIT = {S: '\u2660', H: '\u2665', D: '\u2666', C: '\u2663'};
+  document.documentElement.classList.add('js');
+  function card(tok, cls) {
+    var s = document.createElement('span'), suit = tok.slice(-1);
+    s.className = 'card ' + (suit === 'H' || suit === 'D' ? 'red' : 'black') + (cls ? ' ' + cls : '');
+    s.textContent = tok.slice(0, -1) + SUIT[suit];
+    s.setAttribute('data-card', tok);
+    return s;
+  }
+  function show(i) {
+    at = Math.max(0, Math.min(steps.length - 1, i));
+    var st = steps[at], box = document.getElementById('step-hands');
+    document.getElementById('where').textContent = 'deal ' + st.deal + ', before trick ' + st.trick +
+      ' (' + (at + 1) + ' of ' + steps.length + ')';
+    box.textContent = '';
+    st.plays.forEach(function (p) {
+      var row = document.createElement('div'), name = document.createElement('strong');
+      row.className = 'step-hand'; row.setAttribute('data-player', p.player);
+      var n = st.before[p.player];
+      name.textContent = p.player + ' (' + n + (n === 1 ? ' trick' : ' tricks') + ' so far): ';
+      row.appendChild(name);
+      st.hands[p.player].forEach(function (c) {
+        var cls = [];
+        if (p.legal.indexOf(c) >= 0) cls.push('legal');
+        if (c === p.card) cls.push(p.breach ? 'offending' : 'chosen');
+        row.appendChild(card(c, cls.join(' ')));
+        row.appendChild(document.createTextNode(' '));
+      });
+      if (st.hands[p.player].indexOf(p.card) < 0) {
+        row.appendChild(document.createTextNode(' played, not held: '));
+        row.appendChild(card(p.card, 'offending'));
+      }
+      box.appendChild(row);
+    });
+    var line = document.getElementById('step-trick');
+    line.textContent = 'Trick ' + st.trick + ': ';
+    st.plays.forEach(function (p, j) {
+      line.appendChild(document.createTextNode((j ? ', ' : '') + p.player + ' '));
+      line.appendChild(card(p.card, p.breach ? 'offending' : ''));
+    });
+    line.appendChild(document.createTextNode('; ' + st.winner + ' wins.'));
+    var fs = document.getElementById('step-findings');
+    fs.textContent = '';
+    st.findings.forEach(function (f) {
+      var d = document.createElement('div'); d.className = 'finding'; d.textContent = f; fs.appendChild(d);
+    });
+  }
+  function firstBreach() {
+    for (var i = 0; i < steps.length; i++) if (steps[i].findings.length) return show(i);
+  }
+  document.getElementById('prev').onclick = function () { show(at - 1); };
+  document.getElementById('next').onclick = function () { show(at + 1); };
+  document.getElementById('breach').onclick = firstBreach;
+  document.addEventListener('keydown', function (e) {
+    if (e.key === 'ArrowLeft') show(at - 1);
+    else if (e.key === 'ArrowRight') show(at + 1);
+    else if (e.key === 'Home') show(0);
+    else if (e.key === 'End') show(steps.length - 1);
+    else if (e.key === 'b' || e.key === 'B') firstBreach();
+  });
+  show(0);
+})();
+"""
 
 
 def _chart(t, analysis, n: int) -> str:
@@ -230,7 +429,7 @@ def _result_block(ev: dict[str, Any]) -> str:
             for p, v in ev["net"].items()) + "</table>")
         parts.append("<ul>" + "".join(f"<li>{escape(x['from'])} pays {escape(x['to'])} {escape(x['amount'])}</li>"
                                       for x in ev["payments"]) + "</ul>")
-    claims = [v for v in ev["violations"] if v["code"] == "CLAIM_MISMATCH"]
+    claims = [v for v in ev["violations"] if CODES[v["code"]].shown_at == "result"]
     if claims:
         parts.append("<p><strong>Claimed versus replayed</strong></p>" + "".join(
             f'<div class="finding">{escape(v["message"])}</div>' for v in claims))

@@ -7,11 +7,9 @@ from decimal import Decimal
 from typing import Any
 
 from . import money
-from .findings import ERROR, Finding
+from .findings import ERROR, UNDISPUTED, Finding
 
 ROLE_NAMES = ("D", "L", "R")
-# A wrong claim is the table's arithmetic and a repeat is another copy: neither disputes the play.
-UNDISPUTED = ("CLAIM_MISMATCH", "DUPLICATE_GAME")
 
 
 @dataclass(slots=True)

@@ -9,11 +9,9 @@ from . import engine, records
 from .audit import audit_paths
 from .cards import CANONICAL, CARD_OF, SUIT_OF, names
 from .errors import UsageError
+from .findings import CROSS_GAME
 from .results import GameResult
 from .words import plural
-
-
-CROSS_GAME_CODES = ("DUPLICATE_GAME", "DEALER_SUCCESSION")
 
 
 @dataclass(slots=True)
@@ -65,7 +63,7 @@ def trace_game(paths: list[str], game_id: str | None = None, overrides: dict[str
     full = engine.replay(data, source=audited.source, trace=events)
     full.data = data
     for f in audited.findings:
-        if f.code in CROSS_GAME_CODES:
+        if f.code in CROSS_GAME:
             full.findings.append(f)
             events.append({"event": "finding", **f.to_dict()})
     events.append(_result_event(full))
