@@ -28,7 +28,7 @@ from .cards import CANONICAL
 from .claims import claim_words
 from .findings import CODES, ERROR
 from .results import GameResult
-from .trace import follower_legal
+from .trace import follower_legal, pass_proof
 from .words import plural
 
 
@@ -305,38 +305,38 @@ def _cards(toks, sym: bool, sep: str = " ") -> Text:
 
 
 def _by_suit(toks, sym: bool) -> Text:
-    """A hand grouped by suit: 'S: A K 7  H: Q 3 ...'."""
+    """A hand grouped by suit, in the view's one card notation: 'AS KS 7S  QH 3H ...'."""
     out = Text()
     for s in "SHDC":
-        ranks = [t[:-1] for t in toks if t[-1] == s]
-        if not ranks:
+        suit = [t for t in toks if t[-1] == s]
+        if not suit:
             continue
         if out:
             out.append("  ")
-        label = _SYMBOL[s] if sym else s + ":"
-        out.append(label, style=("red" if s in "HD" else "bold") if sym else "")
-        out.append(" " + " ".join(ranks) if sym is False else " ".join(ranks))
+        out.append_text(_cards(suit, sym))
     return out
 
 
 def _finding_line(ev: dict[str, Any]) -> Text:
     where = ", ".join(f"{k} {ev[k]}" for k in ("deal", "pass", "trick") if ev.get(k) is not None)
-    t = Text("  ! ", style="bold red" if ev["severity"] == ERROR else "yellow")
-    t.append(f"{where}: " if where else "")
+    t = Text(f"{where}: " if where else "")
     t.append(ev["message"])
     t.append(f" ({ev['code']})", style="bold red" if ev["severity"] == ERROR else "yellow")
     return t
 
 
-def _pass_proof(ev: dict[str, Any], rule: str) -> str:
-    suit_before = ev["receiver_suit_before"]
-    card, ret, to = ev["card"], ev["returned"], ev["to"]
-    word = {"S": "spade", "H": "heart", "D": "diamond", "C": "club"}[card[-1]]
-    if not suit_before:
-        return f"{to} held no {word}, so any card may come back"
-    if rule == "highest":
-        return f"{to}'s highest {word} was {suit_before[0]}" + ("" if ret == suit_before[0] else ", not returned")
-    return f"{to} held {' '.join(suit_before)} in {word}s"
+def _print_finding(con: Console, ev: dict[str, Any]) -> None:
+    """A finding under '  ! ': on a terminal wrapped at words with the lines after indented, so no code
+    is ever cut; elsewhere one line, however long."""
+    mark = Text("  ! ", style="bold red" if ev["severity"] == ERROR else "yellow")
+    if not con.is_terminal:
+        con.print(mark + _finding_line(ev))
+        return
+    grid = Table.grid()
+    grid.add_column(width=4, no_wrap=True)
+    grid.add_column(overflow="fold")
+    grid.add_row(mark, _finding_line(ev))
+    con.print(grid, soft_wrap=False)
 
 
 def replay_view(t, out: IO[str] | None = None) -> None:
@@ -358,7 +358,7 @@ def replay_view(t, out: IO[str] | None = None) -> None:
 
     def show_held(key: str | None = None, number: int | None = None) -> None:
         for f in [f for f in held if key is None or f.get(key) == number]:
-            con.print(_finding_line(f))
+            _print_finding(con, f)
             held.remove(f)
 
     for ev in t.events:
@@ -367,7 +367,7 @@ def replay_view(t, out: IO[str] | None = None) -> None:
                 ev.get("trick") is not None or (ev.get("pass") is not None and ev["code"] != "PASS_SEQUENCE")):
             held.append(ev)
         elif kind == "finding":
-            con.print(_finding_line(ev))
+            _print_finding(con, ev)
         elif kind == "deal":
             roles = ev["roles"]
             order = sorted(P, key=lambda p: "DLR".index(roles[p]))
@@ -384,7 +384,7 @@ def replay_view(t, out: IO[str] | None = None) -> None:
             line.append_text(_card(ev["card"], sym))
             line.append(f" to {ev['to']}; {ev['to']} returned ")
             line.append_text(_card(ev["returned"], sym))
-            line.append(f"  ({_pass_proof(ev, rules.return_rule)})", style="dim")
+            line.append(f"  ({pass_proof(ev, rules.return_rule)})", style="dim")
             con.print(line)
             show_held("pass", ev["pass"])
         elif kind == "kitty":

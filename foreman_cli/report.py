@@ -9,10 +9,10 @@ from typing import Any
 from . import money
 from .claims import claim_words
 from .findings import CODES, ERROR
+from .trace import pass_proof
 from .words import plural
 
 _SUIT = {"S": ("♠", "black"), "H": ("♥", "red"), "D": ("♦", "red"), "C": ("♣", "black")}
-_WORD = {"S": "spade", "H": "heart", "D": "diamond", "C": "club"}
 
 CSS = """
 @page { size: A4; margin: 14mm; }
@@ -198,10 +198,7 @@ class _Page:
         self.w(f"<tr><td>kitty</td><td>{_cards(ev['kitty'])}</td></tr></table><p><strong>Passes</strong></p><ol>")
 
     def on_pass(self, ev: dict[str, Any]) -> None:
-        before = ev["receiver_suit_before"]
-        word = _WORD[ev["card"][-1]]
-        proof = (f"{ev['to']} held no {word}, so any card may come back" if not before else
-                 f"{ev['to']} held {' '.join(before)} in {word}s")
+        proof = pass_proof(ev, self.t.data.rules.return_rule)
         self.w(f"<li>{escape(ev['from'])} gave {_card(ev['card'])} to {escape(ev['to'])}; {escape(ev['to'])} "
                f"returned {_card(ev['returned'])} <span class=\"proof\">({escape(proof)})</span></li>")
 

@@ -121,3 +121,18 @@ def follower_legal(t: Trace) -> list[tuple[str, list[str], list[str]]]:
         legal = engine.legal_cards(hand, None if j == 0 else led)
         out.append((P[s], names(hand), names(legal)))
     return out
+
+
+_SUIT_WORD = {"S": "spade", "H": "heart", "D": "diamond", "C": "club"}
+
+
+def pass_proof(ev: dict[str, Any], rule: str) -> str:
+    """Why a pass's return was or was not allowed, from what the receiver held in the suit (every view)."""
+    before, word, to = ev["receiver_suit_before"], _SUIT_WORD[ev["card"][-1]], ev["to"]
+    if not before:
+        return f"{to} held no {word}, so any card may come back"
+    held = f"{to} held {' '.join(before)} in {word}s"
+    if rule == "highest":
+        return held + (f": the highest, {before[0]}, comes back" if ev["returned"] == before[0] else
+                       f": the highest, {before[0]}, should have come back")
+    return held

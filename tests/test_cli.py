@@ -339,3 +339,25 @@ def test_stats_tables_are_the_fields_of_the_statistics():
     import dataclasses
     from foreman_cli import cli, store
     assert cli.STATS_TABLES == tuple(f.name for f in dataclasses.fields(store.Stats))
+
+
+def test_findings_wrap_at_words_on_a_terminal_and_never_inside_a_code():
+    import io
+    from rich.console import Console
+    from foreman_cli import render
+    buf = io.StringIO()
+    con = Console(file=buf, force_terminal=True, width=50, color_system=None)
+    render._print_finding(con, {"deal": 1, "pass": 1, "trick": None, "severity": "error", "code": "RETURN_WRONG_CARD",
+                                "message": "bob returned JD for 2D; bob held AD KD QD JD in diamonds: the highest, "
+                                           "AD, should have come back"})
+    lines = [line.rstrip() for line in buf.getvalue().splitlines()]
+    assert len(lines) > 1 and all(len(line) <= 50 for line in lines)
+    assert lines[0].startswith("  ! deal 1, pass 1:") and all(line.startswith("    ") for line in lines[1:])
+    assert lines[-1].endswith("(RETURN_WRONG_CARD)")
+
+
+def test_one_card_notation_in_the_replay_view():
+    out = runner.invoke(app, ["replay", f"{SAMPLES}/04-wrong-return.json"]).stdout
+    hands = [line for line in out.splitlines() if line.startswith("  bob ")][0]
+    assert hands.split()[1:5] == ["AS", "KS", "QS", "JS"]  # the tokens of the tricks, not 'S: A K Q J'
+    assert "bob held AD KD QD JD in diamonds: the highest, AD, should have come back" in out
