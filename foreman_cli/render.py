@@ -457,7 +457,15 @@ def _position_block(con: Console, t, sym: bool) -> None:
             lead = t.position_trick[0]
             con.print(Text(f"             legal on the {CANONICAL[lead]} lead: ", style="dim") + _cards(legal, sym))
     if t.position_trick:
-        con.print(Text("  recorded: ") + _cards([CANONICAL[c] for c in t.position_trick], sym))
+        played = Text("  recorded: ")
+        for j, c in enumerate(t.position_trick):
+            # A trick of more than three cards (TRICK_SIZE) names no one for the extra cards.
+            played.append((", " if j else "") + (rows[j][0] + " " if j < len(rows) else ""))
+            played.append_text(_card(CANONICAL[c], sym))
+        con.print(played)
+    for f in t.result.findings:
+        if f.deal == pos.deal and f.trick == pos.trick:
+            _print_finding(con, {"event": "finding", **f.to_dict()})
 
 
 # --- the archive ---

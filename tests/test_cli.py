@@ -361,3 +361,13 @@ def test_one_card_notation_in_the_replay_view():
     hands = [line for line in out.splitlines() if line.startswith("  bob ")][0]
     assert hands.split()[1:5] == ["AS", "KS", "QS", "JS"]  # the tokens of the tricks, not 'S: A K Q J'
     assert "bob held AD KD QD JD in diamonds: the highest, AD, should have come back" in out
+
+
+def test_replay_at_the_breach_names_it_with_players_and_cards():
+    res = runner.invoke(app, ["replay", f"{SAMPLES}/03-late-revoke.json", "--deal", "1", "--trick", "9"])
+    tail = res.stdout.splitlines()[-2:]
+    assert res.exit_code == 1
+    assert tail == ["  recorded: bob QH, carol 6S, alice QD",
+                    "  ! deal 1, trick 9: alice played QD on a heart lead while holding 9H 7H 4H (REVOKE)"]
+    before = runner.invoke(app, ["replay", f"{SAMPLES}/03-late-revoke.json", "--deal", "1", "--trick", "8"]).stdout
+    assert "(REVOKE)" not in before.split("Before deal 1, trick 8")[1]
