@@ -42,7 +42,7 @@ demo: $(STAMP)
 test: $(STAMP)
 	$(BIN)/python -m pytest
 	FOREMAN_PURE=1 $(BIN)/python -m pytest -p no:cacheprovider tests/test_claims.py tests/test_analysis.py \
-	    tests/test_solver.py tests/test_properties.py
+	    tests/test_solver.py tests/test_properties.py tests/test_fast_replay.py tests/test_engine.py
 
 # Regenerate the golden outputs of the samples (never edit them by hand).
 golden: $(STAMP)
@@ -77,7 +77,8 @@ sanitize: $(STAMP)
 	    ASAN_OPTIONS=detect_leaks=0 $(CURDIR)/$(BIN)/python -c "from foreman_cli import core; assert core.NAME == 'C', core.NAME"
 	cd $(SAN) && LD_PRELOAD=$$(gcc -print-file-name=libasan.so):$$(gcc -print-file-name=libubsan.so) \
 	    ASAN_OPTIONS=detect_leaks=0 $(CURDIR)/$(BIN)/python -m pytest -q -p no:cacheprovider \
-	    $(CURDIR)/tests/test_solver.py $(CURDIR)/tests/test_claims.py $(CURDIR)/tests/test_analysis.py
+	    $(CURDIR)/tests/test_solver.py $(CURDIR)/tests/test_claims.py $(CURDIR)/tests/test_analysis.py \
+	    $(CURDIR)/tests/test_fast_replay.py $(CURDIR)/tests/test_engine.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis build *.egg-info

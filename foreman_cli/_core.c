@@ -1,4 +1,5 @@
-/* foreman's compiled core: the exact ending solver (sure tricks and claims), twin of solver.py.
+/* foreman's compiled core: the exact ending solver (sure tricks and claims), twin of solver.py, and
+ * the replay's fast path for a deal with nothing amiss (twin of engine.clean_deal).
  *
  * The same tree as the Python reference: one card per run of equivalent cards, zero-window tests
  * "X ends the deal with at least v tricks", quick-trick bounds at the start of a trick, and a
@@ -476,7 +477,140 @@ static PyObject *claim_line(PyObject *mod, PyObject *args) {
     return out;
 }
 
+
+/* ---- the replay's fast path: a deal with nothing amiss, in one pass (twin of engine.clean_deal) ---- */
+
+static PyObject *S_from, *S_to, *S_card, *S_returned, *S_leader, *S_cards;
+
+/* The card of a canonical token, or -1 (an unknown token: the full replay will say so). */
+static int card_of(PyObject *cards, PyObject *tok) {
+    PyObject *v = PyDict_GetItemWithError(cards, tok);
+    if (!v) return -1;
+    long c = PyLong_AsLong(v);
+    return (c >= 0 && c < 52) ? (int)c : -1;
+}
+
+static int seat_of(PyObject *seats, PyObject *name) {
+    PyObject *v = PyDict_GetItemWithError(seats, name);
+    if (!v) return -1;
+    long s = PyLong_AsLong(v);
+    return (s >= 0 && s < 3) ? (int)s : -1;
+}
+
+/* Cards of a list into a mask; -1 on a wrong length, an unknown card or a card already in `seen`. */
+static int take_cards(PyObject *list, Py_ssize_t want, PyObject *cards, u64 *seen, u64 *mask) {
+    if (!PyList_Check(list) || PyList_GET_SIZE(list) != want) return -1;
+    for (Py_ssize_t i = 0; i < want; i++) {
+        int c = card_of(cards, PyList_GET_ITEM(list, i));
+        if (c < 0) return -1;
+        u64 b = 1ULL << c;
+        if (*seen & b) return -1;
+        *seen |= b;
+        *mask |= b;
+    }
+    return 0;
+}
+
+/* One pass (giver to receiver, card, return): 0 when plain and allowed, -1 otherwise. */
+static int plain_pass(PyObject *p, int gv_want, int rc_want, u64 *m, PyObject *seats, PyObject *cards,
+                      int highest) {
+    PyObject *f = PyObject_GetAttr(p, S_from), *t = PyObject_GetAttr(p, S_to);
+    PyObject *cc = PyObject_GetAttr(p, S_card), *xx = PyObject_GetAttr(p, S_returned);
+    int ok = f && t && cc && xx;
+    int gv = ok ? seat_of(seats, f) : -1, rc = ok ? seat_of(seats, t) : -1;
+    int c = ok ? card_of(cards, cc) : -1, x = ok ? card_of(cards, xx) : -1;
+    Py_XDECREF(f); Py_XDECREF(t); Py_XDECREF(cc); Py_XDECREF(xx);
+    if (gv != gv_want || rc != rc_want || c < 0 || x < 0) return -1;
+    u64 bc = 1ULL << c, bx = 1ULL << x, before = m[rc];
+    if (!(m[gv] & bc) || !(before & bx) || (before & bc) || (m[gv] & bx)) return -1;
+    u64 suit_cards = before & SM(SUIT(c));
+    int wrong;
+    if (highest) {
+        wrong = suit_cards && x != hibit(suit_cards);
+    } else {
+        u64 above = suit_cards & ~((bc << 1) - 1);
+        wrong = above && !(above & bx);
+    }
+    if (wrong) return -1;
+    m[gv] ^= bc | bx;
+    m[rc] ^= bc | bx;
+    return 0;
+}
+
+/* The tricks from the first lead: -1 when one is not plain, else 0 with won, winners, decided set. */
+static int plain_tricks(PyObject *tricks, u64 *m, int due, int target, PyObject *seats, PyObject *cards,
+                        int *won, PyObject *winners, int *decided) {
+    Py_ssize_t n = PyList_GET_SIZE(tricks);
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *t = PyList_GET_ITEM(tricks, i);
+        PyObject *ld = PyObject_GetAttr(t, S_leader), *cs = PyObject_GetAttr(t, S_cards);
+        int leader = ld ? seat_of(seats, ld) : -1;
+        int ok = cs && PyList_Check(cs) && PyList_GET_SIZE(cs) == 3 && leader == due;
+        int w = due, best = -1;
+        u64 led = 0;
+        for (int j = 0; ok && j < 3; j++) {
+            int p = (due + j) % 3, c = card_of(cards, PyList_GET_ITEM(cs, j));
+            if (c < 0) { ok = 0; break; }
+            u64 b = 1ULL << c;
+            if (j == 0) led = SM(SUIT(c));
+            if (!(m[p] & b) || (j && !(b & led) && (m[p] & led))) { ok = 0; break; }
+            m[p] ^= b;
+            if ((b & led) && c > best) { w = p; best = c; }
+        }
+        Py_XDECREF(ld); Py_XDECREF(cs);
+        if (!ok) return -1;
+        won[w]++;
+        PyObject *wv = PyLong_FromLong(w);
+        if (!wv || PyList_Append(winners, wv) < 0) { Py_XDECREF(wv); return -2; }
+        Py_DECREF(wv);
+        due = w;
+        if (won[w] == target) {
+            *decided = 1;
+            return i + 1 < n ? -1 : 0;
+        }
+    }
+    return 0;
+}
+
+static PyObject *clean_deal(PyObject *self, PyObject *args) {
+    PyObject *hands, *kitty, *passes, *discards, *tricks, *seats, *cards;
+    int dealer, highest, target;
+    if (!PyArg_ParseTuple(args, "OOOOOO!iiiO!", &hands, &kitty, &passes, &discards, &tricks, &PyDict_Type, &seats,
+                          &dealer, &highest, &target, &PyDict_Type, &cards))
+        return NULL;
+    if (!PyTuple_Check(hands) || PyTuple_GET_SIZE(hands) != 3 || !PyList_Check(passes) || !PyList_Check(tricks)
+        || PyList_GET_SIZE(passes) != 3 || dealer < 0 || dealer > 2)
+        Py_RETURN_NONE;
+    u64 m[3] = {0, 0, 0}, seen = 0, km = 0, dm = 0, none = 0;
+    for (int s = 0; s < 3; s++)
+        if (take_cards(PyTuple_GET_ITEM(hands, s), 16, cards, &seen, &m[s]) < 0) goto closer;
+    if (take_cards(kitty, 4, cards, &seen, &km) < 0) goto closer;
+    int L = (dealer + 1) % 3, R = (dealer + 2) % 3;
+    int order[3][2] = {{L, R}, {R, dealer}, {dealer, L}};
+    for (int i = 0; i < 3; i++)
+        if (plain_pass(PyList_GET_ITEM(passes, i), order[i][0], order[i][1], m, seats, cards, highest) < 0)
+            goto closer;
+    if (take_cards(discards, 4, cards, &none, &dm) < 0 || (m[dealer] & dm) != dm) goto closer;
+    m[dealer] = (m[dealer] ^ dm) | km;
+    int won[3] = {0, 0, 0}, decided = 0;
+    PyObject *winners = PyList_New(0);
+    if (!winners) return NULL;
+    int r = plain_tricks(tricks, m, L, target, seats, cards, won, winners, &decided);
+    if (r == -2) { Py_DECREF(winners); return NULL; }
+    if (r < 0) { Py_DECREF(winners); goto closer; }
+    return Py_BuildValue("iiiNO", won[0], won[1], won[2], winners, decided ? Py_True : Py_False);
+closer:
+    if (PyErr_Occurred()) {
+        if (!PyErr_ExceptionMatches(PyExc_AttributeError) && !PyErr_ExceptionMatches(PyExc_TypeError)) return NULL;
+        PyErr_Clear();  /* an odd object: the full replay looks at it */
+    }
+    Py_RETURN_NONE;
+}
+
 static PyMethodDef core_methods[] = {
+    {"clean_deal", clean_deal, METH_VARARGS,
+     "clean_deal(hands, kitty, passes, discards, tricks, seats, dealer, highest, target, cards): "
+     "(won0, won1, won2, winners, decided) for a deal with nothing amiss, else None (twin of engine.clean_deal)."},
     {"claim_line", claim_line, METH_VARARGS,
      "claim_line(h0, h1, h2, leader, trick, t0, t1, t2, played, target, x, k, best_play): the cards of a "
      "line that stops x from taking the next k tricks, or None when the claim holds."},
@@ -488,6 +622,13 @@ static struct PyModuleDef core_module = {
 
 PyMODINIT_FUNC PyInit__core(void) {
     if (PyType_Ready(&ParanoidType) < 0) return NULL;
+    S_from = PyUnicode_InternFromString("from_");
+    S_to = PyUnicode_InternFromString("to");
+    S_card = PyUnicode_InternFromString("card");
+    S_returned = PyUnicode_InternFromString("returned");
+    S_leader = PyUnicode_InternFromString("leader");
+    S_cards = PyUnicode_InternFromString("cards");
+    if (!S_from || !S_to || !S_card || !S_returned || !S_leader || !S_cards) return NULL;
     PyObject *m = PyModule_Create(&core_module);
     if (!m) return NULL;
     Py_INCREF(&ParanoidType);

@@ -15,6 +15,8 @@ except ImportError:
     _core = None
 
 NAME = "C" if _core is not None else "Python"
+# The replay's fast path for a plain deal (engine.clean_deal is its twin and the pure path's).
+clean_deal = _core.clean_deal if _core is not None else None
 
 
 def table_bits(b: Board) -> int:

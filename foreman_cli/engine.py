@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
-from . import claims, money
+from . import claims, core, money
 from .board import legal_mask
 from .cards import BIT, BIT_OF, CANONICAL, CARD_OF, SUIT_MASK, SUIT_NAMES, SUIT_OF, SUITS, hand_cards, names
 from .findings import Finding
@@ -117,6 +117,11 @@ def _check_trick(P, H: _Hands, add, trace, dn: int, tn: int, ld: int, leader_due
     return w
 
 
+def _incomplete(dn: int, tricks: int, target: int) -> Finding:
+    return Finding("DEAL_INCOMPLETE", f"the deal stops after {tricks} tricks with nobody at {target}",
+                   deal=dn, trick=tricks + 1, evidence={"tricks": tricks, "target": target})
+
+
 def _not_held(P, H: _Hands, dn: int, tn: int, p: int, c: int) -> Finding:
     held = names(H.cards(p))
     return Finding("CARD_NOT_HELD", f"{P[p]} played {CANONICAL[c]} but did not hold it; held "
@@ -215,6 +220,8 @@ def replay(g: GameData, source: str = "", stop_at: tuple[int, int] | None = None
             _append(f)
             trace.append({"event": "finding", **f.to_dict()})
     deal_results: list[DealResult] = []
+    # The compiled pass for plain deals; the traced replay and a stop at a position need every event.
+    fast = core.clean_deal if trace is None and stop_at is None else None
     winner: int | None = None
     won_at: tuple[int, int] | None = None
     prev_dealer: int | None = None
@@ -242,6 +249,18 @@ def replay(g: GameData, source: str = "", stop_at: tuple[int, int] | None = None
             add(Finding("WRONG_DEALER", f"{P[D]} dealt; the deal passes left, from {P[prev_dealer]} to {exp}",
                         deal=dn, player=P[D], evidence={"expected": exp}))
         prev_dealer = D
+        if fast is not None and d.claim is None:
+            r = fast(hands_tok, d.kitty, d.passes, d.discards, d.tricks, seat, D, highest_rule, target, CARD)
+            if r is not None:
+                # Nothing amiss in the deal: its tallies and winners in one compiled pass.
+                won, winners, decided = [r[0], r[1], r[2]], r[3], r[4]
+                if decided:
+                    winner, won_at = winners[-1], (dn, len(winners))
+                elif dn < n_deals and len(d.tricks) < TRICKS_PER_DEAL:
+                    add(_incomplete(dn, len(d.tricks), target))
+                deal_results.append(DealResult(dn, D, (quotas[0], quotas[1], quotas[2]), won, len(winners),
+                                               decided, winners, None))
+                continue
 
         # The deal: sizes, duplicates, and the hands as multisets.
         H = _Hands()
@@ -447,8 +466,7 @@ def replay(g: GameData, source: str = "", stop_at: tuple[int, int] | None = None
             if k and won[x] >= target:
                 winner, won_at, decided = x, (dn, len(tricks) + k), True
         if not decided and claim is None and dn < n_deals and len(d.tricks) < TRICKS_PER_DEAL:
-            add(Finding("DEAL_INCOMPLETE", f"the deal stops after {len(d.tricks)} tricks with nobody at {target}",
-                        deal=dn, trick=len(d.tricks) + 1, evidence={"tricks": len(d.tricks), "target": target}))
+            add(_incomplete(dn, len(d.tricks), target))
         credited = claim_res.tricks if claim_res is not None else 0
         deal_results.append(DealResult(dn, D, (quotas[0], quotas[1], quotas[2]), won,
                                        len(winners) - winners.count(None) + credited, decided, winners, claim_res))
@@ -569,3 +587,85 @@ def _why_payments(result: GameResult) -> str:
     parts = [f"{p} took {d.tricks[s]} tricks, quota {d.quotas[s]}{': short' if d.tricks[s] < d.quotas[s] else ''}"
              for s, p in enumerate(result.players) if p != result.winner]
     return f" ({'; '.join(parts)})"
+
+
+def clean_deal(hands, kitty, passes, discards, tricks, seat: dict, dealer: int, highest: bool,
+               target: int) -> tuple[int, int, int, list[int], bool] | None:
+    """A deal replayed in one pass when nothing in it is amiss: (tricks won by seat, winners, decided).
+
+    None means "look closer": anything unusual (a wrong size or a repeated card, a pass or a
+    return out of order or not held, a wrong return, a discard not from the dealer's own hand, a
+    trick led out of turn, short or long, a card not held, a revoke, a trick after the target)
+    is left to the full replay, which finds and words it. The compiled core has the same
+    function (`_core.clean_deal`); both answer alike on every deal (tests/test_engine.py).
+    """
+    if len(kitty) != KITTY_SIZE or len(discards) != DISCARDS or len(passes) != 3:
+        return None
+    m = [0, 0, 0]
+    seen = 0
+    for s in range(3):
+        if len(hands[s]) != HAND_SIZE:
+            return None
+        for t in hands[s]:
+            b = BIT_OF[t]
+            if seen & b:
+                return None
+            seen |= b
+            m[s] |= b
+    km = 0
+    for t in kitty:
+        b = BIT_OF[t]
+        if seen & b:
+            return None
+        seen |= b
+        km |= b
+    L, R = (dealer + 1) % 3, (dealer + 2) % 3
+    for (gv_rc, p) in zip(((L, R), (R, dealer), (dealer, L)), passes):
+        gv, rc = seat[p.from_], seat[p.to]
+        c, x = CARD_OF[p.card], CARD_OF[p.returned]
+        bc, bx = BIT[c], BIT[x]
+        before = m[rc]
+        if (gv, rc) != gv_rc or not m[gv] & bc or not before & bx or before & bc or m[gv] & bx:
+            return None
+        suit_cards = before & SUIT_MASK[SUIT_OF[c]]
+        if highest:
+            wrong = suit_cards and x != suit_cards.bit_length() - 1
+        else:
+            above = suit_cards & ~((bc << 1) - 1)
+            wrong = above and not above & bx
+        if wrong:
+            return None
+        m[gv] ^= bc | bx
+        m[rc] ^= bc | bx
+    dm = 0
+    for t in discards:
+        dm |= BIT_OF[t]
+    if dm.bit_count() != DISCARDS or m[dealer] & dm != dm:
+        return None
+    m[dealer] = (m[dealer] ^ dm) | km
+    won = [0, 0, 0]
+    winners: list[int] = []
+    due = L
+    for n, t in enumerate(tricks):
+        cs = t.cards
+        if seat[t.leader] != due or len(cs) != 3:
+            return None
+        led = SUIT_MASK[SUIT_OF[CARD_OF[cs[0]]]]
+        w, best = due, -1
+        for j in range(3):
+            p = (due + j) % 3
+            c = CARD_OF[cs[j]]
+            b = BIT[c]
+            if not m[p] & b or (j and not b & led and m[p] & led):
+                return None
+            m[p] ^= b
+            if b & led and c > best:
+                w, best = p, c
+        won[w] += 1
+        winners.append(w)
+        due = w
+        if won[w] == target:
+            if n + 1 < len(tricks):
+                return None
+            return won[0], won[1], won[2], winners, True
+    return won[0], won[1], won[2], winners, False

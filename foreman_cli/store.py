@@ -7,15 +7,14 @@ import os
 import re
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
+from functools import lru_cache
 from dataclasses import dataclass, field
 from decimal import Decimal
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import duckdb
-import pyarrow as pa
-import pyarrow.compute as pc
 
 from . import money
 from .cards import CARD_OF, RANK_OF
@@ -24,6 +23,9 @@ from .errors import UsageError, DatabaseError, OutputError
 from .findings import Finding
 from .reader import DEFAULT_MAX_RECORD_BYTES, RawRecord, read_records
 from .results import ROLE_NAMES, GameResult
+
+if TYPE_CHECKING:
+    import pyarrow as pa
 
 DEFAULT_DB = "foreman.duckdb"
 BATCH_GAMES = 500
@@ -111,7 +113,6 @@ JOIN games g ON g.id = a.game_id WHERE g.status <> 'invalid'
 GROUP BY a.player, b.player;
 """
 
-DECIMAL_TYPE = pa.decimal128(38, 10)
 
 
 def db_path(path: str | None) -> str:
@@ -276,21 +277,25 @@ def _flatten_analysis(b: _Batch, r: GameResult, budget_ms: float, n: int) -> Non
                 col.append(v)
 
 
-_ARROW_TYPES = {
-    "stake": pa.decimal128(38, 10), "net": pa.decimal128(38, 10), "players": pa.list_(pa.string()),
-    "kitty": pa.list_(pa.string()), "discards": pa.list_(pa.string()), "hands": pa.list_(pa.list_(pa.string())),
-    "quotas": pa.list_(pa.int32()), "won": pa.list_(pa.int32()), "winners": pa.list_(pa.int32()),
-    "cards": pa.list_(pa.list_(pa.string())), "played_at": pa.string(), "loaded_at": pa.timestamp("us", tz="UTC"),
-    "deal": pa.int32(), "dealer_seat": pa.int32(), "tricks_played": pa.int32(), "deals_played": pa.int32(),
-    "series_seq": pa.int32(), "target": pa.int32(), "breaches": pa.int32(), "trick": pa.int32(), "pass": pa.int32(),
-    "raw": pa.string(), "rules": pa.string(), "evidence": pa.string(), "player": pa.string(),
-    "card": pa.string(), "currency": pa.string(), "series_id": pa.string(), "stake_text": pa.string(),
-    "sure_before": pa.int32(), "best": pa.list_(pa.string()), "cost": pa.int32(), "cards_analysed": pa.int32(),
-    "accuracy": pa.float64(), "exact": pa.bool_(), "turned_trick": pa.int32(), "turned_by": pa.string(),
-    "first_trick": pa.int32(), "tricks": pa.int32(), "accepted": pa.bool_(), "holds": pa.bool_(),
-    "claim_rule": pa.string(), "statement": pa.string(),
-    "_n": pa.int32(),
-}
+@lru_cache(maxsize=1)
+def _arrow_types() -> dict[str, Any]:
+    """The Arrow type of each staging column (pyarrow loads only for the commands that write)."""
+    import pyarrow as pa
+    return {
+        "stake": pa.decimal128(38, 10), "net": pa.decimal128(38, 10), "players": pa.list_(pa.string()),
+        "kitty": pa.list_(pa.string()), "discards": pa.list_(pa.string()), "hands": pa.list_(pa.list_(pa.string())),
+        "quotas": pa.list_(pa.int32()), "won": pa.list_(pa.int32()), "winners": pa.list_(pa.int32()),
+        "cards": pa.list_(pa.list_(pa.string())), "played_at": pa.string(), "loaded_at": pa.timestamp("us", tz="UTC"),
+        "deal": pa.int32(), "dealer_seat": pa.int32(), "tricks_played": pa.int32(), "deals_played": pa.int32(),
+        "series_seq": pa.int32(), "target": pa.int32(), "breaches": pa.int32(), "trick": pa.int32(), "pass": pa.int32(),
+        "raw": pa.string(), "rules": pa.string(), "evidence": pa.string(), "player": pa.string(),
+        "card": pa.string(), "currency": pa.string(), "series_id": pa.string(), "stake_text": pa.string(),
+        "sure_before": pa.int32(), "best": pa.list_(pa.string()), "cost": pa.int32(), "cards_analysed": pa.int32(),
+        "accuracy": pa.float64(), "exact": pa.bool_(), "turned_trick": pa.int32(), "turned_by": pa.string(),
+        "first_trick": pa.int32(), "tricks": pa.int32(), "accepted": pa.bool_(), "holds": pa.bool_(),
+        "claim_rule": pa.string(), "statement": pa.string(),
+        "_n": pa.int32(),
+    }
 
 
 DECIMAL_WHOLE_DIGITS = 28  # DECIMAL(38, 10)
@@ -304,9 +309,10 @@ def _fits(v: Decimal | None) -> Decimal | None:
 
 
 def _arrow(cols: dict[str, list]) -> pa.Table:
+    import pyarrow as pa
     arrays = {}
     for name, values in cols.items():
-        t = _ARROW_TYPES.get(name)
+        t = _arrow_types().get(name)
         if t is not None and pa.types.is_decimal(t):
             # A value with more than 10 decimal places keeps its exact text in *_text; the column rounds.
             # One of more than 28 whole digits does not fit DECIMAL(38, 10) at all: the column is null
@@ -318,6 +324,8 @@ def _arrow(cols: dict[str, list]) -> pa.Table:
 
 def _write(con: duckdb.DuckDBPyConnection, tables: dict[str, pa.Table], keep: list[int],
            report: LoadReport) -> None:
+    import pyarrow as pa
+    import pyarrow.compute as pc
     if not keep:
         return
     wanted = pa.array(keep, type=pa.int32())
@@ -486,6 +494,7 @@ def archive_rows(results: list[GameResult]) -> dict[str, pa.Table]:
 
     The same flattening and SQL as `load`, into a database in memory: what Spark's load runs per batch.
     """
+    import pyarrow as pa
     prep = prepare(results)
     con = duckdb.connect(":memory:")
     try:
@@ -521,6 +530,7 @@ def _write_error(path: str, e: Exception) -> DatabaseError:
 def _commit(con: duckdb.DuckDBPyConnection, prep: Prepared, replace: bool, report: LoadReport,
             seen: dict[str, str]) -> list[str]:
     """One transaction: skip games already there, refuse or replace conflicts, insert the rest."""
+    import pyarrow as pa
     games = [r for r in prep.results if r.status != "invalid"]
     con.register("_ids", pa.table({"id": pa.array([r.id for r in games], type=pa.string())}))
     existing = dict(con.execute("SELECT g.id, g.content_hash FROM games g SEMI JOIN _ids USING (id)").fetchall())

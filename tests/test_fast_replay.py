@@ -1,0 +1,75 @@
+"""The replay's fast path for plain deals: the compiled pass, its Python twin and the full replay agree."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from foreman_cli import core, engine, records
+from foreman_cli.generate import INJECTABLE, generate
+from foreman_cli.rules import CHOICES, HouseRules
+
+need_c = pytest.mark.skipif(core.clean_deal is None, reason="the compiled core is not built (or FOREMAN_PURE=1)")
+
+
+def _rules(seed: int) -> HouseRules:
+    rnd = random.Random(seed)
+    return HouseRules(**{k: rnd.choice(v) for k, v in CHOICES.items()}, target=rnd.choice([12, 12, 10, 14]))
+
+
+def _games():
+    """Clean games under random house options, and games with each injectable breach."""
+    for n in range(12):
+        yield from generate(15, 100 + n, rules=_rules(n), max_deals=6, claims=0.2, series_size=3)
+    for n, code in enumerate(INJECTABLE):
+        rules = _rules(50 + n)
+        if code == "WRONG_DEALER":  # under deal_rotation 'free' any dealer is right
+            rules = HouseRules(**{**rules.as_dict(), "deal_rotation": "left"})
+        yield from generate(12, 300 + n, inject=code, rules=rules, max_deals=5)
+
+
+@pytest.fixture(scope="module")
+def decoded() -> list[records.GameData]:
+    import json
+    out = [records.decode(json.dumps(rec)) for rec, _ in _games()]
+    assert all(isinstance(g, records.GameData) for g in out)
+    return out
+
+
+def _deal_args(g: records.GameData):
+    P, seat = g.players, g.seat
+    for d in g.deals:
+        yield ((d.hands[P[0]], d.hands[P[1]], d.hands[P[2]]), d.kitty, d.passes, d.discards, d.tricks, seat,
+               seat[d.dealer], g.rules.return_rule == "highest", g.rules.target)
+
+
+@need_c
+def test_the_compiled_pass_answers_as_its_python_twin_on_every_deal(decoded):
+    answers = {"plain": 0, "closer": 0}
+    for g in decoded:
+        for args in _deal_args(g):
+            want = engine.clean_deal(*args)
+            got = core.clean_deal(*args, engine.CARD_OF)
+            assert got == want, args
+            answers["plain" if want is not None else "closer"] += 1
+    assert answers["plain"] > 300 and answers["closer"] > 100  # both answers are exercised
+
+
+def _result(r):
+    return (r.to_dict(), [(d.number, d.dealer, d.quotas, d.tricks, d.tricks_played, d.decided, d.winners)
+                          for d in r.deals])
+
+
+@pytest.mark.parametrize("fast", ["compiled", "twin"])
+def test_the_replay_gives_the_same_result_with_the_fast_path_and_without(decoded, monkeypatch, fast):
+    if fast == "compiled" and core.clean_deal is None:
+        pytest.skip("the compiled core is not built (or FOREMAN_PURE=1)")
+    with_fast = [_result(engine.replay(g)) for g in decoded] if fast == "compiled" else None
+    monkeypatch.setattr(core, "clean_deal", None)
+    without = [_result(engine.replay(g)) for g in decoded]
+    if fast == "twin":
+        monkeypatch.setattr(core, "clean_deal", lambda *a: engine.clean_deal(*a[:-1]))
+        with_fast = [_result(engine.replay(g)) for g in decoded]
+    assert with_fast == without
+    assert any(r[0]["violations"] for r in without) and any(not r[0]["violations"] for r in without)
