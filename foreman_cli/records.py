@@ -431,19 +431,43 @@ def decode(text: bytes | str, overrides: dict[str, Any] | None = None) -> GameDa
     seat = {n: i for i, n in enumerate(g.players)}
     if len(seat) != 3 or (g.played_at is not None and not _is_iso(g.played_at)):
         return decode_careful(text, overrides)
-    names = seat.keys()
-    for d in g.deals:
-        h = d.hands
-        if (len(h) != 3 or d.dealer not in seat or h.keys() != names
-                or not {t.leader for t in d.tricks} <= names
-                or not {p.from_ for p in d.passes} | {p.to for p in d.passes} <= names
-                or (d.claim is not None and (g.format == FORMAT or d.claim.by not in seat))):
-            return decode_careful(text, overrides)
+    if not (_names_ok or names_ok)(g.deals, seat) or (g.format == FORMAT and any(d.claim for d in g.deals)):
+        return decode_careful(text, overrides)
     problems: list[SchemaProblem] = []
     claim = _claim(g, seat, problems)
     if problems or (g.ext is not None and ext_problem(g.ext)):
         return decode_careful(text, overrides)
     return _finish(g, g.deals, claim, overrides)
+
+
+def names_ok(deals: list[Any], seat: dict[str, int]) -> bool:
+    """Every deal's hands, dealer, leaders, passes and claim name only the three players.
+
+    The compiled core has the same check (`_core.names_ok`), used when it is built.
+    """
+    names = seat.keys()
+    for d in deals:
+        h = d.hands
+        if (len(h) != 3 or d.dealer not in seat or h.keys() != names
+                or not {t.leader for t in d.tricks} <= names
+                or not {p.from_ for p in d.passes} | {p.to for p in d.passes} <= names
+                or (d.claim is not None and d.claim.by not in seat)):
+            return False
+    return True
+
+
+def _compiled_names_ok():
+    import os
+    if os.environ.get("FOREMAN_PURE") == "1":
+        return None
+    try:
+        from ._core import names_ok as c_names_ok
+    except ImportError:
+        return None
+    return c_names_ok
+
+
+_names_ok = _compiled_names_ok()
 
 
 def decode_careful(text: bytes | str, overrides: dict[str, Any] | None = None) -> GameData | Invalid:

@@ -73,3 +73,44 @@ def test_the_replay_gives_the_same_result_with_the_fast_path_and_without(decoded
         with_fast = [_result(engine.replay(g)) for g in decoded]
     assert with_fast == without
     assert any(r[0]["violations"] for r in without) and any(not r[0]["violations"] for r in without)
+
+
+@need_c
+def test_the_compiled_name_check_answers_as_its_python_twin(decoded):
+    import copy
+    from foreman_cli import _core
+    checked = 0
+    for g in decoded[:60]:
+        fast = records._FAST.decode(records.msgspec.json.encode(_as_record(g)))
+        seat = {n: i for i, n in enumerate(fast.players)}
+        assert _core.names_ok(fast.deals, seat) is records.names_ok(fast.deals, seat) is True
+        # a stranger at each place a name can be: both checks refuse it
+        for where in ("dealer", "leader", "from_", "to", "hand", "claim"):
+            bad = copy.deepcopy(fast.deals)
+            d = bad[-1]
+            if where == "dealer":
+                d.dealer = "zed"
+            elif where == "leader" and d.tricks:
+                d.tricks[-1].leader = "zed"
+            elif where in ("from_", "to") and d.passes:
+                setattr(d.passes[-1], where, "zed")
+            elif where == "hand":
+                d.hands["zed"] = d.hands.pop(fast.players[0])
+            elif where == "claim" and d.claim is not None:
+                d.claim.by = "zed"
+            else:
+                continue
+            assert _core.names_ok(bad, seat) is records.names_ok(bad, seat) is False, where
+            checked += 1
+    assert checked > 200
+
+
+def _as_record(g: records.GameData) -> dict:
+    """The decoded game written back as a foreman/1.1 record (what the fast decoder reads)."""
+    return {"format": "foreman/1.1", "id": g.id, "players": list(g.players),
+            "deals": [{"dealer": d.dealer, "hands": d.hands, "kitty": d.kitty,
+                       "passes": [{"from": p.from_, "to": p.to, "card": p.card, "returned": p.returned}
+                                  for p in d.passes],
+                       "discards": d.discards, "tricks": [{"leader": t.leader, "cards": t.cards} for t in d.tricks],
+                       **({"claim": {"by": d.claim.by, "accepted": d.claim.accepted}} if d.claim else {})}
+                      for d in g.deals]}
