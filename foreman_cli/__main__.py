@@ -1,16 +1,23 @@
 """The `foreman` command's entry: `python -m foreman_cli` and the console script."""
 
+import os
+import signal
 import sys
 
 
+def _interrupted_early(signum, frame) -> None:
+    # Until a command runs there is nothing to clean up or keep: say so in one line and go.
+    # (Typer turns a Ctrl-C during its own argument parsing into a silent exit 130.)
+    sys.stderr.write("foreman: interrupted\n")
+    sys.stderr.flush()
+    os._exit(130)
+
+
 def run() -> None:
-    """Start the CLI; a Ctrl-C before its own handling is in place is still one line and exit 130."""
-    try:
-        from .cli import main  # the heavy imports: a Ctrl-C may land in them
-        main()
-    except KeyboardInterrupt:
-        sys.stderr.write("foreman: interrupted\n")
-        sys.exit(130)
+    """Start the CLI; a Ctrl-C before a command runs is one line and exit 130, like one during it."""
+    signal.signal(signal.SIGINT, _interrupted_early)
+    from .cli import main  # the heavy imports: a Ctrl-C may land in them
+    main()
 
 
 if __name__ == "__main__":

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import functools
 import os
+import signal
 import sys
+import threading
 from typing import Annotated, Optional
 
 import typer
@@ -81,6 +83,10 @@ def _guarded(fn):
 
     @functools.wraps(fn)
     def run(*args, **kwargs):
+        # From here on a Ctrl-C is an exception the command can end cleanly (the start-up's handler
+        # in __main__ only exits).
+        if threading.current_thread() is threading.main_thread():
+            signal.signal(signal.SIGINT, signal.default_int_handler)
         try:
             return fn(*args, **kwargs)
         except ForemanError as e:

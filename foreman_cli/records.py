@@ -10,11 +10,10 @@ from decimal import Decimal
 from typing import Annotated, Any, Literal
 
 import msgspec
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from . import cards as C
 from . import money
-from .rules import HouseRules
+from .rules import CHOICES, TARGET_RANGE, HouseRules
 
 FORMAT = "foreman/1"
 FORMAT_1_1 = "foreman/1.1"
@@ -35,130 +34,6 @@ def _iso_datetime(v: str) -> str:
     if "T" not in v and " " not in v:
         raise ValueError(f"{v!r} has no time of day; write e.g. {v}T20:15:00+00:00")
     return v
-
-
-CardToken = Annotated[str, Field(pattern=CARD_PATTERN, description="rank then suit, e.g. 10S, QH, AD, 2C")]
-Name = Annotated[str, Field(min_length=1, max_length=200)]
-Amount = Annotated[str, Field(pattern=AMOUNT_PATTERN, max_length=AMOUNT_MAX,
-                              description="a non-negative decimal string: digits, optional decimal part")]
-
-
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", strict=True, frozen=True, defer_build=True)
-
-
-class Pass(_Strict):
-    """One pass: the giver hands `card` to the receiver, who gives back `returned`."""
-
-    from_: Name = Field(alias="from")
-    to: Name
-    card: CardToken
-    returned: CardToken
-
-
-class Trick(_Strict):
-    """One trick: its leader and the cards in clockwise play order starting with him."""
-
-    leader: Name
-    cards: list[CardToken]
-
-
-class Claim(_Strict):
-    """(foreman/1.1) After the recorded tricks, `by` claimed every remaining trick of the deal."""
-
-    by: Name
-    accepted: bool
-    statement: str | None = None
-
-
-class Deal(_Strict):
-    """One deal, as dealt and as played."""
-
-    dealer: Name
-    hands: dict[Name, list[CardToken]]
-    kitty: list[CardToken]
-    passes: list[Pass]
-    discards: list[CardToken]
-    tricks: list[Trick]
-    claim: Claim | None = None
-
-
-class Series(_Strict):
-    """The games of one evening or club series, in order."""
-
-    id: Annotated[str, Field(min_length=1, max_length=200)]
-    seq: Annotated[int, Field(ge=1, le=10**9)]
-
-
-class Rules(_Strict):
-    """House options; absent keys take the defaults, a value may not be null."""
-
-    quota: Literal["8-5-3", "9-5-2"] = "8-5-3"
-    target: Annotated[int, Field(ge=1, le=16)] = 12
-    return_rule: Literal["highest", "higher"] = "highest"
-    kitty: Literal["swap", "pickup"] = "swap"
-    deal_rotation: Literal["left", "free"] = "left"
-    next_dealer: Literal["winner-or-loser", "winner", "loser", "free"] = "winner-or-loser"
-    claim_rule: Literal["any-order", "best-play"] = "any-order"
-
-
-class Payment(_Strict):
-    """One payment the table wrote down."""
-
-    from_: Name = Field(alias="from")
-    to: Name
-    amount: Amount
-
-    @model_validator(mode="after")
-    def _not_to_self(self) -> "Payment":
-        if self.from_ == self.to:
-            raise ValueError(f"a payment from {self.from_!r} to himself")
-        return self
-
-
-class Claimed(_Strict):
-    """What the table wrote down as the result; each present part is checked."""
-
-    winner: Name | None = None
-    tricks: dict[Name, Annotated[int, Field(ge=0, le=16)]] | None = None
-    payments: list[Payment] | None = None
-
-
-class Game(_Strict):
-    """One game record in format foreman/1 or foreman/1.1."""
-
-    model_config = ConfigDict(
-        extra="forbid", strict=True, frozen=True, defer_build=True,
-        json_schema_extra={"$id": "https://foreman.invalid/schemas/foreman-1.schema.json",
-                           "title": "Foreman game record (foreman/1, foreman/1.1)"},
-    )
-
-    format: Literal["foreman/1", "foreman/1.1"]
-    id: Annotated[str, Field(pattern=ID_PATTERN)]
-    players: Annotated[list[Name], Field(min_length=3, max_length=3)]
-    deals: Annotated[list[Deal], Field(min_length=1)]
-    played_at: Annotated[str, AfterValidator(_iso_datetime)] | None = None
-    series: Series | None = None
-    rules: Rules | None = None
-    card_notation: Literal["en", "seed"] | None = None
-    stake: Amount | None = None
-    currency: Annotated[str, Field(min_length=1, max_length=32)] | None = None
-    claimed: Claimed | None = None
-    notes: str | None = None
-    ext: dict[str, Any] | None = None
-
-    @model_validator(mode="after")
-    def _distinct_players(self) -> "Game":
-        if len(set(self.players)) != len(self.players):
-            raise ValueError(f"players must be 3 distinct names, got {self.players}")
-        return self
-
-
-def json_schema() -> dict[str, Any]:
-    """Return the JSON Schema of foreman/1 and foreman/1.1, generated from the models."""
-    schema = Game.model_json_schema(by_alias=True)
-    schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
-    return schema
 
 
 # --- the game the engine replays: the record's deals with canonical tokens, names resolved ---
@@ -209,119 +84,7 @@ def quote(value: Any, limit: int = 60) -> str:
     return r if len(r) <= limit else r[: limit - 5] + "...'" + f" ({len(str(value))} characters)"
 
 
-def _path(loc: tuple[Any, ...]) -> str:
-    out = "$"
-    for part in loc:
-        if isinstance(part, int):
-            out += f"[{part}]"
-        elif isinstance(part, str) and re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", part):
-            out += f".{part}"
-        else:
-            out += f"[{part!r}]"
-    return out
-
-
-_BRANCH = re.compile(r"^(str|int|list\[.*\]|dict\[.*\]|function-after\[.*\]|literal\[.*\]|[A-Z]\w*)$")
-
-
-def problems_from_validation(err: ValidationError, limit: int = 20) -> list[SchemaProblem]:
-    """Turn a pydantic ValidationError into schema problems with JSON paths (the first `limit`)."""
-    out: list[SchemaProblem] = []
-    seen: set[tuple[str, str]] = set()
-    for e in err.errors(include_url=False):
-        # Drop union-branch labels such as 'function-after[...]' or 'Rules' from the location.
-        loc = tuple(p for p in e["loc"] if not (isinstance(p, str) and _BRANCH.match(p) and p not in _FIELD_NAMES))
-        msg = e["msg"]
-        if e["type"] == "missing":
-            msg = "required field is missing"
-        elif e["type"] == "extra_forbidden":
-            msg = f"unknown field {loc[-1]!r}" if loc else "unknown field"
-        elif e["type"] == "string_pattern_mismatch":
-            msg = f"{quote(e['input'])} is not valid here ({_pattern_hint(e)})"
-        elif e["type"] == "value_error":
-            msg = msg.removeprefix("Value error, ")
-        elif "input" in e and not isinstance(e["input"], (dict, list)):
-            msg = f"{msg}, got {quote(e['input'])}"
-        key = (_path(loc), msg)
-        if key in seen:
-            continue
-        seen.add(key)
-        out.append(SchemaProblem(*key))
-        if len(out) >= limit:
-            break
-    return out
-
-
-_FIELD_NAMES = {
-    name for model in (Game, Deal, Pass, Trick, Series, Rules, Payment, Claimed, Claim)
-    for name in (*model.model_fields, *(f.alias for f in model.model_fields.values() if f.alias))
-}
-
-
-def _pattern_hint(e: dict[str, Any]) -> str:
-    pattern = (e.get("ctx") or {}).get("pattern", "")
-    if pattern == CARD_PATTERN:
-        return "a card is rank then suit, e.g. 10S, QH, AD, 2C"
-    if pattern == ID_PATTERN:
-        return "an id is 1-128 ASCII letters, digits and ._:-"
-    if pattern == AMOUNT_PATTERN:
-        return "an amount is digits with an optional decimal part, e.g. '1.00'"
-    return f"must match {pattern}"
-
-
-def to_game_data(g: Game, overrides: dict[str, Any] | None = None) -> GameData | list[SchemaProblem]:
-    """Resolve a validated record: every token to its canonical form, every name checked."""
-    players = tuple(g.players)
-    seat = {n: i for i, n in enumerate(players)}
-    notation = g.card_notation or "en"
-    table = C.token_table(notation)
-    problems: list[SchemaProblem] = []
-
-    def who(name: str, path: str) -> str:
-        if name not in seat:
-            problems.append(SchemaProblem(path, f"{name!r} is not one of the players {list(players)}"))
-        return name
-
-    def cards(tokens: list[str], path: str) -> list[str]:
-        out = []
-        for j, t in enumerate(tokens):
-            c = C.parse_token(t, table)
-            if c is None:
-                problems.append(SchemaProblem(f"{path}[{j}]", C.explain_bad_token(t, notation)))
-                c = 0
-            out.append(C.CANONICAL[c])
-        return out
-
-    deals = []
-    for i, d in enumerate(g.deals):
-        p = f"$.deals[{i}]"
-        hands = {}
-        for name, toks in d.hands.items():
-            who(name, f"{p}.hands[{name!r}]")
-            hands[name] = cards(toks, f"{p}.hands[{name!r}]")
-        for name in players:
-            if name not in d.hands:
-                problems.append(SchemaProblem(f"{p}.hands", f"no hand for player {name!r}"))
-        passes = [_FPass(who(ps.from_, f"{p}.passes[{j}].from"), who(ps.to, f"{p}.passes[{j}].to"),
-                         cards([ps.card], f"{p}.passes[{j}].card")[0],
-                         cards([ps.returned], f"{p}.passes[{j}].returned")[0]) for j, ps in enumerate(d.passes)]
-        tricks = [_FTrick(who(t.leader, f"{p}.tricks[{j}].leader"), cards(t.cards, f"{p}.tricks[{j}].cards"))
-                  for j, t in enumerate(d.tricks)]
-        claim = None
-        if d.claim is not None:
-            if g.format == FORMAT:
-                problems.append(SchemaProblem(f"{p}.claim", "a deal's claim is foreman/1.1: write "
-                                              "\"format\": \"foreman/1.1\""))
-            claim = _FClaim(who(d.claim.by, f"{p}.claim.by"), d.claim.accepted, d.claim.statement)
-        deals.append(_FDeal(who(d.dealer, f"{p}.dealer"), hands, cards(d.kitty, f"{p}.kitty"), passes,
-                            cards(d.discards, f"{p}.discards"), tricks, claim))
-    claimed = _claim(g, seat, problems)
-    if problems:
-        return problems
-    return _finish(g, deals, claimed, overrides)
-
-
-def _claim(g: Game, seat: dict[str, int], problems: list[SchemaProblem]) -> ClaimData | None:
+def _claim(g: Any, seat: dict[str, int], problems: list[SchemaProblem]) -> ClaimData | None:
     """The claimed result, with a problem for each name that is not a player."""
     def who(name: str, path: str) -> None:
         if name not in seat:
@@ -472,6 +235,8 @@ _names_ok = _compiled_names_ok()
 
 def decode_careful(text: bytes | str, overrides: dict[str, Any] | None = None) -> GameData | Invalid:
     """Decode through the pydantic models: the contract, with a message for every problem."""
+    from pydantic import ValidationError
+    from .models import Game, problems_from_validation, to_game_data  # pydantic: the careful path only
     try:
         g = Game.model_validate_json(text)
     except ValidationError as e:
@@ -548,13 +313,13 @@ class _FSeries(msgspec.Struct, forbid_unknown_fields=True):
 
 
 class _FRules(msgspec.Struct, forbid_unknown_fields=True):
-    quota: Literal["8-5-3", "9-5-2"] = "8-5-3"
-    target: Annotated[int, msgspec.Meta(ge=1, le=16)] = 12
-    return_rule: Literal["highest", "higher"] = "highest"
-    kitty: Literal["swap", "pickup"] = "swap"
-    deal_rotation: Literal["left", "free"] = "left"
-    next_dealer: Literal["winner-or-loser", "winner", "loser", "free"] = "winner-or-loser"
-    claim_rule: Literal["any-order", "best-play"] = "any-order"
+    quota: Literal[CHOICES["quota"]] = CHOICES["quota"][0]  # type: ignore[valid-type]
+    target: Annotated[int, msgspec.Meta(ge=TARGET_RANGE[0], le=TARGET_RANGE[1])] = HouseRules().target
+    return_rule: Literal[CHOICES["return_rule"]] = CHOICES["return_rule"][0]  # type: ignore[valid-type]
+    kitty: Literal[CHOICES["kitty"]] = CHOICES["kitty"][0]  # type: ignore[valid-type]
+    deal_rotation: Literal[CHOICES["deal_rotation"]] = CHOICES["deal_rotation"][0]  # type: ignore[valid-type]
+    next_dealer: Literal[CHOICES["next_dealer"]] = CHOICES["next_dealer"][0]  # type: ignore[valid-type]
+    claim_rule: Literal[CHOICES["claim_rule"]] = CHOICES["claim_rule"][0]  # type: ignore[valid-type]
 
 
 class _FPayment(msgspec.Struct, forbid_unknown_fields=True, rename={"from_": "from"}):
@@ -586,6 +351,17 @@ class _FGame(msgspec.Struct, forbid_unknown_fields=True):
 
 
 _FAST = msgspec.json.Decoder(_FGame)
+
+
+def __getattr__(name: str) -> Any:
+    """The pydantic models (`Game`, ..., `json_schema`) load on first use: start-up stays light."""
+    if name.startswith("__"):  # the import system asks for __path__ and such: not a model
+        raise AttributeError(name)
+    from . import models
+    try:
+        return getattr(models, name)
+    except AttributeError:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}") from None
 
 
 def _id_of(text: bytes | str) -> str | None:

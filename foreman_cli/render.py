@@ -16,11 +16,6 @@ from decimal import Decimal
 from typing import IO, Any
 
 import msgspec
-from rich.console import Console
-from rich.segment import Segment
-from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
-from rich.table import Table
-from rich.text import Text
 
 from . import money
 from .audit import Summary
@@ -45,16 +40,32 @@ def visible(text: str) -> str:
     return _UNSAFE.sub(lambda m: f"\\x{ord(m[0]):02x}" if ord(m[0]) < 0x100 else f"\\u{ord(m[0]):04x}", text)
 
 
-class _SafeConsole(Console):
-    """A rich Console that never sends control characters of the content to the terminal."""
+# rich, bound on the first human output (`_load_rich`): a `--json` run never imports it.
+Console = Segment = Table = Text = Progress = BarColumn = TextColumn = TimeElapsedColumn = _SafeConsole = None
 
-    def _render_buffer(self, buffer: Iterable[Segment]) -> str:
-        # Segments marked `control` are rich's own cursor and screen codes; the rest is content.
-        return super()._render_buffer(s if s.control else Segment(visible(s.text), s.style) for s in buffer)
+
+def _load_rich() -> None:
+    """Import rich and define the safe console, once."""
+    global Console, Segment, Table, Text, Progress, BarColumn, TextColumn, TimeElapsedColumn, _SafeConsole
+    if _SafeConsole is not None:
+        return
+    from rich.console import Console
+    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+    from rich.segment import Segment
+    from rich.table import Table
+    from rich.text import Text
+
+    class _SafeConsole(Console):
+        """A rich Console that never sends control characters of the content to the terminal."""
+
+        def _render_buffer(self, buffer: Iterable[Segment]) -> str:
+            # Segments marked `control` are rich's own cursor and screen codes; the rest is content.
+            return super()._render_buffer(s if s.control else Segment(visible(s.text), s.style) for s in buffer)
 
 
 def console(file: IO[str] | None = None) -> Console:
     """A console that writes plain text, 120 columns wide, when not on a terminal (or with NO_COLOR)."""
+    _load_rich()
     file = file or sys.stdout
     tty = hasattr(file, "isatty") and file.isatty()
     # Names and messages come from records: never read them as markup or emoji codes.
@@ -166,6 +177,7 @@ def codes(selected: list[str], out: IO[str] | None = None) -> None:
 
 def error(message: str, hint: str = "") -> None:
     """Print a one-line error (and its hint) on standard error."""
+    _load_rich()
     con = _SafeConsole(file=sys.stderr, highlight=False, soft_wrap=True, markup=False, emoji=False)
     con.print(Text("foreman: ", style="bold red") + Text(message))
     if hint:
@@ -174,6 +186,7 @@ def error(message: str, hint: str = "") -> None:
 
 def warning(message: str, hint: str = "") -> None:
     """Print a one-line warning (and its hint) on standard error."""
+    _load_rich()
     con = _SafeConsole(file=sys.stderr, highlight=False, soft_wrap=True, markup=False, emoji=False)
     con.print(Text("foreman: warning: ", style="bold yellow") + Text(message))
     if hint:
@@ -475,6 +488,7 @@ class LoadProgress:
     """A progress bar for long loads on a terminal; silent otherwise."""
 
     def __init__(self) -> None:
+        _load_rich()
         self.con = Console(file=sys.stderr, markup=False, emoji=False)
         self.progress = None
         if self.con.is_terminal:

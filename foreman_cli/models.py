@@ -1,0 +1,254 @@
+"""The pydantic models of foreman/1 and 1.1: the contract, the JSON Schema and the careful decoder's messages.
+
+Only the careful path (a record the fast decoder refuses) and `foreman schema` load this module,
+and with it pydantic; `records.decode` reads good records without them.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Annotated, Any, Literal
+
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from . import cards as C
+from .rules import CHOICES, TARGET_RANGE, HouseRules
+from .records import (AMOUNT_MAX, AMOUNT_PATTERN, CARD_PATTERN, FORMAT, FORMATS, ID_PATTERN, GameData, SchemaProblem,
+                      _claim, _FClaim, _FDeal, _finish, _FPass, _FTrick, _iso_datetime, quote)
+
+CardToken = Annotated[str, Field(pattern=CARD_PATTERN, description="rank then suit, e.g. 10S, QH, AD, 2C")]
+Name = Annotated[str, Field(min_length=1, max_length=200)]
+Amount = Annotated[str, Field(pattern=AMOUNT_PATTERN, max_length=AMOUNT_MAX,
+                              description="a non-negative decimal string: digits, optional decimal part")]
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True, defer_build=True)
+
+
+class Pass(_Strict):
+    """One pass: the giver hands `card` to the receiver, who gives back `returned`."""
+
+    from_: Name = Field(alias="from")
+    to: Name
+    card: CardToken
+    returned: CardToken
+
+
+class Trick(_Strict):
+    """One trick: its leader and the cards in clockwise play order starting with him."""
+
+    leader: Name
+    cards: list[CardToken]
+
+
+class Claim(_Strict):
+    """(foreman/1.1) After the recorded tricks, `by` claimed every remaining trick of the deal."""
+
+    by: Name
+    accepted: bool
+    statement: str | None = None
+
+
+class Deal(_Strict):
+    """One deal, as dealt and as played."""
+
+    dealer: Name
+    hands: dict[Name, list[CardToken]]
+    kitty: list[CardToken]
+    passes: list[Pass]
+    discards: list[CardToken]
+    tricks: list[Trick]
+    claim: Claim | None = None
+
+
+class Series(_Strict):
+    """The games of one evening or club series, in order."""
+
+    id: Annotated[str, Field(min_length=1, max_length=200)]
+    seq: Annotated[int, Field(ge=1, le=10**9)]
+
+
+class Rules(_Strict):
+    """House options; absent keys take the defaults, a value may not be null."""
+
+    quota: Literal[CHOICES["quota"]] = CHOICES["quota"][0]  # type: ignore[valid-type]
+    target: Annotated[int, Field(ge=TARGET_RANGE[0], le=TARGET_RANGE[1])] = HouseRules().target
+    return_rule: Literal[CHOICES["return_rule"]] = CHOICES["return_rule"][0]  # type: ignore[valid-type]
+    kitty: Literal[CHOICES["kitty"]] = CHOICES["kitty"][0]  # type: ignore[valid-type]
+    deal_rotation: Literal[CHOICES["deal_rotation"]] = CHOICES["deal_rotation"][0]  # type: ignore[valid-type]
+    next_dealer: Literal[CHOICES["next_dealer"]] = CHOICES["next_dealer"][0]  # type: ignore[valid-type]
+    claim_rule: Literal[CHOICES["claim_rule"]] = CHOICES["claim_rule"][0]  # type: ignore[valid-type]
+
+
+class Payment(_Strict):
+    """One payment the table wrote down."""
+
+    from_: Name = Field(alias="from")
+    to: Name
+    amount: Amount
+
+    @model_validator(mode="after")
+    def _not_to_self(self) -> "Payment":
+        if self.from_ == self.to:
+            raise ValueError(f"a payment from {self.from_!r} to himself")
+        return self
+
+
+class Claimed(_Strict):
+    """What the table wrote down as the result; each present part is checked."""
+
+    winner: Name | None = None
+    tricks: dict[Name, Annotated[int, Field(ge=0, le=16)]] | None = None
+    payments: list[Payment] | None = None
+
+
+class Game(_Strict):
+    """One game record in format foreman/1 or foreman/1.1."""
+
+    model_config = ConfigDict(
+        extra="forbid", strict=True, frozen=True, defer_build=True,
+        json_schema_extra={"$id": "https://foreman.invalid/schemas/foreman-1.schema.json",
+                           "title": "Foreman game record (foreman/1, foreman/1.1)"},
+    )
+
+    format: Literal["foreman/1", "foreman/1.1"]
+    id: Annotated[str, Field(pattern=ID_PATTERN)]
+    players: Annotated[list[Name], Field(min_length=3, max_length=3)]
+    deals: Annotated[list[Deal], Field(min_length=1)]
+    played_at: Annotated[str, AfterValidator(_iso_datetime)] | None = None
+    series: Series | None = None
+    rules: Rules | None = None
+    card_notation: Literal["en", "seed"] | None = None
+    stake: Amount | None = None
+    currency: Annotated[str, Field(min_length=1, max_length=32)] | None = None
+    claimed: Claimed | None = None
+    notes: str | None = None
+    ext: dict[str, Any] | None = None
+
+    @model_validator(mode="after")
+    def _distinct_players(self) -> "Game":
+        if len(set(self.players)) != len(self.players):
+            raise ValueError(f"players must be 3 distinct names, got {self.players}")
+        return self
+
+
+def json_schema() -> dict[str, Any]:
+    """Return the JSON Schema of foreman/1 and foreman/1.1, generated from the models."""
+    schema = Game.model_json_schema(by_alias=True)
+    schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
+    return schema
+
+
+def _path(loc: tuple[Any, ...]) -> str:
+    out = "$"
+    for part in loc:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        elif isinstance(part, str) and re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", part):
+            out += f".{part}"
+        else:
+            out += f"[{part!r}]"
+    return out
+
+
+_BRANCH = re.compile(r"^(str|int|list\[.*\]|dict\[.*\]|function-after\[.*\]|literal\[.*\]|[A-Z]\w*)$")
+
+
+def problems_from_validation(err: ValidationError, limit: int = 20) -> list[SchemaProblem]:
+    """Turn a pydantic ValidationError into schema problems with JSON paths (the first `limit`)."""
+    out: list[SchemaProblem] = []
+    seen: set[tuple[str, str]] = set()
+    for e in err.errors(include_url=False):
+        # Drop union-branch labels such as 'function-after[...]' or 'Rules' from the location.
+        loc = tuple(p for p in e["loc"] if not (isinstance(p, str) and _BRANCH.match(p) and p not in _FIELD_NAMES))
+        msg = e["msg"]
+        if e["type"] == "missing":
+            msg = "required field is missing"
+        elif e["type"] == "extra_forbidden":
+            msg = f"unknown field {loc[-1]!r}" if loc else "unknown field"
+        elif e["type"] == "string_pattern_mismatch":
+            msg = f"{quote(e['input'])} is not valid here ({_pattern_hint(e)})"
+        elif e["type"] == "value_error":
+            msg = msg.removeprefix("Value error, ")
+        elif "input" in e and not isinstance(e["input"], (dict, list)):
+            msg = f"{msg}, got {quote(e['input'])}"
+        key = (_path(loc), msg)
+        if key in seen:
+            continue
+        seen.add(key)
+        out.append(SchemaProblem(*key))
+        if len(out) >= limit:
+            break
+    return out
+
+
+_FIELD_NAMES = {
+    name for model in (Game, Deal, Pass, Trick, Series, Rules, Payment, Claimed, Claim)
+    for name in (*model.model_fields, *(f.alias for f in model.model_fields.values() if f.alias))
+}
+
+
+def _pattern_hint(e: dict[str, Any]) -> str:
+    pattern = (e.get("ctx") or {}).get("pattern", "")
+    if pattern == CARD_PATTERN:
+        return "a card is rank then suit, e.g. 10S, QH, AD, 2C"
+    if pattern == ID_PATTERN:
+        return "an id is 1-128 ASCII letters, digits and ._:-"
+    if pattern == AMOUNT_PATTERN:
+        return "an amount is digits with an optional decimal part, e.g. '1.00'"
+    return f"must match {pattern}"
+
+
+def to_game_data(g: Game, overrides: dict[str, Any] | None = None) -> GameData | list[SchemaProblem]:
+    """Resolve a validated record: every token to its canonical form, every name checked."""
+    players = tuple(g.players)
+    seat = {n: i for i, n in enumerate(players)}
+    notation = g.card_notation or "en"
+    table = C.token_table(notation)
+    problems: list[SchemaProblem] = []
+
+    def who(name: str, path: str) -> str:
+        if name not in seat:
+            problems.append(SchemaProblem(path, f"{name!r} is not one of the players {list(players)}"))
+        return name
+
+    def cards(tokens: list[str], path: str) -> list[str]:
+        out = []
+        for j, t in enumerate(tokens):
+            c = C.parse_token(t, table)
+            if c is None:
+                problems.append(SchemaProblem(f"{path}[{j}]", C.explain_bad_token(t, notation)))
+                c = 0
+            out.append(C.CANONICAL[c])
+        return out
+
+    deals = []
+    for i, d in enumerate(g.deals):
+        p = f"$.deals[{i}]"
+        hands = {}
+        for name, toks in d.hands.items():
+            who(name, f"{p}.hands[{name!r}]")
+            hands[name] = cards(toks, f"{p}.hands[{name!r}]")
+        for name in players:
+            if name not in d.hands:
+                problems.append(SchemaProblem(f"{p}.hands", f"no hand for player {name!r}"))
+        passes = [_FPass(who(ps.from_, f"{p}.passes[{j}].from"), who(ps.to, f"{p}.passes[{j}].to"),
+                         cards([ps.card], f"{p}.passes[{j}].card")[0],
+                         cards([ps.returned], f"{p}.passes[{j}].returned")[0]) for j, ps in enumerate(d.passes)]
+        tricks = [_FTrick(who(t.leader, f"{p}.tricks[{j}].leader"), cards(t.cards, f"{p}.tricks[{j}].cards"))
+                  for j, t in enumerate(d.tricks)]
+        claim = None
+        if d.claim is not None:
+            if g.format == FORMAT:
+                problems.append(SchemaProblem(f"{p}.claim", "a deal's claim is foreman/1.1: write "
+                                              "\"format\": \"foreman/1.1\""))
+            claim = _FClaim(who(d.claim.by, f"{p}.claim.by"), d.claim.accepted, d.claim.statement)
+        deals.append(_FDeal(who(d.dealer, f"{p}.dealer"), hands, cards(d.kitty, f"{p}.kitty"), passes,
+                            cards(d.discards, f"{p}.discards"), tricks, claim))
+    claimed = _claim(g, seat, problems)
+    if problems:
+        return problems
+    return _finish(g, deals, claimed, overrides)
+
+
