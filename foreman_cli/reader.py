@@ -74,7 +74,7 @@ def read_records(paths: Iterable[str], max_record_bytes: int = DEFAULT_MAX_RECOR
             yield from read_stream(stream, "<stdin>", max_record_bytes)
         else:
             try:
-                f = open(p, "rb")
+                f = open(p, "rb", buffering=CHUNK)  # fewer, larger reads: lines are ~25 kB
             except OSError as e:
                 raise InputError(f"{p}: {e.strerror or e}") from None
             with f:
