@@ -668,25 +668,17 @@ static PyMethodDef core_methods[] = {
     {NULL, NULL, 0, NULL}};
 
 static struct PyModuleDef core_module = {
-    PyModuleDef_HEAD_INIT, "_core", "foreman's compiled core: the exact ending solver (twin of solver.py).", -1,
+    PyModuleDef_HEAD_INIT, "_core", "foreman's compiled core: the exact ending solver (twin of solver.py) and the replay's fast path.", -1,
     core_methods, NULL, NULL, NULL, NULL};
 
 PyMODINIT_FUNC PyInit__core(void) {
     if (PyType_Ready(&ParanoidType) < 0) return NULL;
-    S_from = PyUnicode_InternFromString("from_");
-    S_to = PyUnicode_InternFromString("to");
-    S_card = PyUnicode_InternFromString("card");
-    S_returned = PyUnicode_InternFromString("returned");
-    S_leader = PyUnicode_InternFromString("leader");
-    S_cards = PyUnicode_InternFromString("cards");
-    if (!S_from || !S_to || !S_card || !S_returned || !S_leader || !S_cards) return NULL;
-    S_hands = PyUnicode_InternFromString("hands");
-    S_dealer = PyUnicode_InternFromString("dealer");
-    S_tricks = PyUnicode_InternFromString("tricks");
-    S_passes = PyUnicode_InternFromString("passes");
-    S_claim = PyUnicode_InternFromString("claim");
-    S_by = PyUnicode_InternFromString("by");
-    if (!S_hands || !S_dealer || !S_tricks || !S_passes || !S_claim || !S_by) return NULL;
+    struct { PyObject **slot; const char *name; } names[] = {
+        {&S_from, "from_"}, {&S_to, "to"}, {&S_card, "card"}, {&S_returned, "returned"}, {&S_leader, "leader"},
+        {&S_cards, "cards"}, {&S_hands, "hands"}, {&S_dealer, "dealer"}, {&S_tricks, "tricks"},
+        {&S_passes, "passes"}, {&S_claim, "claim"}, {&S_by, "by"}};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (!(*names[i].slot = PyUnicode_InternFromString(names[i].name))) return NULL;
     PyObject *m = PyModule_Create(&core_module);
     if (!m) return NULL;
     Py_INCREF(&ParanoidType);

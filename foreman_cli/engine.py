@@ -117,6 +117,19 @@ def _check_trick(P, H: _Hands, add, trace, dn: int, tn: int, ld: int, leader_due
     return w
 
 
+def wrong_return(before: int, c: int, x: int, highest: bool) -> bool:
+    """Whether returning x for c breaks the return rule, given the receiver's hand before the pass.
+
+    'highest': his highest card of the suit received, if he has one; 'higher': a card above the
+    one received, if he has one. Without such a card any return is allowed (RULES.md 4).
+    """
+    suit_cards = before & SUIT_MASK[SUIT_OF[c]]
+    if highest:
+        return bool(suit_cards) and x != suit_cards.bit_length() - 1
+    above = suit_cards & ~((BIT[c] << 1) - 1)
+    return bool(above) and not above & BIT[x]
+
+
 def _incomplete(dn: int, tricks: int, target: int) -> Finding:
     return Finding("DEAL_INCOMPLETE", f"the deal stops after {tricks} tricks with nobody at {target}",
                    deal=dn, trick=tricks + 1, evidence={"tricks": tricks, "target": target})
@@ -298,14 +311,8 @@ def replay(g: GameData, source: str = "", stop_at: tuple[int, int] | None = None
                 # The plain exchange: each side holds what it hands over and not what it gets.
                 m[gv] ^= bc | bx
                 m[rc] ^= bc | bx
-                suit_cards = before & SUIT_MASK[SUIT_OF[c]]
-                if highest_rule:
-                    wrong = suit_cards and x != suit_cards.bit_length() - 1
-                else:
-                    above = suit_cards & ~((bc << 1) - 1)
-                    wrong = above and not above & bx
-                if wrong:
-                    add(_wrong_return(P, rules.return_rule, dn, pn, rc, c, x, suit_cards))
+                if wrong_return(before, c, x, highest_rule):
+                    add(_wrong_return(P, rules.return_rule, dn, pn, rc, c, x, before & SUIT_MASK[SUIT_OF[c]]))
                 if trace is not None:
                     trace.append(_pass_event(P, dn, pn, gv, rc, c, x, before))
                 continue
@@ -322,14 +329,8 @@ def replay(g: GameData, source: str = "", stop_at: tuple[int, int] | None = None
                             deal=dn, pass_=pn, player=P[rc], card=CANONICAL[x],
                             evidence={"received": CANONICAL[c], "hand_before": names(hand_cards(before, before_dup))}))
             else:
-                suit_cards = before & SUIT_MASK[s]
-                if highest_rule:
-                    wrong = suit_cards and x != suit_cards.bit_length() - 1
-                else:
-                    above = suit_cards & ~((BIT[c] << 1) - 1)
-                    wrong = above and not above & BIT[x]
-                if wrong:
-                    add(_wrong_return(P, rules.return_rule, dn, pn, rc, c, x, suit_cards))
+                if wrong_return(before, c, x, highest_rule):
+                    add(_wrong_return(P, rules.return_rule, dn, pn, rc, c, x, before & SUIT_MASK[s]))
             H.remove(rc, x)
             H.add(gv, x)
             if trace is not None:
@@ -627,13 +628,7 @@ def clean_deal(hands, kitty, passes, discards, tricks, seat: dict, dealer: int, 
         before = m[rc]
         if (gv, rc) != gv_rc or not m[gv] & bc or not before & bx or before & bc or m[gv] & bx:
             return None
-        suit_cards = before & SUIT_MASK[SUIT_OF[c]]
-        if highest:
-            wrong = suit_cards and x != suit_cards.bit_length() - 1
-        else:
-            above = suit_cards & ~((bc << 1) - 1)
-            wrong = above and not above & bx
-        if wrong:
+        if wrong_return(before, c, x, highest):
             return None
         m[gv] ^= bc | bx
         m[rc] ^= bc | bx
