@@ -211,267 +211,330 @@ def _wrong_return(P, rule: str, dn: int, pn: int, rc: int, c: int, x: int, suit_
                    evidence={"received": CANONICAL[c], "expected": names(allowed), "return_rule": rule})
 
 
+@dataclass(slots=True)
+class _Game:
+    """What every phase of one game's replay reads: the players, the rules, where findings go."""
+
+    P: tuple[str, ...]
+    seat: dict[str, int]
+    rules: Any
+    add: Any  # appends a finding (and, traced, its event)
+    trace: list[dict[str, Any]] | None
+    highest_rule: bool
+    swap: bool
+
+
 def replay(g: GameData, source: str = "", stop_at: tuple[int, int] | None = None,
            trace: list[dict[str, Any]] | None = None) -> GameResult | Position:
     """Replay a game; return its result, or the Position before trick `stop_at` = (deal, trick).
 
     With `trace` a list, every event (deal, pass, kitty, play, trick, finding) is appended to it.
     """
-    P = g.players
-    seat = g.seat
-    CARD = CARD_OF
-    rules = g.rules
-    q_d, q_l, q_r = rules.quotas
-    target = rules.target
-    swap = rules.kitty == "swap"
-    highest_rule = rules.return_rule == "highest"
-    rotate_left = rules.deal_rotation == "left"
+    P, rules = g.players, g.rules
     findings: list[Finding] = []
     add = findings.append
     if trace is not None:
         def add(f: Finding, _append=findings.append) -> None:  # noqa: F811 - traced variant
             _append(f)
             trace.append({"event": "finding", **f.to_dict()})
-    deal_results: list[DealResult] = []
+    ctx = _Game(P, g.seat, rules, add, trace, rules.return_rule == "highest", rules.kitty == "swap")
     # The compiled pass for plain deals; the traced replay and a stop at a position need every event.
     fast = core.clean_deal if trace is None and stop_at is None else None
+    deal_results: list[DealResult] = []
     winner: int | None = None
     won_at: tuple[int, int] | None = None
     prev_dealer: int | None = None
-    n_deals = len(g.deals)
-
     for dn, d in enumerate(g.deals, 1):
         if winner is not None:
             add(Finding("PLAY_AFTER_END", f"a whole deal recorded after {P[winner]} won at deal "
                         f"{won_at[0]}, trick {won_at[1]}", deal=dn,
                         evidence={"won_at": {"deal": won_at[0], "trick": won_at[1]}}))
             continue
-        D = seat[d.dealer]
-        hands_tok = (d.hands[P[0]], d.hands[P[1]], d.hands[P[2]])
-        L = (D + 1) % 3
-        R = (D + 2) % 3
-        quotas = [0, 0, 0]
-        quotas[D], quotas[L], quotas[R] = q_d, q_l, q_r
-        if trace is not None:
-            trace.append({"event": "deal", "deal": dn, "dealer": P[D], "roles": {P[D]: "D", P[L]: "L", P[R]: "R"},
-                          "quotas": {P[s]: quotas[s] for s in range(3)},
-                          "hands": {P[s]: names(map(CARD.__getitem__, hands_tok[s])) for s in range(3)},
-                          "kitty": names(map(CARD.__getitem__, d.kitty))})
-        if prev_dealer is not None and rotate_left and D != (prev_dealer + 1) % 3:
-            exp = P[(prev_dealer + 1) % 3]
-            add(Finding("WRONG_DEALER", f"{P[D]} dealt; the deal passes left, from {P[prev_dealer]} to {exp}",
-                        deal=dn, player=P[D], evidence={"expected": exp}))
+        D = g.seat[d.dealer]
+        _deal_started(ctx, dn, d, D, prev_dealer)
         prev_dealer = D
-        if fast is not None and d.claim is None:
-            r = fast(hands_tok, d.kitty, d.passes, d.discards, d.tricks, seat, D, highest_rule, target, CARD)
-            if r is not None:
-                # Nothing amiss in the deal: its tallies and winners in one compiled pass.
-                won, winners, decided = [r[0], r[1], r[2]], r[3], r[4]
-                if decided:
-                    winner, won_at = winners[-1], (dn, len(winners))
-                elif dn < n_deals and len(d.tricks) < TRICKS_PER_DEAL:
-                    add(_incomplete(dn, len(d.tricks), target))
-                deal_results.append(DealResult(dn, D, (quotas[0], quotas[1], quotas[2]), won, len(winners),
-                                               decided, winners, None))
-                continue
+        out = _fast_deal(ctx, fast, dn, d, D, len(g.deals)) if fast is not None and d.claim is None else None
+        if out is None:
+            out = _replay_deal(ctx, dn, d, D, stop_at, len(g.deals))
+            if isinstance(out, Position):
+                return out
+        res, won_at_trick, by = out
+        deal_results.append(res)
+        if res.decided:
+            winner, won_at = by, (dn, won_at_trick)
+    return _result(g, ctx, findings, source, deal_results, winner)
 
-        # The deal: sizes, duplicates, and the hands as multisets.
-        H = _Hands()
-        m, dup = H.m, H.dup
-        kitty = list(map(CARD.__getitem__, d.kitty))
-        h0, h1, h2 = hands_tok
-        # A sum of bits has fewer bits than cards when a card repeats (the repeat carries), so
-        # sums of 16, 16, 16 and 4 cards whose union is all 52 bits can only be a deck dealt
-        # once each. Anything else takes the careful count.
-        m[0] = m0 = sum(map(BIT_OF.__getitem__, h0))
-        m[1] = m1 = sum(map(BIT_OF.__getitem__, h1))
-        m[2] = m2 = sum(map(BIT_OF.__getitem__, h2))
-        kitty_mask = sum(map(BIT_OF.__getitem__, d.kitty))
-        if not (len(h0) == len(h1) == len(h2) == HAND_SIZE and len(kitty) == KITTY_SIZE
-                and m0 | m1 | m2 | kitty_mask == FULL_DECK):
-            kitty_mask = _check_deal(P, H, add, dn, hands_tok, kitty)
 
-        # The passes: L to R, R to D, D to L; each checked against its actual giver and receiver.
-        expected = ((L, R), (R, D), (D, L))
-        for i, ps in enumerate(d.passes):
-            gv, rc, c, x = seat[ps.from_], seat[ps.to], CARD[ps.card], CARD[ps.returned]
-            pn = i + 1
-            if i >= 3:
-                add(Finding("PASS_SEQUENCE", f"an extra pass, {P[gv]} to {P[rc]}; a deal has 3 passes",
-                            deal=dn, pass_=pn, player=P[gv], evidence={"recorded": [P[gv], P[rc]], "expected": None}))
-            elif (gv, rc) != expected[i]:
-                eg, er = expected[i]
-                add(Finding("PASS_SEQUENCE", f"recorded {P[gv]} to {P[rc]}; pass {pn} is {P[eg]} ({ROLE_WORDS[(eg - D) % 3]}) "
-                            f"to {P[er]} ({ROLE_WORDS[(er - D) % 3]})", deal=dn, pass_=pn, player=P[gv],
-                            evidence={"recorded": [P[gv], P[rc]], "expected": [P[eg], P[er]]}))
-            before = m[rc]
-            bc, bx = BIT[c], BIT[x]
-            if (m[gv] & bc and before & bx and not before & bc and not m[gv] & bx
-                    and not (dup[gv] or dup[rc]) and gv != rc):
-                # The plain exchange: each side holds what it hands over and not what it gets.
-                m[gv] ^= bc | bx
-                m[rc] ^= bc | bx
-                if wrong_return(before, c, x, highest_rule):
-                    add(_wrong_return(P, rules.return_rule, dn, pn, rc, c, x, before & SUIT_MASK[SUIT_OF[c]]))
-                if trace is not None:
-                    trace.append(_pass_event(P, dn, pn, gv, rc, c, x, before))
-                continue
-            before_dup = dict(dup[rc]) if dup[rc] else None
-            if not H.remove(gv, c):
-                add(Finding("PASS_NOT_HELD", f"{P[gv]} gave {CANONICAL[c]} but did not hold it; held "
-                            f"{' '.join(names(H.cards(gv))) or 'nothing'}", deal=dn, pass_=pn, player=P[gv],
-                            card=CANONICAL[c], evidence={"hand": names(H.cards(gv))}))
-            H.add(rc, c)
-            s = SUIT_OF[c]
-            if not before & BIT[x]:
-                add(Finding("RETURN_NOT_HELD", f"{P[rc]} returned {CANONICAL[x]} for {CANONICAL[c]} but did not "
-                            f"hold it before the pass; held {' '.join(names(hand_cards(before, before_dup))) or 'nothing'}",
-                            deal=dn, pass_=pn, player=P[rc], card=CANONICAL[x],
-                            evidence={"received": CANONICAL[c], "hand_before": names(hand_cards(before, before_dup))}))
-            else:
-                if wrong_return(before, c, x, highest_rule):
-                    add(_wrong_return(P, rules.return_rule, dn, pn, rc, c, x, before & SUIT_MASK[s]))
-            H.remove(rc, x)
-            H.add(gv, x)
+def _quotas(rules, D: int) -> tuple[int, int, int]:
+    q = [0, 0, 0]
+    q[D], q[(D + 1) % 3], q[(D + 2) % 3] = rules.quotas
+    return q[0], q[1], q[2]
+
+
+def _deal_started(ctx: _Game, dn: int, d, D: int, prev_dealer: int | None) -> None:
+    """The deal's event, and the dealer checked against the rotation (WRONG_DEALER)."""
+    P = ctx.P
+    if ctx.trace is not None:
+        L, R = (D + 1) % 3, (D + 2) % 3
+        quotas = _quotas(ctx.rules, D)
+        ctx.trace.append({"event": "deal", "deal": dn, "dealer": P[D], "roles": {P[D]: "D", P[L]: "L", P[R]: "R"},
+                          "quotas": {P[s]: quotas[s] for s in range(3)},
+                          "hands": {P[s]: names(map(CARD_OF.__getitem__, d.hands[P[s]])) for s in range(3)},
+                          "kitty": names(map(CARD_OF.__getitem__, d.kitty))})
+    if prev_dealer is not None and ctx.rules.deal_rotation == "left" and D != (prev_dealer + 1) % 3:
+        exp = P[(prev_dealer + 1) % 3]
+        ctx.add(Finding("WRONG_DEALER", f"{P[D]} dealt; the deal passes left, from {P[prev_dealer]} to {exp}",
+                        deal=dn, player=P[D], evidence={"expected": exp}))
+
+
+def _fast_deal(ctx: _Game, fast, dn: int, d, D: int, n_deals: int):
+    """A deal with nothing amiss, tallied in one compiled pass; None when it needs the full replay."""
+    P, target = ctx.P, ctx.rules.target
+    r = fast((d.hands[P[0]], d.hands[P[1]], d.hands[P[2]]), d.kitty, d.passes, d.discards, d.tricks, ctx.seat, D,
+             ctx.highest_rule, target, CARD_OF)
+    if r is None:
+        return None
+    won, winners, decided = [r[0], r[1], r[2]], r[3], r[4]
+    if not decided and dn < n_deals and len(d.tricks) < TRICKS_PER_DEAL:
+        ctx.add(_incomplete(dn, len(d.tricks), target))
+    res = DealResult(dn, D, _quotas(ctx.rules, D), won, len(winners), decided, winners, None)
+    return res, len(winners), (winners[-1] if decided else None)
+
+
+def _replay_deal(ctx: _Game, dn: int, d, D: int, stop_at: tuple[int, int] | None, n_deals: int):
+    """The full replay of one deal: every rule checked, every finding worded; or the Position asked for."""
+    P, seat, target = ctx.P, ctx.seat, ctx.rules.target
+    H = _Hands()
+    kitty = list(map(CARD_OF.__getitem__, d.kitty))
+    kitty_mask = _deal_hands(ctx, H, dn, (d.hands[P[0]], d.hands[P[1]], d.hands[P[2]]), d.kitty, kitty)
+    _passes(ctx, H, dn, d, D)
+    _kitty(ctx, H, dn, d, D, kitty, kitty_mask)
+    play = _tricks(ctx, H, dn, d, D, stop_at)
+    if isinstance(play, Position):
+        return play
+    won, winners, decided, leader_due, won_trick = play
+    if stop_at is not None and stop_at[0] == dn:
+        hands = (H.cards(0), H.cards(1), H.cards(2))
+        return Position(dn, len(d.tricks) + 1, hands, list(won), leader_due, H.cards(leader_due))
+    claim, claim_res, by = d.claim, None, (winners[-1] if decided else None)
+    if claim is not None and decided:
+        ctx.add(Finding("PLAY_AFTER_END", f"a claim recorded after {P[by]} won at deal {dn}, trick {won_trick}",
+                        deal=dn, trick=len(d.tricks) + 1, evidence={"won_at": {"deal": dn, "trick": won_trick}}))
+    elif claim is not None:
+        claim_res = _claim(P, H, seat[claim.by], claim, leader_due, won, len(d.tricks), ctx.rules, dn, ctx.add,
+                           ctx.trace)
+        x, k = claim_res.by, claim_res.tricks
+        won[x] += k
+        if k and won[x] >= target:
+            by, won_trick, decided = x, len(d.tricks) + k, True
+    if not decided and claim is None and dn < n_deals and len(d.tricks) < TRICKS_PER_DEAL:
+        ctx.add(_incomplete(dn, len(d.tricks), target))
+    credited = claim_res.tricks if claim_res is not None else 0
+    res = DealResult(dn, D, _quotas(ctx.rules, D), won, len(winners) - winners.count(None) + credited, decided,
+                     winners, claim_res)
+    return res, won_trick, by
+
+
+def _deal_hands(ctx: _Game, H: _Hands, dn: int, hands_tok, kitty_tok, kitty: list[int]) -> int:
+    """The hands as multisets; sizes and duplicates checked (DEAL_SIZE, DEAL_DUPLICATE). The kitty's mask."""
+    m = H.m
+    h0, h1, h2 = hands_tok
+    # A sum of bits has fewer bits than cards when a card repeats (the repeat carries), so
+    # sums of 16, 16, 16 and 4 cards whose union is all 52 bits can only be a deck dealt
+    # once each. Anything else takes the careful count.
+    m[0] = m0 = sum(map(BIT_OF.__getitem__, h0))
+    m[1] = m1 = sum(map(BIT_OF.__getitem__, h1))
+    m[2] = m2 = sum(map(BIT_OF.__getitem__, h2))
+    kitty_mask = sum(map(BIT_OF.__getitem__, kitty_tok))
+    if not (len(h0) == len(h1) == len(h2) == HAND_SIZE and len(kitty) == KITTY_SIZE
+            and m0 | m1 | m2 | kitty_mask == FULL_DECK):
+        kitty_mask = _check_deal(ctx.P, H, ctx.add, dn, hands_tok, kitty)
+    return kitty_mask
+
+
+def _passes(ctx: _Game, H: _Hands, dn: int, d, D: int) -> None:
+    """The three passes, each checked against its giver and receiver and the return rule."""
+    P, seat, rules, add, trace, highest_rule = ctx.P, ctx.seat, ctx.rules, ctx.add, ctx.trace, ctx.highest_rule
+    CARD = CARD_OF
+    m, dup = H.m, H.dup
+    L, R = (D + 1) % 3, (D + 2) % 3
+    # L gives to R, R to D, D to L; each pass is checked against its actual giver and receiver.
+    expected = ((L, R), (R, D), (D, L))
+    for i, ps in enumerate(d.passes):
+        gv, rc, c, x = seat[ps.from_], seat[ps.to], CARD[ps.card], CARD[ps.returned]
+        pn = i + 1
+        if i >= 3:
+            add(Finding("PASS_SEQUENCE", f"an extra pass, {P[gv]} to {P[rc]}; a deal has 3 passes",
+                        deal=dn, pass_=pn, player=P[gv], evidence={"recorded": [P[gv], P[rc]], "expected": None}))
+        elif (gv, rc) != expected[i]:
+            eg, er = expected[i]
+            add(Finding("PASS_SEQUENCE", f"recorded {P[gv]} to {P[rc]}; pass {pn} is {P[eg]} ({ROLE_WORDS[(eg - D) % 3]}) "
+                        f"to {P[er]} ({ROLE_WORDS[(er - D) % 3]})", deal=dn, pass_=pn, player=P[gv],
+                        evidence={"recorded": [P[gv], P[rc]], "expected": [P[eg], P[er]]}))
+        before = m[rc]
+        bc, bx = BIT[c], BIT[x]
+        if (m[gv] & bc and before & bx and not before & bc and not m[gv] & bx
+                and not (dup[gv] or dup[rc]) and gv != rc):
+            # The plain exchange: each side holds what it hands over and not what it gets.
+            m[gv] ^= bc | bx
+            m[rc] ^= bc | bx
+            if wrong_return(before, c, x, highest_rule):
+                add(_wrong_return(P, rules.return_rule, dn, pn, rc, c, x, before & SUIT_MASK[SUIT_OF[c]]))
             if trace is not None:
                 trace.append(_pass_event(P, dn, pn, gv, rc, c, x, before))
-        for j in range(len(d.passes), 3):
-            eg, er = expected[j]
-            add(Finding("PASS_SEQUENCE", f"pass {j + 1} is missing: {P[eg]} ({ROLE_WORDS[(eg - D) % 3]}) should give "
-                        f"to {P[er]}", deal=dn, pass_=j + 1, player=P[eg],
-                        evidence={"recorded": None, "expected": [P[eg], P[er]]}))
-
-        # The kitty: the dealer takes it and sets aside his discards (his own cards first).
-        nd = len(d.discards)
-        if nd != DISCARDS:
-            add(Finding("DISCARD_COUNT", f"{P[D]} set aside {nd} cards, not {DISCARDS}", deal=dn, player=P[D],
-                        evidence={"count": nd, "expected": DISCARDS}))
-        own_m = m[D]
-        discard_mask = sum(map(BIT_OF.__getitem__, d.discards))
-        if (nd == DISCARDS and discard_mask.bit_count() == DISCARDS and own_m & discard_mask == discard_mask
-                and not dup[D] and kitty_mask.bit_count() == len(kitty) and not own_m & kitty_mask):
-            # The plain exchange: four of his own cards out, the kitty in.
-            m[D] = (own_m ^ discard_mask) | kitty_mask
-            kit, discards = [], ()
+            continue
+        before_dup = dict(dup[rc]) if dup[rc] else None
+        if not H.remove(gv, c):
+            add(Finding("PASS_NOT_HELD", f"{P[gv]} gave {CANONICAL[c]} but did not hold it; held "
+                        f"{' '.join(names(H.cards(gv))) or 'nothing'}", deal=dn, pass_=pn, player=P[gv],
+                        card=CANONICAL[c], evidence={"hand": names(H.cards(gv))}))
+        H.add(rc, c)
+        s = SUIT_OF[c]
+        if not before & BIT[x]:
+            add(Finding("RETURN_NOT_HELD", f"{P[rc]} returned {CANONICAL[x]} for {CANONICAL[c]} but did not "
+                        f"hold it before the pass; held {' '.join(names(hand_cards(before, before_dup))) or 'nothing'}",
+                        deal=dn, pass_=pn, player=P[rc], card=CANONICAL[x],
+                        evidence={"received": CANONICAL[c], "hand_before": names(hand_cards(before, before_dup))}))
         else:
-            kit, discards = list(kitty), map(CARD.__getitem__, d.discards)
-        own_dup = dict(dup[D]) if dup[D] else None
-        for x in discards:
-            if H.remove(D, x):
-                continue
-            if x in kit:
-                kit.remove(x)
-                if swap:
-                    add(Finding("DISCARD_NOT_HELD", f"{P[D]} discarded {CANONICAL[x]}, a kitty card, under kitty "
-                                f"'swap' (the discards come from the dealer's own 16 cards)", deal=dn, player=P[D],
-                                card=CANONICAL[x], evidence={"hand": names(hand_cards(own_m, own_dup)), "kitty": names(kitty),
-                                                             "kitty_rule": rules.kitty}))
-                continue
-            add(Finding("DISCARD_NOT_HELD", f"{P[D]} discarded {CANONICAL[x]}, which he did not hold; held "
-                        f"{' '.join(names(hand_cards(own_m, own_dup)))} and the kitty {' '.join(names(kitty))}", deal=dn,
-                        player=P[D], card=CANONICAL[x],
-                        evidence={"hand": names(hand_cards(own_m, own_dup)), "kitty": names(kitty), "kitty_rule": rules.kitty}))
-        for c in kit:
-            H.add(D, c)
+            if wrong_return(before, c, x, highest_rule):
+                add(_wrong_return(P, rules.return_rule, dn, pn, rc, c, x, before & SUIT_MASK[s]))
+        H.remove(rc, x)
+        H.add(gv, x)
         if trace is not None:
-            trace.append({"event": "kitty", "deal": dn, "dealer": P[D], "kitty": names(kitty),
-                          "discards": list(d.discards),
-                          "hands": {P[s]: names(H.cards(s)) for s in range(3)}})
+            trace.append(_pass_event(P, dn, pn, gv, rc, c, x, before))
+    for j in range(len(d.passes), 3):
+        eg, er = expected[j]
+        add(Finding("PASS_SEQUENCE", f"pass {j + 1} is missing: {P[eg]} ({ROLE_WORDS[(eg - D) % 3]}) should give "
+                    f"to {P[er]}", deal=dn, pass_=j + 1, player=P[eg],
+                    evidence={"recorded": None, "expected": [P[eg], P[er]]}))
 
-        # The play.
-        won = [0, 0, 0]
-        winners: list[int | None] = []  # seat winning each counted trick (None: an empty trick)
-        leader_due = L
-        decided = False
-        plain = trace is None and stop_at is None and not (dup[0] or dup[1] or dup[2])
-        tricks = d.tricks
-        for tn, t in enumerate(tricks, 1):
-            ld = seat[t.leader]
-            cs = t.cards
-            if plain and ld == leader_due and len(cs) == 3:
-                # The hot path: three cards, the right leader, no copies in any hand. Unrolled,
-                # because this is where the time goes.
-                a, b, c = cs
-                ca = CARD[a]
-                mp = m[ld]
-                bit = BIT[ca]
-                if mp & bit:
-                    m[ld] = mp ^ bit
-                else:
-                    add(_not_held(P, H, dn, tn, ld, ca))
-                led_mask = SUIT_MASK[SUIT_OF[ca]]
-                best = ca
-                w = ld
-                p1, p2 = FOLLOWERS[ld]
-                cb = CARD[b]
-                mp = m[p1]
-                bit = BIT[cb]
-                if mp & bit:
-                    m[p1] = mp ^ bit
-                else:
-                    add(_not_held(P, H, dn, tn, p1, cb))
-                if bit & led_mask:
-                    if cb > best:
-                        best = cb
-                        w = p1
-                elif mp & led_mask:
-                    add(_revoke(P, dn, tn, p1, cb, SUIT_OF[ca], mp))
-                cc = CARD[c]
-                mp = m[p2]
-                bit = BIT[cc]
-                if mp & bit:
-                    m[p2] = mp ^ bit
-                else:
-                    add(_not_held(P, H, dn, tn, p2, cc))
-                if bit & led_mask:
-                    if cc > best:
-                        w = p2
-                elif mp & led_mask:
-                    add(_revoke(P, dn, tn, p2, cc, SUIT_OF[ca], mp))
+
+
+def _kitty(ctx: _Game, H: _Hands, dn: int, d, D: int, kitty: list[int], kitty_mask: int) -> None:
+    """The dealer takes the kitty and sets aside his discards (his own cards first, under 'swap')."""
+    P, rules, add, trace, swap = ctx.P, ctx.rules, ctx.add, ctx.trace, ctx.swap
+    CARD = CARD_OF
+    m, dup = H.m, H.dup
+    nd = len(d.discards)
+    if nd != DISCARDS:
+        add(Finding("DISCARD_COUNT", f"{P[D]} set aside {nd} cards, not {DISCARDS}", deal=dn, player=P[D],
+                    evidence={"count": nd, "expected": DISCARDS}))
+    own_m = m[D]
+    discard_mask = sum(map(BIT_OF.__getitem__, d.discards))
+    if (nd == DISCARDS and discard_mask.bit_count() == DISCARDS and own_m & discard_mask == discard_mask
+            and not dup[D] and kitty_mask.bit_count() == len(kitty) and not own_m & kitty_mask):
+        # The plain exchange: four of his own cards out, the kitty in.
+        m[D] = (own_m ^ discard_mask) | kitty_mask
+        kit, discards = [], ()
+    else:
+        kit, discards = list(kitty), map(CARD.__getitem__, d.discards)
+    own_dup = dict(dup[D]) if dup[D] else None
+    for x in discards:
+        if H.remove(D, x):
+            continue
+        if x in kit:
+            kit.remove(x)
+            if swap:
+                add(Finding("DISCARD_NOT_HELD", f"{P[D]} discarded {CANONICAL[x]}, a kitty card, under kitty "
+                            f"'swap' (the discards come from the dealer's own 16 cards)", deal=dn, player=P[D],
+                            card=CANONICAL[x], evidence={"hand": names(hand_cards(own_m, own_dup)), "kitty": names(kitty),
+                                                         "kitty_rule": rules.kitty}))
+            continue
+        add(Finding("DISCARD_NOT_HELD", f"{P[D]} discarded {CANONICAL[x]}, which he did not hold; held "
+                    f"{' '.join(names(hand_cards(own_m, own_dup)))} and the kitty {' '.join(names(kitty))}", deal=dn,
+                    player=P[D], card=CANONICAL[x],
+                    evidence={"hand": names(hand_cards(own_m, own_dup)), "kitty": names(kitty), "kitty_rule": rules.kitty}))
+    for c in kit:
+        H.add(D, c)
+    if trace is not None:
+        trace.append({"event": "kitty", "deal": dn, "dealer": P[D], "kitty": names(kitty),
+                      "discards": list(d.discards),
+                      "hands": {P[s]: names(H.cards(s)) for s in range(3)}})
+
+
+
+def _tricks(ctx: _Game, H: _Hands, dn: int, d, D: int, stop_at: tuple[int, int] | None):
+    """The play, trick by trick, until the target; (won, winners, decided, leader due, trick won at) or a Position."""
+    P, seat, add, trace, target = ctx.P, ctx.seat, ctx.add, ctx.trace, ctx.rules.target
+    CARD = CARD_OF
+    m, dup = H.m, H.dup
+    L = (D + 1) % 3
+    won = [0, 0, 0]
+    winners: list[int | None] = []  # seat winning each counted trick (None: an empty trick)
+    leader_due = L
+    plain = trace is None and stop_at is None and not (dup[0] or dup[1] or dup[2])
+    tricks = d.tricks
+    for tn, t in enumerate(tricks, 1):
+        ld = seat[t.leader]
+        cs = t.cards
+        if plain and ld == leader_due and len(cs) == 3:
+            # The hot path: three cards, the right leader, no copies in any hand. Unrolled,
+            # because this is where the time goes.
+            a, b, c = cs
+            ca = CARD[a]
+            mp = m[ld]
+            bit = BIT[ca]
+            if mp & bit:
+                m[ld] = mp ^ bit
             else:
-                if stop_at is not None and stop_at == (dn, tn):
-                    hands = (H.cards(0), H.cards(1), H.cards(2))
-                    return Position(dn, tn, hands, list(won), leader_due, hand_cards(m[leader_due]))
-                w = _check_trick(P, H, add, trace, dn, tn, ld, leader_due, [CARD[x] for x in cs])
-                if w is None:
-                    winners.append(None)
-                    continue
-                if trace is not None:
-                    trace.append({"event": "trick", "deal": dn, "trick": tn, "leader": P[ld],
-                                  "cards": list(cs[:3]), "winner": P[w],
-                                  "tallies": {P[s]: won[s] + (s == w) for s in range(3)}})
-            n = won[w] + 1
-            won[w] = n
-            winners.append(w)
-            leader_due = w
-            if n == target:
-                winner = w
-                won_at = (dn, tn)
-                decided = True
-                for late in range(tn + 1, len(tricks) + 1):
-                    add(Finding("PLAY_AFTER_END", f"a trick recorded after {P[winner]} won at deal {dn}, "
-                                f"trick {tn}", deal=dn, trick=late, evidence={"won_at": {"deal": dn, "trick": tn}}))
-                break
-        if stop_at is not None and stop_at[0] == dn:
-            hands = (H.cards(0), H.cards(1), H.cards(2))
-            return Position(dn, len(d.tricks) + 1, hands, list(won), leader_due, H.cards(leader_due))
-        claim = d.claim
-        claim_res = None
-        if claim is not None and decided:
-            add(Finding("PLAY_AFTER_END", f"a claim recorded after {P[winner]} won at deal {dn}, trick {won_at[1]}",
-                        deal=dn, trick=len(tricks) + 1, evidence={"won_at": {"deal": dn, "trick": won_at[1]}}))
-        elif claim is not None:
-            claim_res = _claim(P, H, seat[claim.by], claim, leader_due, won, len(tricks), rules, dn, add, trace)
-            x, k = claim_res.by, claim_res.tricks
-            won[x] += k
-            if k and won[x] >= target:
-                winner, won_at, decided = x, (dn, len(tricks) + k), True
-        if not decided and claim is None and dn < n_deals and len(d.tricks) < TRICKS_PER_DEAL:
-            add(_incomplete(dn, len(d.tricks), target))
-        credited = claim_res.tricks if claim_res is not None else 0
-        deal_results.append(DealResult(dn, D, (quotas[0], quotas[1], quotas[2]), won,
-                                       len(winners) - winners.count(None) + credited, decided, winners, claim_res))
+                add(_not_held(P, H, dn, tn, ld, ca))
+            led_mask = SUIT_MASK[SUIT_OF[ca]]
+            best = ca
+            w = ld
+            p1, p2 = FOLLOWERS[ld]
+            cb = CARD[b]
+            mp = m[p1]
+            bit = BIT[cb]
+            if mp & bit:
+                m[p1] = mp ^ bit
+            else:
+                add(_not_held(P, H, dn, tn, p1, cb))
+            if bit & led_mask:
+                if cb > best:
+                    best = cb
+                    w = p1
+            elif mp & led_mask:
+                add(_revoke(P, dn, tn, p1, cb, SUIT_OF[ca], mp))
+            cc = CARD[c]
+            mp = m[p2]
+            bit = BIT[cc]
+            if mp & bit:
+                m[p2] = mp ^ bit
+            else:
+                add(_not_held(P, H, dn, tn, p2, cc))
+            if bit & led_mask:
+                if cc > best:
+                    w = p2
+            elif mp & led_mask:
+                add(_revoke(P, dn, tn, p2, cc, SUIT_OF[ca], mp))
+        else:
+            if stop_at is not None and stop_at == (dn, tn):
+                hands = (H.cards(0), H.cards(1), H.cards(2))
+                return Position(dn, tn, hands, list(won), leader_due, hand_cards(m[leader_due]))
+            w = _check_trick(P, H, add, trace, dn, tn, ld, leader_due, [CARD[x] for x in cs])
+            if w is None:
+                winners.append(None)
+                continue
+            if trace is not None:
+                trace.append({"event": "trick", "deal": dn, "trick": tn, "leader": P[ld],
+                              "cards": list(cs[:3]), "winner": P[w],
+                              "tallies": {P[s]: won[s] + (s == w) for s in range(3)}})
+        n = won[w] + 1
+        won[w] = n
+        winners.append(w)
+        leader_due = w
+        if n == target:
+            for late in range(tn + 1, len(tricks) + 1):
+                add(Finding("PLAY_AFTER_END", f"a trick recorded after {P[w]} won at deal {dn}, "
+                            f"trick {tn}", deal=dn, trick=late, evidence={"won_at": {"deal": dn, "trick": tn}}))
+            return won, winners, True, leader_due, tn
+    return won, winners, False, leader_due, None
 
+
+def _result(g: GameData, ctx: _Game, findings: list[Finding], source: str, deal_results: list[DealResult],
+            winner: int | None) -> GameResult:
+    """The game's result: won or unfinished, the nets, and the table's claimed result compared."""
+    P, rules = g.players, g.rules
     result = GameResult(
         id=g.id, source=source, status="won" if winner is not None else "unfinished",
         findings=findings, players=P, deals=deal_results, stake=g.stake, currency=g.currency,
@@ -481,14 +544,14 @@ def replay(g: GameData, source: str = "", stop_at: tuple[int, int] | None = None
     if winner is None:
         last = deal_results[-1] if deal_results else None
         tallies = ", ".join(f"{P[s]} {last.tricks[s]}" for s in range(3)) if last else ""
-        add(Finding("UNFINISHED", f"the record ends after {plural(len(deal_results), 'deal')} with nobody at {target} "
-                    f"tricks (last deal: {tallies})", evidence={"deals": len(deal_results)}))
+        ctx.add(Finding("UNFINISHED", f"the record ends after {plural(len(deal_results), 'deal')} with nobody at "
+                        f"{rules.target} tricks (last deal: {tallies})", evidence={"deals": len(deal_results)}))
     else:
         result.winner = P[winner]
         if g.stake is not None:
             result.net, result.payments = settle_game(P, winner, deal_results[-1], g.stake)
     if g.claimed is not None:
-        _check_claim(g, result, add)
+        _check_claim(g, result, ctx.add)
     return result
 
 
