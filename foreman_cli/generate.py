@@ -194,11 +194,34 @@ def _deal(rng: random.Random, players: list[str], D: int, dn: int, rules: HouseR
     """Deal and play one deal; return its record, result, tallies, winner seat and injection place."""
     L, R = (D + 1) % 3, (D + 2) % 3
     P = players
+    dealt, kitty, strong, where = _dealt(rng, P, D, dn, stacked, stacked_by, inject)
+    hands = [list(h) for h in dealt]
+    passes, where = _bot_passes(rng, P, D, dn, hands, kitty, rules, inject, where)
+    if inject == "RETURN_WRONG_CARD" and where is None:
+        return None, None, None, None, None
+    discards, where = _bot_kitty(P, D, dn, hands, kitty, rules, inject, where)
+    tricks, won, winner, claim, where = _bot_play(rng, P, dn, hands, strong, rules, inject, inject_trick, claims,
+                                                  list(discards), L, where)
+    quotas = [0, 0, 0]
+    quotas[D], quotas[L], quotas[R] = rules.quotas
+    record = {"dealer": P[D], "hands": {P[s]: [CANONICAL[c] for c in dealt[s]] for s in range(3)},
+              "kitty": [CANONICAL[c] for c in kitty], "passes": passes,
+              "discards": [CANONICAL[c] for c in discards], "tricks": tricks}
+    if claim is not None:
+        record["claim"] = claim
+    res = DealResult(dn, D, (quotas[0], quotas[1], quotas[2]), won, sum(won), winner is not None)
+    return record, res, won, winner, where
+
+
+def _dealt(rng: random.Random, P: list[str], D: int, dn: int, stacked: float, stacked_by: str | None,
+           inject: str | None):
+    """The hands and kitty as dealt (stacked, or misdealt when asked), and the strong seat if stacked."""
+    R = (D + 2) % 3
     deck = list(range(52))
     rng.shuffle(deck)
     strong = None
     if stacked_by is not None:
-        if players[D] == stacked_by and rng.random() < stacked:
+        if P[D] == stacked_by and rng.random() < stacked:
             strong = D  # the cheat stacks his own deal
     elif rng.random() < stacked:
         # A stacked deal: one player gets the 16 highest cards, so the game can end in this deal.
@@ -224,8 +247,13 @@ def _deal(rng: random.Random, players: list[str], D: int, dn: int, rules: HouseR
         c = dealt[R][0]
         kitty[0] = c
         where = Injected("DEAL_DUPLICATE", deal=dn, card=CANONICAL[c])
-    hands = [list(h) for h in dealt]
+    return dealt, kitty, strong, where
 
+
+def _bot_passes(rng: random.Random, P: list[str], D: int, dn: int, hands: list[list[int]], kitty: list[int],
+                rules: HouseRules, inject: str | None, where):
+    """The three passes as the bots make them (hands change in place), with a breach when asked."""
+    L, R = (D + 1) % 3, (D + 2) % 3
     passes = []
     for pn, (gv, rc) in enumerate(((L, R), (R, D), (D, L)), 1):
         if inject == "PASS_SEQUENCE" and pn == 3:
@@ -251,10 +279,13 @@ def _deal(rng: random.Random, players: list[str], D: int, dn: int, rules: HouseR
         hands[rc].remove(x)
         hands[gv].append(x)
         passes.append({"from": P[gv], "to": P[rc], "card": CANONICAL[c], "returned": CANONICAL[x]})
-    if inject == "RETURN_WRONG_CARD" and where is None:
-        return None, None, None, None, None
+    return passes, where
 
-    # The kitty: the dealer sets aside his lowest cards.
+
+def _bot_kitty(P: list[str], D: int, dn: int, hands: list[list[int]], kitty: list[int], rules: HouseRules,
+               inject: str | None, where):
+    """The dealer takes the kitty and sets aside his lowest cards (hands[D] replaced), a breach when asked."""
+    L = (D + 1) % 3
     own = sorted(hands[D], key=lambda c: (RANK_OF[c], c))
     n_disc = 3 if inject in ("DISCARD_COUNT", "DISCARD_NOT_HELD") else 4
     if rules.kitty == "swap":
@@ -275,11 +306,15 @@ def _deal(rng: random.Random, players: list[str], D: int, dn: int, rules: HouseR
         discards.append(x)
         where = Injected("DISCARD_NOT_HELD", deal=dn, player=P[D], card=CANONICAL[x])
     hands[D] = hand
-    set_aside = list(discards)
+    return discards, where
 
+
+def _bot_play(rng: random.Random, P: list[str], dn: int, hands: list[list[int]], strong: int | None,
+              rules: HouseRules, inject: str | None, inject_trick: int, claims: float, set_aside: list[int],
+              leader: int, where):
+    """The tricks until the target or a claim: (tricks, won, winner seat, claim, injection place)."""
     tricks = []
     won = [0, 0, 0]
-    leader = L
     winner = None
     claim = None
     for tn in range(1, 17):
@@ -297,51 +332,50 @@ def _deal(rng: random.Random, players: list[str], D: int, dn: int, rules: HouseR
         if inject == "LEAD_OUT_OF_TURN" and where is None and late:
             lead_seat = (leader + 1) % 3
             where = Injected("LEAD_OUT_OF_TURN", deal=dn, trick=tn, player=P[lead_seat])
-        cards = []
-        led = None
-        best = None
-        wseat = lead_seat
-        for j in range(3):
-            p = (lead_seat + j) % 3
-            if inject == "TRICK_SIZE" and where is None and j == 2 and late:
-                where = Injected("TRICK_SIZE", deal=dn, trick=tn)
-                break
-            if not hands[p]:
-                break
-            legal = legal_cards(hands[p], led)
-            c = max(legal, key=lambda x: (RANK_OF[x], x)) if (p == strong or rng.random() < 0.5) else rng.choice(legal)
-            if inject == "REVOKE" and where is None and j > 0 and late:
-                off = [x for x in hands[p] if SUIT_OF[x] != led]
-                if off and len(legal) < len(set(hands[p])):
-                    c = rng.choice(off)
-                    where = Injected("REVOKE", deal=dn, trick=tn, player=P[p], card=CANONICAL[c])
-            held = True
-            if inject == "CARD_NOT_HELD" and where is None and j == 0 and set_aside and late:
-                c = set_aside[0]
-                held = False
-                where = Injected("CARD_NOT_HELD", deal=dn, trick=tn, player=P[p], card=CANONICAL[c])
-            if held:
-                hands[p].remove(c)
-            if j == 0:
-                led, best = SUIT_OF[c], c
-            elif SUIT_OF[c] == led and c > best:
-                best, wseat = c, p
-            cards.append(c)
+        cards, wseat, where = _bot_trick(rng, P, dn, tn, hands, lead_seat, strong, inject, late, set_aside, where)
         tricks.append({"leader": P[lead_seat], "cards": [CANONICAL[c] for c in cards]})
         won[wseat] += 1
         leader = wseat
         if won[wseat] == rules.target:
             winner = wseat
             break
-    quotas = [0, 0, 0]
-    quotas[D], quotas[L], quotas[R] = rules.quotas
-    record = {"dealer": P[D], "hands": {P[s]: [CANONICAL[c] for c in dealt[s]] for s in range(3)},
-              "kitty": [CANONICAL[c] for c in kitty], "passes": passes,
-              "discards": [CANONICAL[c] for c in discards], "tricks": tricks}
-    if claim is not None:
-        record["claim"] = claim
-    res = DealResult(dn, D, (quotas[0], quotas[1], quotas[2]), won, sum(won), winner is not None)
-    return record, res, won, winner, where
+    return tricks, won, winner, claim, where
+
+
+def _bot_trick(rng: random.Random, P: list[str], dn: int, tn: int, hands: list[list[int]], lead_seat: int,
+               strong: int | None, inject: str | None, late: bool, set_aside: list[int], where):
+    """One trick as the bots play it: (cards in play order, winning seat, injection place)."""
+    cards = []
+    led = None
+    best = None
+    wseat = lead_seat
+    for j in range(3):
+        p = (lead_seat + j) % 3
+        if inject == "TRICK_SIZE" and where is None and j == 2 and late:
+            where = Injected("TRICK_SIZE", deal=dn, trick=tn)
+            break
+        if not hands[p]:
+            break
+        legal = legal_cards(hands[p], led)
+        c = max(legal, key=lambda x: (RANK_OF[x], x)) if (p == strong or rng.random() < 0.5) else rng.choice(legal)
+        if inject == "REVOKE" and where is None and j > 0 and late:
+            off = [x for x in hands[p] if SUIT_OF[x] != led]
+            if off and len(legal) < len(set(hands[p])):
+                c = rng.choice(off)
+                where = Injected("REVOKE", deal=dn, trick=tn, player=P[p], card=CANONICAL[c])
+        held = True
+        if inject == "CARD_NOT_HELD" and where is None and j == 0 and set_aside and late:
+            c = set_aside[0]
+            held = False
+            where = Injected("CARD_NOT_HELD", deal=dn, trick=tn, player=P[p], card=CANONICAL[c])
+        if held:
+            hands[p].remove(c)
+        if j == 0:
+            led, best = SUIT_OF[c], c
+        elif SUIT_OF[c] == led and c > best:
+            best, wseat = c, p
+        cards.append(c)
+    return cards, wseat, where
 
 
 def _claim(rng: random.Random, P: list[str], hands: list[list[int]], leader: int, won: list[int], tn: int,
