@@ -235,8 +235,7 @@ _names_ok = _compiled_names_ok()
 
 def decode_careful(text: bytes | str, overrides: dict[str, Any] | None = None) -> GameData | Invalid:
     """Decode through the pydantic models: the contract, with a message for every problem."""
-    from pydantic import ValidationError
-    from .models import Game, problems_from_validation, to_game_data  # pydantic: the careful path only
+    from .models import Game, ValidationError, problems_from_validation, to_game_data  # the careful path only
     try:
         g = Game.model_validate_json(text)
     except ValidationError as e:
