@@ -68,8 +68,8 @@ def analyze_game(res: GameResult, deal: int | None = None, from_trick: int = 1,
 
 def _start(data: GameData, n: int) -> tuple[Board | None, str | None]:
     """The board at the first lead of deal n, or why it cannot be analysed."""
-    pos = engine.replay(data, stop_at=(n, 1))
-    if not isinstance(pos, engine.Position):
+    pos = engine.position_at(data, n, 1)
+    if pos is None:
         return None, "the game ended before this deal"
     masks = [0, 0, 0]
     for s, hand in enumerate(pos.hands):

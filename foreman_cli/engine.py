@@ -224,12 +224,24 @@ class _Game:
     swap: bool
 
 
-def replay(g: GameData, source: str = "", stop_at: tuple[int, int] | None = None,
-           trace: list[dict[str, Any]] | None = None) -> GameResult | Position:
-    """Replay a game; return its result, or the Position before trick `stop_at` = (deal, trick).
+def replay(g: GameData, source: str = "", trace: list[dict[str, Any]] | None = None) -> GameResult:
+    """Replay a game and return its result.
 
     With `trace` a list, every event (deal, pass, kitty, play, trick, finding) is appended to it.
     """
+    return _run(g, source, trace, None)
+
+
+def position_at(g: GameData, deal: int, trick: int, source: str = "",
+                trace: list[dict[str, Any]] | None = None) -> Position | None:
+    """The table just before `trick` of `deal` (trick = recorded tricks + 1: after them), or None
+    when the game ended before that point. `trace` gets the events up to it."""
+    out = _run(g, source, trace, (deal, trick))
+    return out if isinstance(out, Position) else None
+
+
+def _run(g: GameData, source: str, trace: list[dict[str, Any]] | None,
+         stop_at: tuple[int, int] | None) -> GameResult | Position:
     P, rules = g.players, g.rules
     findings: list[Finding] = []
     add = findings.append

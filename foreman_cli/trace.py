@@ -78,8 +78,8 @@ def trace_game(paths: list[str], game_id: str | None = None, overrides: dict[str
         raise UsageError(f"--trick {stop}: deal {deal} has {plural(recorded, 'trick')} recorded; "
                          f"give 1 to {recorded + 1} (the last is the position after them)")
     part: list[dict[str, Any]] = []
-    pos = engine.replay(data, source=audited.source, stop_at=(deal, stop), trace=part)
-    if not isinstance(pos, engine.Position):
+    pos = engine.position_at(data, deal, stop, source=audited.source, trace=part)
+    if pos is None:
         raise UsageError(f"--deal {deal} --trick {stop}: the game ended before that point")
     tricks = data.deals[deal - 1].tricks
     cards = [CARD_OF[c] for c in tricks[stop - 1].cards] if stop <= len(tricks) else None

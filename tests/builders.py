@@ -7,7 +7,7 @@ import json
 from typing import Any
 
 from foreman_cli import audit, records
-from foreman_cli.engine import replay
+from foreman_cli.engine import position_at
 from foreman_cli.reader import RawRecord
 
 PLAYERS = ["alice", "bob", "carol"]
@@ -120,4 +120,4 @@ def game_data(rec: dict[str, Any]):
 
 def position(rec: dict[str, Any], deal: int, trick: int):
     """The table before a trick."""
-    return replay(game_data(rec), stop_at=(deal, trick))
+    return position_at(game_data(rec), deal, trick)

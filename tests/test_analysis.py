@@ -11,7 +11,7 @@ from foreman_cli import analysis, core
 from foreman_cli.board import Board
 from foreman_cli.cards import CARD_OF
 from foreman_cli.cli import app
-from foreman_cli.engine import replay
+from foreman_cli.engine import position_at
 
 runner = CliRunner()
 
@@ -37,7 +37,7 @@ def test_a_costly_card_costs_what_the_solver_says():
     deal["tricks"].append({"leader": "bob", "cards": ["2D", "10D", "JS"]})
     res = run(game([deal]))
     p = next(p for p in analysis.analyze_game(res).deals[0].plays if p.trick == 9 and p.seat == 1)
-    pos = replay(res.data, stop_at=(1, 9))
+    pos = position_at(res.data, 1, 9)
     b = Board([sum(1 << c for c in h) for h in pos.hands], 1, pos.tricks, 8, 12)
     b.play(CARD_OF["2D"])
     after = core.Paranoid(1, b, pure=True).sure(b)

@@ -8,7 +8,7 @@ import pytest
 
 from builders import base_deal, codes, game, no_win_deal, only, run
 from foreman_cli import records
-from foreman_cli.engine import replay
+from foreman_cli.engine import position_at
 from foreman_cli.board import Board
 from foreman_cli.cards import CARD_OF
 
@@ -72,7 +72,7 @@ def test_line_is_legal_and_ends_with_the_lost_trick():
     r = run(rec)
     line = only(r, "CLAIM_REFUTED").evidence["line"]
     g = records.decode(json.dumps(rec))
-    pos = replay(g, stop_at=(1, 9))
+    pos = position_at(g, 1, 9)
     masks = [sum(1 << c for c in h) for h in pos.hands]
     b = Board(masks, pos.to_move, pos.tricks, 8, 12)
     won_by_bob = 0

@@ -417,3 +417,14 @@ def test_quota_option(quota, expect):
     assert r.deals[0].quotas == expect
     assert [r.deals[0].outcome(s) for s in range(3)] == [0 - expect[0], 12 - expect[1], 0 - expect[2]]
 
+
+
+def test_position_at_is_the_table_before_a_trick_and_none_after_the_end():
+    from builders import game_data
+    from foreman_cli.engine import Position, position_at, replay
+    g = game_data(game())
+    pos = position_at(g, 1, 2)
+    assert isinstance(pos, Position) and (pos.deal, pos.trick) == (1, 2) and sum(pos.tricks) == 1
+    assert sum(len(h) for h in pos.hands) == 45  # 48 cards less the first trick
+    won_in = replay(g).deals_played
+    assert position_at(g, won_in + 1, 1) is None  # the game was over by then
