@@ -77,8 +77,6 @@ class _Hands:
         return hand_cards(self.m[s], self.dup[s])
 
 
-FOLLOWERS = ((1, 2), (2, 0), (0, 1))
-
 
 def _check_trick(P, H: _Hands, add, trace, dn: int, tn: int, ld: int, leader_due: int,
                      cs: list[int]) -> int | None:
@@ -128,6 +126,26 @@ def wrong_return(before: int, c: int, x: int, highest: bool) -> bool:
         return bool(suit_cards) and x != suit_cards.bit_length() - 1
     above = suit_cards & ~((BIT[c] << 1) - 1)
     return bool(above) and not above & BIT[x]
+
+
+def _plain_trick(P, H: _Hands, add, dn: int, tn: int, ld: int, *cards: int) -> int:
+    """Three cards from the leader round, no copies in any hand: each held, suit followed; the winner."""
+    m = H.m
+    led_mask = SUIT_MASK[SUIT_OF[cards[0]]]
+    best, w = cards[0], ld
+    for j, c in enumerate(cards):
+        p = (ld + j) % 3
+        mp, bit = m[p], BIT[c]
+        if mp & bit:
+            m[p] = mp ^ bit
+        else:
+            add(_not_held(P, H, dn, tn, p, c))
+        if bit & led_mask:
+            if c > best:
+                best, w = c, p
+        elif j and mp & led_mask:
+            add(_revoke(P, dn, tn, p, c, SUIT_OF[cards[0]], mp))
+    return w
 
 
 def _incomplete(dn: int, tricks: int, target: int) -> Finding:
@@ -480,45 +498,8 @@ def _tricks(ctx: _Game, H: _Hands, dn: int, d, D: int, stop_at: tuple[int, int] 
         ld = seat[t.leader]
         cs = t.cards
         if plain and ld == leader_due and len(cs) == 3:
-            # The hot path: three cards, the right leader, no copies in any hand. Unrolled,
-            # because this is where the time goes.
-            a, b, c = cs
-            ca = CARD[a]
-            mp = m[ld]
-            bit = BIT[ca]
-            if mp & bit:
-                m[ld] = mp ^ bit
-            else:
-                add(_not_held(P, H, dn, tn, ld, ca))
-            led_mask = SUIT_MASK[SUIT_OF[ca]]
-            best = ca
-            w = ld
-            p1, p2 = FOLLOWERS[ld]
-            cb = CARD[b]
-            mp = m[p1]
-            bit = BIT[cb]
-            if mp & bit:
-                m[p1] = mp ^ bit
-            else:
-                add(_not_held(P, H, dn, tn, p1, cb))
-            if bit & led_mask:
-                if cb > best:
-                    best = cb
-                    w = p1
-            elif mp & led_mask:
-                add(_revoke(P, dn, tn, p1, cb, SUIT_OF[ca], mp))
-            cc = CARD[c]
-            mp = m[p2]
-            bit = BIT[cc]
-            if mp & bit:
-                m[p2] = mp ^ bit
-            else:
-                add(_not_held(P, H, dn, tn, p2, cc))
-            if bit & led_mask:
-                if cc > best:
-                    w = p2
-            elif mp & led_mask:
-                add(_revoke(P, dn, tn, p2, cc, SUIT_OF[ca], mp))
+            # The common path: three cards, the right leader, no copies in any hand.
+            w = _plain_trick(P, H, add, dn, tn, ld, CARD[cs[0]], CARD[cs[1]], CARD[cs[2]])
         else:
             if stop_at is not None and stop_at == (dn, tn):
                 hands = (H.cards(0), H.cards(1), H.cards(2))
