@@ -189,7 +189,7 @@ def replay(
     """
     t = tracing.trace_game([path], game, parse_overrides(rule), deal, trick)
     if json_out:
-        render.json_list(t.events)
+        render.events_json(t.events)
     else:
         render.replay_view(t)
     raise typer.Exit(1 if t.result.has_errors else 0)

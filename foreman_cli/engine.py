@@ -7,6 +7,7 @@ from decimal import Decimal
 from typing import Any
 
 from . import claims, core, money
+from . import events as ev
 from .board import legal_mask
 from .cards import BIT, BIT_OF, CANONICAL, CARD_OF, SUIT_MASK, SUIT_NAMES, SUIT_OF, SUITS, hand_cards, names
 from .findings import Finding
@@ -110,8 +111,7 @@ def _check_trick(P, H: _Hands, add, trace, dn: int, tn: int, ld: int, leader_due
             elif mp & led_mask:
                 add(_revoke(P, dn, tn, p, c, led, mp))
         if trace is not None:
-            trace.append({"event": "play", "deal": dn, "trick": tn, "player": P[p], "card": CANONICAL[c],
-                          "legal": names(hand_cards(legal_mask(mp, led if j else None)))})
+            trace.visit(ev.CardPlayed(dn, tn, P[p], CANONICAL[c], names(hand_cards(legal_mask(mp, led if j else None)))))
     return w
 
 
@@ -167,9 +167,9 @@ def _revoke(P, dn: int, tn: int, p: int, c: int, led: int, hand: int) -> Finding
                    evidence={"led": SUITS[led], "held": held})
 
 
-def _pass_event(P, dn: int, pn: int, gv: int, rc: int, c: int, x: int, before: int) -> dict[str, Any]:
-    return {"event": "pass", "deal": dn, "pass": pn, "from": P[gv], "to": P[rc], "card": CANONICAL[c],
-            "returned": CANONICAL[x], "receiver_suit_before": names(hand_cards(before & SUIT_MASK[SUIT_OF[c]]))}
+def _pass_event(P, dn: int, pn: int, gv: int, rc: int, c: int, x: int, before: int) -> ev.PassMade:
+    return ev.PassMade(dn, pn, P[gv], P[rc], CANONICAL[c], CANONICAL[x],
+                       names(hand_cards(before & SUIT_MASK[SUIT_OF[c]])))
 
 
 FULL_DECK = (1 << 52) - 1
@@ -237,28 +237,29 @@ class _Game:
     seat: dict[str, int]
     rules: Any
     add: Any  # appends a finding (and, traced, its event)
-    trace: list[dict[str, Any]] | None
+    trace: ev.Visitor | None
     highest_rule: bool
     swap: bool
 
 
-def replay(g: GameData, source: str = "", trace: list[dict[str, Any]] | None = None) -> GameResult:
+def replay(g: GameData, source: str = "", trace: ev.Visitor | None = None) -> GameResult:
     """Replay a game and return its result.
 
-    With `trace` a list, every event (deal, pass, kitty, play, trick, finding) is appended to it.
+    With `trace` a visitor (events.Visitor), every event the replay meets (a deal started, a pass,
+    the kitty, a card, a trick, a finding, a claim) is sent to it, in order.
     """
     return _run(g, source, trace, None)
 
 
 def position_at(g: GameData, deal: int, trick: int, source: str = "",
-                trace: list[dict[str, Any]] | None = None) -> Position | None:
+                trace: ev.Visitor | None = None) -> Position | None:
     """The table just before `trick` of `deal` (trick = recorded tricks + 1: after them), or None
     when the game ended before that point. `trace` gets the events up to it."""
     out = _run(g, source, trace, (deal, trick))
     return out if isinstance(out, Position) else None
 
 
-def _run(g: GameData, source: str, trace: list[dict[str, Any]] | None,
+def _run(g: GameData, source: str, trace: ev.Visitor | None,
          stop_at: tuple[int, int] | None) -> GameResult | Position:
     P, rules = g.players, g.rules
     findings: list[Finding] = []
@@ -266,7 +267,7 @@ def _run(g: GameData, source: str, trace: list[dict[str, Any]] | None,
     if trace is not None:
         def add(f: Finding, _append=findings.append) -> None:  # noqa: F811 - traced variant
             _append(f)
-            trace.append({"event": "finding", **f.to_dict()})
+            trace.visit(ev.FindingMade(f))
     ctx = _Game(P, g.seat, rules, add, trace, rules.return_rule == "highest", rules.kitty == "swap")
     # The compiled pass for plain deals; the traced replay and a stop at a position need every event.
     fast = core.clean_deal if trace is None and stop_at is None else None
@@ -307,10 +308,10 @@ def _deal_started(ctx: _Game, dn: int, d, D: int, prev_dealer: int | None) -> No
     if ctx.trace is not None:
         L, R = (D + 1) % 3, (D + 2) % 3
         quotas = _quotas(ctx.rules, D)
-        ctx.trace.append({"event": "deal", "deal": dn, "dealer": P[D], "roles": {P[D]: "D", P[L]: "L", P[R]: "R"},
-                          "quotas": {P[s]: quotas[s] for s in range(3)},
-                          "hands": {P[s]: names(map(CARD_OF.__getitem__, d.hands[P[s]])) for s in range(3)},
-                          "kitty": names(map(CARD_OF.__getitem__, d.kitty))})
+        ctx.trace.visit(ev.DealStarted(dn, P[D], {P[D]: "D", P[L]: "L", P[R]: "R"},
+                                       {P[s]: quotas[s] for s in range(3)},
+                                       {P[s]: names(map(CARD_OF.__getitem__, d.hands[P[s]])) for s in range(3)},
+                                       names(map(CARD_OF.__getitem__, d.kitty))))
     if prev_dealer is not None and ctx.rules.deal_rotation == "left" and D != (prev_dealer + 1) % 3:
         exp = P[(prev_dealer + 1) % 3]
         ctx.add(Finding("WRONG_DEALER", f"{P[D]} dealt; the deal passes left, from {P[prev_dealer]} to {exp}",
@@ -411,7 +412,7 @@ def _passes(ctx: _Game, H: _Hands, dn: int, d, D: int) -> None:
             if wrong_return(before, c, x, highest_rule):
                 add(_wrong_return(P, rules.return_rule, dn, pn, rc, c, x, before & SUIT_MASK[SUIT_OF[c]]))
             if trace is not None:
-                trace.append(_pass_event(P, dn, pn, gv, rc, c, x, before))
+                trace.visit(_pass_event(P, dn, pn, gv, rc, c, x, before))
             continue
         before_dup = dict(dup[rc]) if dup[rc] else None
         if not H.remove(gv, c):
@@ -431,7 +432,7 @@ def _passes(ctx: _Game, H: _Hands, dn: int, d, D: int) -> None:
         H.remove(rc, x)
         H.add(gv, x)
         if trace is not None:
-            trace.append(_pass_event(P, dn, pn, gv, rc, c, x, before))
+            trace.visit(_pass_event(P, dn, pn, gv, rc, c, x, before))
     for j in range(len(d.passes), 3):
         eg, er = expected[j]
         add(Finding("PASS_SEQUENCE", f"pass {j + 1} is missing: {P[eg]} ({ROLE_WORDS[(eg - D) % 3]}) should give "
@@ -477,9 +478,8 @@ def _kitty(ctx: _Game, H: _Hands, dn: int, d, D: int, kitty: list[int], kitty_ma
     for c in kit:
         H.add(D, c)
     if trace is not None:
-        trace.append({"event": "kitty", "deal": dn, "dealer": P[D], "kitty": names(kitty),
-                      "discards": list(d.discards),
-                      "hands": {P[s]: names(H.cards(s)) for s in range(3)}})
+        trace.visit(ev.KittyExchanged(dn, P[D], names(kitty), list(d.discards),
+                                      {P[s]: names(H.cards(s)) for s in range(3)}))
 
 
 
@@ -509,9 +509,8 @@ def _tricks(ctx: _Game, H: _Hands, dn: int, d, D: int, stop_at: tuple[int, int] 
                 winners.append(None)
                 continue
             if trace is not None:
-                trace.append({"event": "trick", "deal": dn, "trick": tn, "leader": P[ld],
-                              "cards": list(cs[:3]), "winner": P[w],
-                              "tallies": {P[s]: won[s] + (s == w) for s in range(3)}})
+                trace.visit(ev.TrickWon(dn, tn, P[ld], list(cs[:3]), P[w],
+                                        {P[s]: won[s] + (s == w) for s in range(3)}))
         n = won[w] + 1
         won[w] = n
         winners.append(w)
@@ -558,10 +557,9 @@ def _claim(P, H: _Hands, x: int, claim, leader: int, won: list[int], recorded: i
     if f is not None:
         add(f)
     if trace is not None:
-        trace.append({"event": "claim", "deal": dn, "trick": res.first_trick, "by": P[x], "accepted": res.accepted,
-                      "statement": res.statement, "tricks": res.tricks, "claim_rule": res.rule, "holds": res.holds,
-                      "line": res.line_names(), "leader": P[leader],
-                      "tallies": {P[s]: won[s] + (res.tricks if s == x else 0) for s in range(3)}})
+        trace.visit(ev.ClaimJudged(dn, res.first_trick, P[x], res.accepted, res.statement, res.tricks, res.rule,
+                                   res.holds, res.line_names(), P[leader],
+                                   {P[s]: won[s] + (res.tricks if s == x else 0) for s in range(3)}))
     return res
 
 

@@ -21,7 +21,8 @@ from . import money
 from .audit import Summary
 from .cards import CANONICAL
 from .claims import claim_words
-from .findings import CODES, ERROR
+from .events import ClaimJudged, DealStarted, FindingMade, GameEnded, KittyExchanged, PassMade, TrickWon, Visitor
+from .findings import CODES, ERROR, Finding
 from .results import GameResult
 from .trace import follower_legal, pass_proof
 from .words import plural
@@ -157,10 +158,10 @@ def schema(obj: dict[str, Any], out: IO[str] | None = None) -> None:
     (out or sys.stdout).write(json.dumps(obj, indent=2, ensure_ascii=False) + "\n")
 
 
-def json_list(items: list[Any], out: IO[str] | None = None) -> None:
-    """Print a JSON array with one item a line (replay events)."""
+def events_json(events: list[Any], out: IO[str] | None = None) -> None:
+    """Print a replay's events as a JSON array, one event a line."""
     out = out or sys.stdout
-    out.write("[\n" + ",\n".join(json.dumps(i, ensure_ascii=False) for i in items) + "\n]\n")
+    out.write("[\n" + ",\n".join(json.dumps(e.to_dict(), ensure_ascii=False) for e in events) + "\n]\n")
 
 
 def codes(selected: list[str], out: IO[str] | None = None) -> None:
@@ -330,104 +331,121 @@ def _by_suit(toks, sym: bool) -> Text:
     return out
 
 
-def _finding_line(ev: dict[str, Any]) -> Text:
-    where = ", ".join(f"{k} {ev[k]}" for k in ("deal", "pass", "trick") if ev.get(k) is not None)
-    t = Text(f"{where}: " if where else "")
-    t.append(ev["message"])
-    t.append(f" ({ev['code']})", style="bold red" if ev["severity"] == ERROR else "yellow")
+def _finding_line(f: Finding) -> Text:
+    t = Text(f"{f.place}: " if f.place else "")
+    t.append(f.message)
+    t.append(f" ({f.code})", style="bold red" if f.severity == ERROR else "yellow")
     return t
 
 
-def _print_finding(con: Console, ev: dict[str, Any]) -> None:
+def _print_finding(con: Console, f: Finding) -> None:
     """A finding under '  ! ': on a terminal wrapped at words with the lines after indented, so no code
     is ever cut; elsewhere one line, however long."""
-    mark = Text("  ! ", style="bold red" if ev["severity"] == ERROR else "yellow")
+    mark = Text("  ! ", style="bold red" if f.severity == ERROR else "yellow")
     if not con.is_terminal:
-        con.print(mark + _finding_line(ev))
+        con.print(mark + _finding_line(f))
         return
     grid = Table.grid()
     grid.add_column(width=4, no_wrap=True)
     grid.add_column(overflow="fold")
-    grid.add_row(mark, _finding_line(ev))
+    grid.add_row(mark, _finding_line(f))
     con.print(grid, soft_wrap=False)
 
 
 def replay_view(t, out: IO[str] | None = None) -> None:
     """Print a game move by move: roles, hands, passes with proof, kitty, tricks, findings, result."""
     con = console(out)
-    sym = _use_symbols(con)
-    r = t.result
-    P = list(t.data.players)
-    rules = t.data.rules
-    head = Text(f"Game {r.id}", style="bold")
-    head.append(f"  ({r.source})  {', '.join(P)}")
-    if r.stake is not None:
-            head.append(f"  stake {money.fmt(r.stake)}{' ' + r.currency if r.currency else ''}")
-    con.print(head)
-    con.print(f"Rules: quota {rules.quota}, target {rules.target}, return {rules.return_rule}, kitty {rules.kitty}, "
-              f"rotation {rules.deal_rotation}, next dealer {rules.next_dealer}, claims {rules.claim_rule}")
-    width = max(6, *(len(p) for p in P))
-    held: list[dict[str, Any]] = []  # findings of a pass or a trick, shown under its line
-
-    def show_held(key: str | None = None, number: int | None = None) -> None:
-        for f in [f for f in held if key is None or f.get(key) == number]:
-            _print_finding(con, f)
-            held.remove(f)
-
-    for ev in t.events:
-        kind = ev["event"]
-        if kind == "finding" and ev["code"] != "PLAY_AFTER_END" and (
-                ev.get("trick") is not None or (ev.get("pass") is not None and ev["code"] != "PASS_SEQUENCE")):
-            held.append(ev)
-        elif kind == "finding":
-            _print_finding(con, ev)
-        elif kind == "deal":
-            roles = ev["roles"]
-            order = sorted(P, key=lambda p: "DLR".index(roles[p]))
-            con.print()
-            con.print(Text(f"Deal {ev['deal']}", style="bold underline") + Text(
-                "  " + ", ".join(_ROLE_QUOTA.format(p=p, role=roles[p], q=ev["quotas"][p]) for p in order)))
-            con.print("Hands as dealt:")
-            for p in P:
-                con.print(Text(f"  {p:<{width}}  ") + _by_suit(ev["hands"][p], sym))
-            con.print(Text(f"  {'kitty':<{width}}  ") + _cards(ev["kitty"], sym))
-            con.print("Passes:")
-        elif kind == "pass":
-            line = Text(f"  {ev['pass']}. {ev['from']} gave ")
-            line.append_text(_card(ev["card"], sym))
-            line.append(f" to {ev['to']}; {ev['to']} returned ")
-            line.append_text(_card(ev["returned"], sym))
-            line.append(f"  ({pass_proof(ev, rules.return_rule)})", style="dim")
-            con.print(line)
-            show_held("pass", ev["pass"])
-        elif kind == "kitty":
-            show_held()
-            line = Text(f"Kitty: {ev['dealer']} took ")
-            line.append_text(_cards(ev["kitty"], sym))
-            line.append(" and set aside ")
-            line.append_text(_cards(ev["discards"], sym))
-            con.print(line)
-            con.print("Hands at the first lead:")
-            for p in P:
-                con.print(Text(f"  {p:<{width}}  ") + _by_suit(ev["hands"][p], sym))
-            con.print(Text(f"{'trick':>5}  {'leader':<{width}}  {'cards':<12} {'winner':<{width}}  "
-                           + "  ".join(f"{p:>{max(len(p), 2)}}" for p in P), style="bold"))
-        elif kind == "trick":
-            cards = _cards(ev["cards"], sym)
-            cards.pad_right(max(0, 12 - cards.cell_len))
-            line = Text(f"{ev['trick']:>5}  {ev['leader']:<{width}}  ") + cards
-            line.append(f" {ev['winner']:<{width}}  " + "  ".join(f"{ev['tallies'][p]:>{max(len(p), 2)}}" for p in P))
-            con.print(line)
-            show_held("trick", ev["trick"])
-        elif kind == "claim":
-            con.print(Text(claim_words(ev), style="bold"))
-            show_held("trick", ev["trick"])
-        elif kind == "result":
-            show_held()
-            _result_block(con, ev)
-    show_held()
+    view = _ReplayView(con, t)
+    for e in t.events:
+        view.visit(e)
+    view.show_held()
     if t.position is not None:
-        _position_block(con, t, sym)
+        _position_block(con, t, view.sym)
+
+
+class _ReplayView(Visitor):
+    """The terminal replay, event by event; a finding of a pass or a trick waits under its line."""
+
+    def __init__(self, con: Console, t) -> None:
+        self.con, self.sym = con, _use_symbols(con)
+        self.P, self.rules = list(t.data.players), t.data.rules
+        self.width = max(6, *(len(p) for p in self.P))
+        self.held: list[Finding] = []
+        r = t.result
+        head = Text(f"Game {r.id}", style="bold")
+        head.append(f"  ({r.source})  {', '.join(self.P)}")
+        if r.stake is not None:
+            head.append(f"  stake {money.fmt(r.stake)}{' ' + r.currency if r.currency else ''}")
+        con.print(head)
+        rules = self.rules
+        con.print(f"Rules: quota {rules.quota}, target {rules.target}, return {rules.return_rule}, "
+                  f"kitty {rules.kitty}, rotation {rules.deal_rotation}, next dealer {rules.next_dealer}, "
+                  f"claims {rules.claim_rule}")
+
+    def show_held(self, key: str | None = None, number: int | None = None) -> None:
+        for f in [f for f in self.held if key is None or getattr(f, key) == number]:
+            _print_finding(self.con, f)
+            self.held.remove(f)
+
+    def _hands(self, hands: dict[str, list[str]]) -> None:
+        for p in self.P:
+            self.con.print(Text(f"  {p:<{self.width}}  ") + _by_suit(hands[p], self.sym))
+
+    def on_finding(self, e: FindingMade) -> None:
+        f = e.finding
+        if f.code != "PLAY_AFTER_END" and (f.trick is not None or (f.pass_ is not None and f.code != "PASS_SEQUENCE")):
+            self.held.append(f)
+        else:
+            _print_finding(self.con, f)
+
+    def on_deal(self, e: DealStarted) -> None:
+        order = sorted(self.P, key=lambda p: "DLR".index(e.roles[p]))
+        self.con.print()
+        self.con.print(Text(f"Deal {e.deal}", style="bold underline") + Text(
+            "  " + ", ".join(_ROLE_QUOTA.format(p=p, role=e.roles[p], q=e.quotas[p]) for p in order)))
+        self.con.print("Hands as dealt:")
+        self._hands(e.hands)
+        self.con.print(Text(f"  {'kitty':<{self.width}}  ") + _cards(e.kitty, self.sym))
+        self.con.print("Passes:")
+
+    def on_pass(self, e: PassMade) -> None:
+        line = Text(f"  {e.number}. {e.giver} gave ")
+        line.append_text(_card(e.card, self.sym))
+        line.append(f" to {e.receiver}; {e.receiver} returned ")
+        line.append_text(_card(e.returned, self.sym))
+        line.append(f"  ({pass_proof(e, self.rules.return_rule)})", style="dim")
+        self.con.print(line)
+        self.show_held("pass_", e.number)
+
+    def on_kitty(self, e: KittyExchanged) -> None:
+        self.show_held()
+        line = Text(f"Kitty: {e.dealer} took ")
+        line.append_text(_cards(e.kitty, self.sym))
+        line.append(" and set aside ")
+        line.append_text(_cards(e.discards, self.sym))
+        self.con.print(line)
+        self.con.print("Hands at the first lead:")
+        self._hands(e.hands)
+        w = self.width
+        self.con.print(Text(f"{'trick':>5}  {'leader':<{w}}  {'cards':<12} {'winner':<{w}}  "
+                            + "  ".join(f"{p:>{max(len(p), 2)}}" for p in self.P), style="bold"))
+
+    def on_trick(self, e: TrickWon) -> None:
+        cards = _cards(e.cards, self.sym)
+        cards.pad_right(max(0, 12 - cards.cell_len))
+        w = self.width
+        line = Text(f"{e.trick:>5}  {e.leader:<{w}}  ") + cards
+        line.append(f" {e.winner:<{w}}  " + "  ".join(f"{e.tallies[p]:>{max(len(p), 2)}}" for p in self.P))
+        self.con.print(line)
+        self.show_held("trick", e.trick)
+
+    def on_claim(self, e: ClaimJudged) -> None:
+        self.con.print(Text(claim_words(e.to_dict()), style="bold"))
+        self.show_held("trick", e.trick)
+
+    def on_result(self, e: GameEnded) -> None:
+        self.show_held()
+        _result_block(self.con, e.result)
 
 
 def _result_block(con: Console, ev: dict[str, Any]) -> None:
@@ -478,7 +496,7 @@ def _position_block(con: Console, t, sym: bool) -> None:
         con.print(played)
     for f in t.result.findings:
         if f.deal == pos.deal and f.trick == pos.trick:
-            _print_finding(con, {"event": "finding", **f.to_dict()})
+            _print_finding(con, f)
 
 
 # --- the archive ---

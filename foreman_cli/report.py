@@ -8,7 +8,8 @@ from typing import Any
 
 from . import money
 from .claims import claim_words
-from .findings import CODES, ERROR
+from .events import CardPlayed, ClaimJudged, DealStarted, FindingMade, GameEnded, KittyExchanged, PassMade, TrickWon, Visitor
+from .findings import CODES, ERROR, Finding
 from .trace import pass_proof
 from .words import plural
 
@@ -76,16 +77,11 @@ def _finding_id(i: int) -> str:
     return f"finding-{i}"
 
 
-def _where(f: dict[str, Any]) -> str:
-    return ", ".join(f"{k} {f[k]}" for k in ("deal", "pass", "trick") if f.get(k) is not None)
-
-
-def _finding_html(f: dict[str, Any], anchor: str) -> str:
-    cls = "finding" if f["severity"] == ERROR else "finding warning"
-    where = _where(f)
-    return (f'<div class="{cls}" id="{anchor}"><code>{escape(f["code"])}</code> '
-            f'{escape(where) + ": " if where else ""}{escape(f["message"])}'
-            f'<br><small>{escape(CODES[f["code"]].rule)}</small></div>')
+def _finding_html(f: Finding, anchor: str) -> str:
+    cls = "finding" if f.severity == ERROR else "finding warning"
+    return (f'<div class="{cls}" id="{anchor}"><code>{escape(f.code)}</code> '
+            f'{escape(f.place) + ": " if f.place else ""}{escape(f.message)}'
+            f'<br><small>{escape(CODES[f.code].rule)}</small></div>')
 
 
 def dispute_page(t, analyze: bool = False, budget_ms: float | None = None) -> str:
@@ -100,29 +96,29 @@ def dispute_page(t, analyze: bool = False, budget_ms: float | None = None) -> st
 def dispute_html(t, analysis=None) -> str:
     """The whole page for a traced game (trace.Trace), with the charts of its analysis if given."""
     page = _Page(t, analysis)
-    for ev in t.events:
-        getattr(page, "on_" + ev["event"], page.on_other)(ev)
+    for e in t.events:
+        page.visit(e)
     page.close_table()
     page.out.insert(page.stepper_at, _stepper(page.steps))  # under the summary, once every trick is known
     page.w("</body></html>\n")
     return "\n".join(page.out)
 
 
-class _Page:
+class _Page(Visitor):
     """The page as it is written, event by event: each kind of event has its handler."""
 
     def __init__(self, t, analysis) -> None:
         self.t, self.analysis = t, analysis
         self.P = list(t.data.players)
-        self.n_deals = sum(1 for e in t.events if e["event"] == "deal")
-        self.findings = [e for e in t.events if e["event"] == "finding"]
+        self.n_deals = sum(1 for e in t.events if e.kind == "deal")
+        self.findings: list[Finding] = [e.finding for e in t.events if e.kind == "finding"]
         self.ids = {id(e): _finding_id(i + 1) for i, e in enumerate(self.findings)}
         self.out: list[str] = []
         self.w = self.out.append
-        self.pending: list[dict[str, Any]] = []
+        self.pending: list[Finding] = []
         self.in_table = False
         self.hands: dict[str, list[str]] = {}
-        self.plays: list[dict[str, Any]] = []
+        self.plays: list[CardPlayed] = []
         self.steps: list[dict[str, Any]] = []  # the step-through: the table before each trick
         self._head()
 
@@ -139,25 +135,24 @@ class _Page:
           f"Rules: quota {escape(rules.quota)}, target {rules.target}, return {escape(rules.return_rule)}, "
           f"kitty {escape(rules.kitty)}, rotation {escape(rules.deal_rotation)}, next dealer "
           f"{escape(rules.next_dealer)}, claims {escape(rules.claim_rule)}</p>")
-        errors = [f for f in self.findings if f["severity"] == ERROR]
+        errors = [f for f in self.findings if f.severity == ERROR]
         w(f'<div class="summary{"" if errors else " clean"}"><strong>')
         w(f"{plural(len(errors), 'breach')} of the rules found." if errors else "No breach of the rules found.")
         w("</strong>")
         if self.findings:
             w("<ol>")
             for f in self.findings:
-                where = _where(f)
-                w(f'<li><a href="#{self.ids[id(f)]}"><code>{escape(f["code"])}</code> '
-                  f"{escape(where) + ': ' if where else ''}{escape(f['message'])}</a></li>")
+                w(f'<li><a href="#{self.ids[id(f)]}"><code>{escape(f.code)}</code> '
+                  f"{escape(f.place) + ': ' if f.place else ''}{escape(f.message)}</a></li>")
             w("</ol>")
         w(_result_line(t))
         w(f'<p class="money"><strong>Money:</strong> {escape(money_status(r))}</p>')
-        if any(e["event"] == "play" for e in t.events):
+        if any(e.kind == "play" for e in t.events):
             w('<p class="js-only"><a href="#step-through">Step through the play</a> '
               "(keys ← →, B for the first breach)</p>")
         w("</div>")
         for f in self.findings:
-            if CODES[f["code"]].shown_at == "game":
+            if CODES[f.code].shown_at == "game":
                 self.w(_finding_html(f, self.ids[id(f)]))
         self.stepper_at = len(self.out)
 
@@ -166,19 +161,19 @@ class _Page:
             self.w("</tbody></table></div>")
             self.in_table = False
 
-    def on_finding(self, ev: dict[str, Any]) -> None:
-        shown = CODES[ev["code"]].shown_at
-        if shown in ("game", "dealer") and ev.get("trick") is None:
+    def on_finding(self, e: FindingMade) -> None:
+        f = e.finding
+        if CODES[f.code].shown_at in ("game", "dealer") and f.trick is None:
             return  # written at the top, or at the deal's dealer line
-        if ev.get("trick") is not None and ev["code"] != "PLAY_AFTER_END" and self.in_table:
-            self.pending.append(ev)
+        if f.trick is not None and f.code != "PLAY_AFTER_END" and self.in_table:
+            self.pending.append(f)
         else:
             self.close_table()
-            self.w(_finding_html(ev, self.ids[id(ev)]))
+            self.w(_finding_html(f, self.ids[id(f)]))
 
-    def on_deal(self, ev: dict[str, Any]) -> None:
+    def on_deal(self, ev: DealStarted) -> None:
         self.close_table()
-        n, roles = ev["deal"], ev["roles"]
+        n, roles = ev.deal, ev.roles
         order = sorted(self.P, key=lambda p: "DLR".index(roles[p]))
         nav = " · ".join(x for x in (
             f'<a href="#deal-{n - 1}">← deal {n - 1}</a>' if n > 1 else "",
@@ -187,59 +182,59 @@ class _Page:
                f'<nav class="deals">{nav}</nav>')
         self.w(_table_picture(self.P, ev))
         self.w('<p class="dealer-line">' + ", ".join(
-            f"<strong>{escape(p)}</strong> {roles[p]} (quota {ev['quotas'][p]})" for p in order)
-            + f"; {escape(ev['dealer'])} deals</p>")
+            f"<strong>{escape(p)}</strong> {roles[p]} (quota {ev.quotas[p]})" for p in order)
+            + f"; {escape(ev.dealer)} deals</p>")
         for f in self.findings:
-            if CODES[f["code"]].shown_at == "dealer" and f.get("deal") == n and f.get("trick") is None:
+            if CODES[f.code].shown_at == "dealer" and f.deal == n and f.trick is None:
                 self.w(_finding_html(f, self.ids[id(f)]))
         self.w('<table><tr><th colspan="2">Hands as dealt</th></tr>')
         for p in self.P:
-            self.w(f"<tr><td>{escape(p)}</td><td>{_hand(ev['hands'][p])}</td></tr>")
-        self.w(f"<tr><td>kitty</td><td>{_cards(ev['kitty'])}</td></tr></table><p><strong>Passes</strong></p><ol>")
+            self.w(f"<tr><td>{escape(p)}</td><td>{_hand(ev.hands[p])}</td></tr>")
+        self.w(f"<tr><td>kitty</td><td>{_cards(ev.kitty)}</td></tr></table><p><strong>Passes</strong></p><ol>")
 
-    def on_pass(self, ev: dict[str, Any]) -> None:
+    def on_pass(self, ev: PassMade) -> None:
         proof = pass_proof(ev, self.t.data.rules.return_rule)
-        self.w(f"<li>{escape(ev['from'])} gave {_card(ev['card'])} to {escape(ev['to'])}; {escape(ev['to'])} "
-               f"returned {_card(ev['returned'])} <span class=\"proof\">({escape(proof)})</span></li>")
+        self.w(f"<li>{escape(ev.giver)} gave {_card(ev.card)} to {escape(ev.receiver)}; {escape(ev.receiver)} "
+               f"returned {_card(ev.returned)} <span class=\"proof\">({escape(proof)})</span></li>")
 
-    def on_kitty(self, ev: dict[str, Any]) -> None:
-        self.w(f"</ol><p><strong>Kitty:</strong> {escape(ev['dealer'])} took {_cards(ev['kitty'])} and set aside "
-               f"{_cards(ev['discards'])}</p><table><tr><th colspan=\"2\">Hands at the first lead</th></tr>")
+    def on_kitty(self, ev: KittyExchanged) -> None:
+        self.w(f"</ol><p><strong>Kitty:</strong> {escape(ev.dealer)} took {_cards(ev.kitty)} and set aside "
+               f"{_cards(ev.discards)}</p><table><tr><th colspan=\"2\">Hands at the first lead</th></tr>")
         for p in self.P:
-            self.w(f"<tr><td>{escape(p)}</td><td>{_hand(ev['hands'][p])}</td></tr>")
+            self.w(f"<tr><td>{escape(p)}</td><td>{_hand(ev.hands[p])}</td></tr>")
         self.w("</table>")
-        self.w(_chart(self.t, self.analysis, ev["deal"]))
+        self.w(_chart(self.t, self.analysis, ev.deal))
         self.w('<div class="scroll"><table class="tricks"><thead><tr><th>trick</th><th>cards, in play order</th>'
                "<th>winner</th>" + "".join(f'<th class="num">{escape(p)}</th>' for p in self.P)
                + "</tr></thead><tbody>")
         self.in_table = True
-        self.hands = {p: list(ev["hands"][p]) for p in self.P}
+        self.hands = {p: list(ev.hands[p]) for p in self.P}
         self.plays = []
 
-    def on_play(self, ev: dict[str, Any]) -> None:
+    def on_play(self, ev: CardPlayed) -> None:
         self.plays.append(ev)
 
-    def on_trick(self, ev: dict[str, Any]) -> None:
-        bad = {(f.get("player"), f.get("card")) for f in self.pending}
+    def on_trick(self, ev: TrickWon) -> None:
+        bad = {(f.player, f.card) for f in self.pending}
         cls = ' class="breach"' if self.pending else ""
-        played = " ".join(_played(p["player"], p["card"], (p["player"], p["card"]) in bad) for p in self.plays)
-        self.w(f'<tr{cls} id="d{ev["deal"]}t{ev["trick"]}"><td class="num">{ev["trick"]}</td><td>{played}</td>'
-               f"<td>{escape(ev['winner'])}</td>"
-               + "".join(f'<td class="num">{ev["tallies"][p]}</td>' for p in self.P) + "</tr>")
+        played = " ".join(_played(p.player, p.card, (p.player, p.card) in bad) for p in self.plays)
+        self.w(f'<tr{cls} id="d{ev.deal}t{ev.trick}"><td class="num">{ev.trick}</td><td>{played}</td>'
+               f"<td>{escape(ev.winner)}</td>"
+               + "".join(f'<td class="num">{ev.tallies[p]}</td>' for p in self.P) + "</tr>")
         self._step(ev, bad)
         self._flush_pending()
 
-    def _step(self, ev: dict[str, Any], bad: set) -> None:
+    def _step(self, ev: TrickWon, bad: set) -> None:
         self.steps.append({
-            "deal": ev["deal"], "trick": ev["trick"], "winner": ev["winner"],
+            "deal": ev.deal, "trick": ev.trick, "winner": ev.winner,
             "hands": {p: list(h) for p, h in self.hands.items()},
-            "plays": [{"player": p["player"], "card": p["card"], "legal": p["legal"],
-                       "breach": (p["player"], p["card"]) in bad} for p in self.plays],
-            "findings": [f"{f['code']}: {f['message']}" for f in self.pending],
-            "before": {p: n - (p == ev["winner"]) for p, n in ev["tallies"].items()}})
+            "plays": [{"player": p.player, "card": p.card, "legal": p.legal,
+                       "breach": (p.player, p.card) in bad} for p in self.plays],
+            "findings": [f"{f.code}: {f.message}" for f in self.pending],
+            "before": {p: n - (p == ev.winner) for p, n in ev.tallies.items()}})
         for p in self.plays:
-            if p["card"] in self.hands[p["player"]]:
-                self.hands[p["player"]].remove(p["card"])
+            if p.card in self.hands[p.player]:
+                self.hands[p.player].remove(p.card)
         self.plays = []
 
     def _flush_pending(self) -> None:
@@ -247,20 +242,17 @@ class _Page:
             self.w(f'<tr class="breach"><td colspan="{3 + len(self.P)}">{_finding_html(f, self.ids[id(f)])}</td></tr>')
         self.pending.clear()
 
-    def on_claim(self, ev: dict[str, Any]) -> None:
-        self.w(f'<tr class="claim{" breach" if self.pending or ev["holds"] is False else ""}">'
-               f'<td colspan="{3 + len(self.P)}">{escape(claim_words(ev))}</td></tr>')
+    def on_claim(self, ev: ClaimJudged) -> None:
+        self.w(f'<tr class="claim{" breach" if self.pending or ev.holds is False else ""}">'
+               f'<td colspan="{3 + len(self.P)}">{escape(claim_words(ev.to_dict()))}</td></tr>')
         self._flush_pending()
 
-    def on_result(self, ev: dict[str, Any]) -> None:
+    def on_result(self, ev: GameEnded) -> None:
         self.close_table()
         for f in self.pending:
             self.w(_finding_html(f, self.ids[id(f)]))
         self.pending.clear()
-        self.w('</section><div class="result"><h2>Result</h2>' + _result_block(ev) + "</div>")
-
-    def on_other(self, ev: dict[str, Any]) -> None:
-        pass  # events a page does not show (a position)
+        self.w('</section><div class="result"><h2>Result</h2>' + _result_block(ev.result) + "</div>")
 
 
 def money_status(r) -> str:
@@ -282,20 +274,20 @@ def _played(player: str, card: str, bad: bool) -> str:
             f"{_card(card)}</span>")
 
 
-def _table_picture(P: list[str], ev: dict[str, Any]) -> str:
+def _table_picture(P: list[str], ev: DealStarted) -> str:
     """The table from above: three seats clockwise, each with its role and quota, the dealer marked."""
     spots = ((130, 24), (206, 118), (54, 118))  # seats 1, 2, 3 clockwise from the top
     parts = ['<svg class="table-picture" viewBox="0 0 260 150" role="img" aria-label="the table">',
              '<ellipse cx="130" cy="78" rx="70" ry="40" fill="#e8f2e8" stroke="#6a8f6a"/>']
     for p, (x, y) in zip(P, spots):
-        role = ev["roles"][p]
-        dealer = ev["dealer"] == p
+        role = ev.roles[p]
+        dealer = ev.dealer == p
         parts.append(f'<g class="seat{" dealer" if dealer else ""}"><rect x="{x - 44}" y="{y - 16}" width="88" '
                      f'height="30" rx="5" fill="{"#fff3c4" if dealer else "#fff"}" stroke="#888"/>'
                      f'<text x="{x}" y="{y - 2}" text-anchor="middle" font-size="11" font-weight="600">'
                      f"{escape(p[:14])}</text>"
                      f'<text x="{x}" y="{y + 10}" text-anchor="middle" font-size="9">{role} · quota '
-                     f'{ev["quotas"][p]}{" · dealer" if dealer else ""}</text></g>')
+                     f'{ev.quotas[p]}{" · dealer" if dealer else ""}</text></g>')
     parts.append("</svg>")
     return "".join(parts)
 

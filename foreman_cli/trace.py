@@ -9,6 +9,7 @@ from . import engine, records
 from .audit import audit_paths
 from .cards import CANONICAL, CARD_OF, SUIT_OF, names
 from .errors import UsageError
+from .events import Event, FindingMade, GameEnded, PassMade, PositionReached, Recorder
 from .findings import CROSS_GAME
 from .results import GameResult
 from .words import plural
@@ -20,7 +21,7 @@ class Trace:
 
     data: records.GameData
     result: GameResult
-    events: list[dict[str, Any]]
+    events: list[Event]
     position: engine.Position | None = None
     position_trick: list[int] | None = None  # the cards recorded for the trick stopped before
 
@@ -59,54 +60,54 @@ def trace_game(paths: list[str], game_id: str | None = None, overrides: dict[str
         deal = 1  # --trick alone: in the first deal
     if deal is not None and not 1 <= deal <= len(data.deals):
         raise UsageError(f"--deal {deal}: the game has {plural(len(data.deals), 'deal')}")
-    events: list[dict[str, Any]] = []
-    full = engine.replay(data, source=audited.source, trace=events)
+    rec = Recorder()
+    full = engine.replay(data, source=audited.source, trace=rec)
     full.data = data
     for f in audited.findings:
         if f.code in CROSS_GAME:
             full.findings.append(f)
-            events.append({"event": "finding", **f.to_dict()})
-    events.append(_result_event(full))
+            rec.visit(FindingMade(f))
+    rec.visit(_result_event(full))
+    events = rec.events
     if deal is None:
         return Trace(data, full, events)
     if trick is None:
         # That deal only: its events (findings of the deal included), then the game's result.
-        return Trace(data, full, [e for e in events if e.get("deal") == deal or e["event"] == "result"])
+        return Trace(data, full, [e for e in events if getattr(e, "deal", None) == deal or e.kind == "result"])
     stop = trick
     recorded = len(data.deals[deal - 1].tricks)
     if stop > recorded + 1:
         raise UsageError(f"--trick {stop}: deal {deal} has {plural(recorded, 'trick')} recorded; "
                          f"give 1 to {recorded + 1} (the last is the position after them)")
-    part: list[dict[str, Any]] = []
+    part = Recorder()
     pos = engine.position_at(data, deal, stop, source=audited.source, trace=part)
     if pos is None:
         raise UsageError(f"--deal {deal} --trick {stop}: the game ended before that point")
     tricks = data.deals[deal - 1].tricks
     cards = [CARD_OF[c] for c in tricks[stop - 1].cards] if stop <= len(tricks) else None
-    t = Trace(data, full, part, pos, cards)
-    part.append(_position_event(t))
+    t = Trace(data, full, part.events, pos, cards)
+    t.events.append(_position_event(t))
     return t
 
 
-def _position_event(t: Trace) -> dict[str, Any]:
+def _position_event(t: Trace) -> PositionReached:
     """The table at the stopping point, for `replay --json`: tallies, hands, and each one's legal cards."""
     pos = t.position
     P = t.data.players
     seats = follower_legal(t)
-    return {"event": "position", "deal": pos.deal, "trick": pos.trick, "to_move": P[pos.to_move],
-            "tricks": {P[s]: pos.tricks[s] for s in range(3)},
-            "hands": {name: held for name, held, _ in seats}, "legal": {name: legal for name, _, legal in seats},
-            "recorded": [CANONICAL[c] for c in t.position_trick] if t.position_trick else None}
+    return PositionReached(pos.deal, pos.trick, P[pos.to_move], {P[s]: pos.tricks[s] for s in range(3)},
+                           {name: held for name, held, _ in seats}, {name: legal for name, _, legal in seats},
+                           [CANONICAL[c] for c in t.position_trick] if t.position_trick else None)
 
 
-def _result_event(r: GameResult) -> dict[str, Any]:
+def _result_event(r: GameResult) -> GameEnded:
     d = r.to_dict()
     last = r.last_deal
     d.update(event="result", players=list(r.players),
              quota_outcomes=({p: last.outcome(s) for s, p in enumerate(r.players)} if last else None),
              short_of_quota=r.short_of_quota,
              payments=[{"from": a, "to": b, "amount": str(v)} for a, b, v in r.payments])
-    return d
+    return GameEnded(d)
 
 
 def follower_legal(t: Trace) -> list[tuple[str, list[str], list[str]]]:
@@ -126,13 +127,13 @@ def follower_legal(t: Trace) -> list[tuple[str, list[str], list[str]]]:
 _SUIT_WORD = {"S": "spade", "H": "heart", "D": "diamond", "C": "club"}
 
 
-def pass_proof(ev: dict[str, Any], rule: str) -> str:
+def pass_proof(ev: PassMade, rule: str) -> str:
     """Why a pass's return was or was not allowed, from what the receiver held in the suit (every view)."""
-    before, word, to = ev["receiver_suit_before"], _SUIT_WORD[ev["card"][-1]], ev["to"]
+    before, word, to = ev.receiver_suit_before, _SUIT_WORD[ev.card[-1]], ev.receiver
     if not before:
         return f"{to} held no {word}, so any card may come back"
     held = f"{to} held {' '.join(before)} in {word}s"
     if rule == "highest":
-        return held + (f": the highest, {before[0]}, comes back" if ev["returned"] == before[0] else
+        return held + (f": the highest, {before[0]}, comes back" if ev.returned == before[0] else
                        f": the highest, {before[0]}, should have come back")
     return held

@@ -347,9 +347,9 @@ def test_findings_wrap_at_words_on_a_terminal_and_never_inside_a_code():
     from foreman_cli import render
     buf = io.StringIO()
     con = Console(file=buf, force_terminal=True, width=50, color_system=None)
-    render._print_finding(con, {"deal": 1, "pass": 1, "trick": None, "severity": "error", "code": "RETURN_WRONG_CARD",
-                                "message": "bob returned JD for 2D; bob held AD KD QD JD in diamonds: the highest, "
-                                           "AD, should have come back"})
+    from foreman_cli.findings import Finding
+    render._print_finding(con, Finding("RETURN_WRONG_CARD", "bob returned JD for 2D; bob held AD KD QD JD in diamonds: "
+                                       "the highest, AD, should have come back", deal=1, pass_=1))
     lines = [line.rstrip() for line in buf.getvalue().splitlines()]
     assert len(lines) > 1 and all(len(line) <= 50 for line in lines)
     assert lines[0].startswith("  ! deal 1, pass 1:") and all(line.startswith("    ") for line in lines[1:])
