@@ -9,13 +9,13 @@ import multiprocessing
 from contextlib import contextmanager
 from collections import defaultdict, deque
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, BinaryIO
 
 from . import engine, records
 from .findings import Finding
 from .reader import DEFAULT_MAX_RECORD_BYTES, RawRecord, read_records
-from .results import GameResult
+from .results import GameResult, Status
 
 
 def check_record(raw: RawRecord, overrides: dict[str, Any] | None = None) -> GameResult:
@@ -24,7 +24,7 @@ def check_record(raw: RawRecord, overrides: dict[str, Any] | None = None) -> Gam
         where = f"line {raw.line}" + (f" column {raw.column}" if raw.column else "")
         f = Finding("RECORD_SYNTAX", f"{raw.error} ({where})", path="$",
                     evidence={"line": raw.line, "column": raw.column})
-        return GameResult(id=None, source=raw.where, status="invalid", findings=[f])
+        return GameResult(id=None, source=raw.where, status=Status.INVALID, findings=[f])
     data = records.decode(raw.text, overrides)
     if isinstance(data, records.Invalid):
         if data.code == "RECORD_SYNTAX":
@@ -34,13 +34,14 @@ def check_record(raw: RawRecord, overrides: dict[str, Any] | None = None) -> Gam
                           evidence={"line": line, "column": data.column}) for p in data.problems]
         else:
             fs = [Finding("RECORD_SCHEMA", f"{p.path}: {p.message}", path=p.path) for p in data.problems]
-        res = GameResult(id=data.id, source=raw.where, status="invalid", findings=fs)
-    else:
-        res = engine.replay(data, source=raw.where)
-        res.data = data
-    res.text = raw.text
-    res.fingerprint = hashlib.blake2b(raw.text.encode(), digest_size=16).digest()
-    return res
+        return GameResult(id=data.id, source=raw.where, status=Status.INVALID, findings=fs, text=raw.text,
+                          fingerprint=_fingerprint(raw.text))
+    return replace(engine.replay(data, source=raw.where), data=data, text=raw.text, fingerprint=_fingerprint(raw.text))
+
+
+def _fingerprint(text: str) -> bytes:
+    """What tells two copies of a game apart: a hash of the record's text."""
+    return hashlib.blake2b(text.encode(), digest_size=16).digest()
 
 
 @dataclass
@@ -142,8 +143,8 @@ def audit_records(raws: Iterable[RawRecord], overrides: dict[str, Any] | None = 
         else:
             results = (check_record(raw, overrides) for raw in raws)
         for n, res in enumerate(results, 1):
-            if not keep:
-                _slim(res)
+            if not keep and jobs <= 1:  # the workers slim their own
+                res = _slim(res)
             if not n % YOUNG_COLLECT_EVERY:
                 # With the collector paused, the cycles an unreadable record leaves (its exception
                 # and traceback) would pile up: 318 MB for 100,000 lines of {} against 37 MB.
@@ -161,16 +162,15 @@ def _check_batch(task: tuple[list[RawRecord], dict[str, Any] | None, bool]) -> l
     with no_cyclic_gc():
         out = [check_record(raw, overrides) for raw in raws]
     if not keep:
-        for r in out:
-            _slim(r)  # before it is pickled back: most of a result's size
+        out = [_slim(r) for r in out]  # before it is pickled back: most of a result's size
     return out
 
 
-def _slim(r: GameResult) -> None:
-    """Drop what only `load` needs: the record's text and data, the trick winners."""
-    r.data = r.text = None
+def _slim(r: GameResult) -> GameResult:
+    """The result without what only `load` needs: the record's text and data, the trick winners."""
     for d in r.deals:
         d.winners = []
+    return replace(r, data=None, text=None)
 
 
 def chunked(items: Iterable[Any], count: int, size=None, max_size: int = 0) -> Iterator[list[Any]]:

@@ -12,7 +12,7 @@ from .board import legal_mask
 from .cards import BIT, BIT_OF, CANONICAL, CARD_OF, SUIT_MASK, SUIT_NAMES, SUIT_OF, SUITS, hand_cards, names
 from .findings import Finding
 from .records import GameData
-from .results import DealResult, GameResult
+from .results import DealResult, GameResult, Status
 from .words import plural
 
 HAND_SIZE = 16
@@ -527,21 +527,21 @@ def _result(g: GameData, ctx: _Game, findings: list[Finding], source: str, deal_
             winner: int | None) -> GameResult:
     """The game's result: won or unfinished, the nets, and the table's claimed result compared."""
     P, rules = g.players, g.rules
-    result = GameResult(
-        id=g.id, source=source, status="won" if winner is not None else "unfinished",
-        findings=findings, players=P, deals=deal_results, stake=g.stake, currency=g.currency,
-        rules=rules.as_dict(), series=g.series, played_at=g.played_at,
-        first_dealer=g.deals[0].dealer if g.deals else None,
-    )
+    net = payments = None
     if winner is None:
         last = deal_results[-1] if deal_results else None
         tallies = ", ".join(f"{P[s]} {last.tricks[s]}" for s in range(3)) if last else ""
         ctx.add(Finding("UNFINISHED", f"the record ends after {plural(len(deal_results), 'deal')} with nobody at "
                         f"{rules.target} tricks (last deal: {tallies})", evidence={"deals": len(deal_results)}))
-    else:
-        result.winner = P[winner]
-        if g.stake is not None:
-            result.net, result.payments = settle_game(P, winner, deal_results[-1], g.stake)
+    elif g.stake is not None:
+        net, payments = settle_game(P, winner, deal_results[-1], g.stake)
+    result = GameResult(
+        id=g.id, source=source, status=Status.WON if winner is not None else Status.UNFINISHED,
+        findings=findings, players=P, winner=P[winner] if winner is not None else None, deals=deal_results,
+        stake=g.stake, currency=g.currency, net=net, payments=payments or [],
+        rules=rules.as_dict(), series=g.series, played_at=g.played_at,
+        first_dealer=g.deals[0].dealer if g.deals else None,
+    )
     if g.claimed is not None:
         _check_claim(g, result, ctx.add)
     return result

@@ -13,7 +13,7 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationErr
 
 from . import cards as C
 from .rules import CHOICES, TARGET_RANGE, HouseRules
-from .records import (AMOUNT_MAX, AMOUNT_PATTERN, CARD_PATTERN, FORMAT, FORMATS, ID_PATTERN, GameData, SchemaProblem,
+from .records import (AMOUNT_MAX, AMOUNT_PATTERN, CARD_PATTERN, FORMAT, ID_PATTERN, GameData, SchemaProblem,
                       _claim, _FClaim, _FDeal, _finish, _FPass, _FTrick, _iso_datetime, quote)
 
 CardToken = Annotated[str, Field(pattern=CARD_PATTERN, description="rank then suit, e.g. 10S, QH, AD, 2C")]

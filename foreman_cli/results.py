@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from decimal import Decimal
+from enum import StrEnum
 from typing import Any
 
 from . import money
@@ -39,13 +40,22 @@ class DealResult:
         return self.tricks[seat] - self.quotas[seat]
 
 
-@dataclass(slots=True)
+class Status(StrEnum):
+    """A game's status: won, unfinished (nobody reached the target), or invalid (not replayable)."""
+
+    WON = "won"
+    UNFINISHED = "unfinished"
+    INVALID = "invalid"
+
+
+@dataclass(frozen=True, slots=True)
 class GameResult:
-    """The replay of one record (or why it could not be replayed)."""
+    """The replay of one record (or why it could not be replayed); a new one is made to change it
+    (`dataclasses.replace`). Its findings list grows with the checks across games."""
 
     id: str | None
     source: str
-    status: str  # won, unfinished, invalid
+    status: Status
     findings: list[Finding] = field(default_factory=list)
     players: tuple[str, ...] = ()
     winner: str | None = None

@@ -25,7 +25,7 @@ from .audit import check_record, duplicate_finding, series_facts, succession_fin
 from .findings import Finding
 from .reader import DEFAULT_MAX_RECORD_BYTES, SUFFIXES, RawRecord, line_record, read_stream
 
-from pyspark.sql.types import (ArrayType, BinaryType, BooleanType, IntegerType, LongType, MapType, StringType,
+from pyspark.sql.types import (ArrayType, BinaryType, IntegerType, LongType, MapType, StringType,
                                StructField, StructType)
 
 

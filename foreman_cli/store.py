@@ -8,7 +8,7 @@ import re
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from functools import lru_cache
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from decimal import Decimal
 from datetime import datetime, timezone
 from pathlib import Path
@@ -22,7 +22,7 @@ from .audit import BatchInterrupt, CrossChecks, check_record, chunked, no_cyclic
 from .errors import UsageError, DatabaseError, OutputError
 from .findings import Finding
 from .reader import DEFAULT_MAX_RECORD_BYTES, RawRecord, read_records
-from .results import ROLE_NAMES, GameResult
+from .results import GameResult
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -380,10 +380,9 @@ def prepare(results: list[GameResult], analyze: float | None = None) -> Prepared
         if analyze is not None:
             staged += [("_play_costs", b.costs), ("_deal_accuracy", b.accuracy)]
         tables = {name: _arrow(cols) for name, cols in staged}
-    for r in results:
-        r.data = r.text = None
-        r.deals = [d for d in r.deals if d.decided]  # what the checks across games still need
-    return Prepared(results, tables)
+    # What the checks across games still need: no text or data, the deciding deal only.
+    slim = [replace(r, data=None, text=None, deals=[d for d in r.deals if d.decided]) for r in results]
+    return Prepared(slim, tables)
 
 
 def _prepare_raws(task: tuple[list[RawRecord], dict[str, Any] | None, float | None]) -> Prepared:

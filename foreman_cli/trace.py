@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from . import engine, records
@@ -61,8 +61,7 @@ def trace_game(paths: list[str], game_id: str | None = None, overrides: dict[str
     if deal is not None and not 1 <= deal <= len(data.deals):
         raise UsageError(f"--deal {deal}: the game has {plural(len(data.deals), 'deal')}")
     rec = Recorder()
-    full = engine.replay(data, source=audited.source, trace=rec)
-    full.data = data
+    full = replace(engine.replay(data, source=audited.source, trace=rec), data=data)
     for f in audited.findings:
         if f.code in CROSS_GAME:
             full.findings.append(f)

@@ -428,3 +428,14 @@ def test_position_at_is_the_table_before_a_trick_and_none_after_the_end():
     assert sum(len(h) for h in pos.hands) == 45  # 48 cards less the first trick
     won_in = replay(g).deals_played
     assert position_at(g, won_in + 1, 1) is None  # the game was over by then
+
+
+def test_a_result_is_frozen_and_its_status_an_enum():
+    import dataclasses
+    from builders import game_data
+    from foreman_cli.engine import replay
+    from foreman_cli.results import Status
+    r = replay(game_data(game()))
+    assert r.status is Status.WON and r.status == "won" and r.to_dict()["status"] == "won"
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        r.winner = "somebody else"
