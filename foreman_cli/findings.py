@@ -15,8 +15,11 @@ class CodeInfo:
 
     `disputes`: a breach with this code takes the game out of the settlement (a wrong claim of
     the table's arithmetic and a repeated copy do not). `cross_game`: found only by looking at
-    other games of the input. `shown_at`: where a view puts it: 'place' (its deal, pass or trick),
-    'dealer' (the deal's dealer line), 'game' (the top of the game), 'result' (beside the result).
+    other games of the input. `shown_at`: where a view puts it: 'place' (under its pass or trick
+    line), 'inline' (where the replay meets it: it has no line of its own, as for a missing pass
+    or a trick after the end), 'dealer' (the deal's dealer line), 'game' (the top of the game),
+    'result' (beside the result). `leaves_out`: the record is left out of a settlement whatever
+    its play (a repeated copy).
     """
 
     code: str
@@ -28,6 +31,7 @@ class CodeInfo:
     disputes: bool = True
     cross_game: bool = False
     shown_at: str = "place"
+    leaves_out: bool = False
 
 
 CODES: dict[str, CodeInfo] = {
@@ -59,7 +63,7 @@ CODES: dict[str, CodeInfo] = {
         CodeInfo("PASS_SEQUENCE", ERROR, "passes missing, extra, out of order, or to the wrong player",
                  "Three passes in this order: L gives to R, R gives to D, D gives to L (RULES.md 4).",
                  "the pass expected at that position and the one recorded",
-                 "deal 1, pass 2: recorded carol to alice; expected bob to carol (PASS_SEQUENCE)"),
+                 "deal 1, pass 2: recorded carol to alice; expected bob to carol (PASS_SEQUENCE)", shown_at="inline"),
         CodeInfo("PASS_NOT_HELD", ERROR, "the giver did not hold the card he gave",
                  "A player can only pass a card from his own hand (RULES.md 4).",
                  "the giver's hand at that moment",
@@ -103,7 +107,7 @@ CODES: dict[str, CodeInfo] = {
         CodeInfo("PLAY_AFTER_END", ERROR, "a trick or a deal recorded after the game was won",
                  "The game ends at once when a player takes the target number of tricks (RULES.md 7).",
                  "where the game was won",
-                 "deal 3, trick 13: recorded after alice won at deal 3, trick 12 (PLAY_AFTER_END)"),
+                 "deal 3, trick 13: recorded after alice won at deal 3, trick 12 (PLAY_AFTER_END)", shown_at="inline"),
         CodeInfo("DEAL_INCOMPLETE", ERROR, "a deal other than the last ended early with nobody at the target",
                  "A deal goes on for all 16 tricks unless a player reaches the target (RULES.md 7).",
                  "the number of tricks recorded",
@@ -142,7 +146,7 @@ CODES: dict[str, CodeInfo] = {
                  "Each game id is unique; a repeat would be counted twice when settling.",
                  "where the id was first read and whether the content is identical",
                  "game g1 already read at games.jsonl:4 (identical) (DUPLICATE_GAME)",
-                 disputes=False, cross_game=True, shown_at="game"),
+                 disputes=False, cross_game=True, shown_at="game", leaves_out=True),
     ]
 }
 

@@ -393,7 +393,7 @@ class _ReplayView(Visitor):
 
     def on_finding(self, e: FindingMade) -> None:
         f = e.finding
-        if f.code != "PLAY_AFTER_END" and (f.trick is not None or (f.pass_ is not None and f.code != "PASS_SEQUENCE")):
+        if CODES[f.code].shown_at == "place" and (f.trick is not None or f.pass_ is not None):
             self.held.append(f)
         else:
             _print_finding(self.con, f)

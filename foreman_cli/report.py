@@ -165,7 +165,7 @@ class _Page(Visitor):
         f = e.finding
         if CODES[f.code].shown_at in ("game", "dealer") and f.trick is None:
             return  # written at the top, or at the deal's dealer line
-        if f.trick is not None and f.code != "PLAY_AFTER_END" and self.in_table:
+        if f.trick is not None and CODES[f.code].shown_at == "place" and self.in_table:
             self.pending.append(f)
         else:
             self.close_table()

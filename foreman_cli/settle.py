@@ -9,7 +9,7 @@ from typing import Any
 
 from . import money
 from .claims import describe
-from .findings import ERROR
+from .findings import CODES, ERROR
 from .results import GameResult
 
 NO_CURRENCY = ""  # no real currency is empty (FORMAT.md), so a label such as "(none)" stays apart
@@ -138,7 +138,7 @@ def settle(results: Iterable[GameResult], as_played: bool = False,
 
 def _line(r: GameResult, as_played: bool) -> GameLine:
     errors = [f for f in r.findings if f.severity == ERROR]
-    duplicate = next((f for f in errors if f.code == "DUPLICATE_GAME"), None)
+    duplicate = next((f for f in errors if CODES[f.code].leaves_out), None)
     # A wrong claim does not dispute the game: the replay is paid and the difference reported.
     breaches = r.disputes
     first = breaches[0] if breaches else None
@@ -164,7 +164,7 @@ def _line(r: GameResult, as_played: bool) -> GameLine:
     return GameLine(
         id=r.id, source=r.source, status=r.status, winner=r.winner, stake=r.stake,
         currency=r.currency or NO_CURRENCY, short=short, net=r.net,
-        claim=[f.message for f in errors if f.code == "CLAIM_MISMATCH"],
+        claim=[f.message for f in errors if CODES[f.code].shown_at == "result"],
         claims=[f"deal {d.number}: " + describe(r.players[c.by], c.first_trick, c.tricks, c.accepted, c.rule, c.holds)
                 for d in r.deals if (c := d.claim) is not None],
         disputed=first is not None, counted=counted, reason=reason,

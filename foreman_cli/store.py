@@ -20,7 +20,7 @@ from . import money
 from .cards import CARD_OF, RANK_OF
 from .audit import BatchInterrupt, CrossChecks, check_record, chunked, no_cyclic_gc, ordered_map
 from .errors import UsageError, DatabaseError, OutputError
-from .findings import Finding
+from .findings import CODES, Finding
 from .reader import DEFAULT_MAX_RECORD_BYTES, RawRecord, read_records
 from .results import GameResult
 
@@ -477,7 +477,7 @@ def finding_row(game_id: str, f: Finding) -> tuple:
 
 def _add_late_findings(con: duckdb.DuckDBPyConnection, results: list[GameResult]) -> None:
     """Dealer succession is known only at the end of the input: add it to the games it concerns."""
-    rows = [(r.id, f) for r in results for f in r.findings if f.code == "DEALER_SUCCESSION"]
+    rows = [(r.id, f) for r in results for f in r.findings if CODES[f.code].cross_game]
     if not rows:
         return
     con.execute("BEGIN TRANSACTION")

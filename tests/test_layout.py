@@ -51,3 +51,15 @@ def test_every_module_says_what_it_owns():
     for path in sorted(PACKAGE.glob("*.py")):
         doc = ast.get_docstring(ast.parse(path.read_text()))
         assert doc and doc.strip(), f"{path.name} has no docstring"
+
+
+def test_what_a_code_does_is_in_its_registry_entry_not_in_the_views():
+    # The modules that find a breach name its code; the ones that show, store or settle findings
+    # ask the registry (severity, disputes, cross_game, shown_at, leaves_out) instead.
+    import re
+    from foreman_cli.findings import CODES
+    for name in ("render.py", "report.py", "settle.py", "store.py", "cli.py", "trace.py", "spark.py", "results.py",
+                 "events.py", "fairness_page.py", "certificate.py"):
+        text = (PACKAGE / name).read_text()
+        named = [c for c in CODES if re.search(rf"[\"']{c}[\"']", text)]
+        assert named == [], f"{name} names {named}"
