@@ -6,14 +6,27 @@ views (the terminal replay, the HTML page) and `replay --json` all read these sa
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any, ClassVar
 
 from .findings import Finding
 
 
+class _Event:
+    """What every event shares: its kind, and its JSON form (`replay --json`) from its fields."""
+
+    __slots__ = ()
+    kind: ClassVar[str]
+    json_names: ClassVar[dict[str, str]] = {}  # a field written under another name
+
+    def to_dict(self) -> dict[str, Any]:
+        """As `replay --json` writes it."""
+        return {"event": self.kind, **{self.json_names.get(f.name, f.name): getattr(self, f.name)
+                                       for f in fields(self)}}
+
+
 @dataclass(frozen=True, slots=True)
-class DealStarted:
+class DealStarted(_Event):
     """A deal begins: who deals, each player's role and quota, the hands and kitty as dealt."""
 
     kind: ClassVar[str] = "deal"
@@ -24,17 +37,12 @@ class DealStarted:
     hands: dict[str, list[str]]
     kitty: list[str]
 
-    def to_dict(self) -> dict[str, Any]:
-        """As `replay --json` writes it."""
-        return {"event": self.kind, "deal": self.deal, "dealer": self.dealer, "roles": self.roles,
-                "quotas": self.quotas, "hands": self.hands, "kitty": self.kitty}
-
-
 @dataclass(frozen=True, slots=True)
-class PassMade:
+class PassMade(_Event):
     """One pass and its return, with what the receiver held in the suit before it (the proof)."""
 
     kind: ClassVar[str] = "pass"
+    json_names: ClassVar[dict[str, str]] = {"number": "pass", "giver": "from", "receiver": "to"}
     deal: int
     number: int
     giver: str
@@ -43,14 +51,8 @@ class PassMade:
     returned: str
     receiver_suit_before: list[str]
 
-    def to_dict(self) -> dict[str, Any]:
-        """As `replay --json` writes it."""
-        return {"event": self.kind, "deal": self.deal, "pass": self.number, "from": self.giver, "to": self.receiver,
-                "card": self.card, "returned": self.returned, "receiver_suit_before": self.receiver_suit_before}
-
-
 @dataclass(frozen=True, slots=True)
-class KittyExchanged:
+class KittyExchanged(_Event):
     """The dealer took the kitty and set aside his discards; the hands at the first lead."""
 
     kind: ClassVar[str] = "kitty"
@@ -60,14 +62,8 @@ class KittyExchanged:
     discards: list[str]
     hands: dict[str, list[str]]
 
-    def to_dict(self) -> dict[str, Any]:
-        """As `replay --json` writes it."""
-        return {"event": self.kind, "deal": self.deal, "dealer": self.dealer, "kitty": self.kitty,
-                "discards": self.discards, "hands": self.hands}
-
-
 @dataclass(frozen=True, slots=True)
-class CardPlayed:
+class CardPlayed(_Event):
     """A card played to a trick, and the cards that were legal for the player then."""
 
     kind: ClassVar[str] = "play"
@@ -77,14 +73,8 @@ class CardPlayed:
     card: str
     legal: list[str]
 
-    def to_dict(self) -> dict[str, Any]:
-        """As `replay --json` writes it."""
-        return {"event": self.kind, "deal": self.deal, "trick": self.trick, "player": self.player, "card": self.card,
-                "legal": self.legal}
-
-
 @dataclass(frozen=True, slots=True)
-class TrickWon:
+class TrickWon(_Event):
     """A trick complete: its leader, the cards in play order, the winner and the tallies after it."""
 
     kind: ClassVar[str] = "trick"
@@ -95,14 +85,8 @@ class TrickWon:
     winner: str
     tallies: dict[str, int]
 
-    def to_dict(self) -> dict[str, Any]:
-        """As `replay --json` writes it."""
-        return {"event": self.kind, "deal": self.deal, "trick": self.trick, "leader": self.leader,
-                "cards": self.cards, "winner": self.winner, "tallies": self.tallies}
-
-
 @dataclass(frozen=True, slots=True)
-class FindingMade:
+class FindingMade(_Event):
     """A breach or a warning, where the replay met it."""
 
     kind: ClassVar[str] = "finding"
@@ -119,7 +103,7 @@ class FindingMade:
 
 
 @dataclass(frozen=True, slots=True)
-class ClaimJudged:
+class ClaimJudged(_Event):
     """A claim of the remaining tricks, judged from the hands as replayed (RULES.md 12)."""
 
     kind: ClassVar[str] = "claim"
@@ -131,19 +115,12 @@ class ClaimJudged:
     tricks: int
     claim_rule: str
     holds: bool | None
-    line: list[str] | None
+    line: list[list[str]] | None  # the refuting line, trick by trick
     leader: str
     tallies: dict[str, int]
 
-    def to_dict(self) -> dict[str, Any]:
-        """As `replay --json` writes it (and as `claims.claim_words` reads it)."""
-        return {"event": self.kind, "deal": self.deal, "trick": self.trick, "by": self.by, "accepted": self.accepted,
-                "statement": self.statement, "tricks": self.tricks, "claim_rule": self.claim_rule, "holds": self.holds,
-                "line": self.line, "leader": self.leader, "tallies": self.tallies}
-
-
 @dataclass(frozen=True, slots=True)
-class GameEnded:
+class GameEnded(_Event):
     """The game's result: `validate --json`'s fields, with quota outcomes and payments."""
 
     kind: ClassVar[str] = "result"
@@ -155,7 +132,7 @@ class GameEnded:
 
 
 @dataclass(frozen=True, slots=True)
-class PositionReached:
+class PositionReached(_Event):
     """The table at a stopping point: tallies, each hand and its legal cards on the recorded lead."""
 
     kind: ClassVar[str] = "position"
@@ -167,10 +144,6 @@ class PositionReached:
     legal: dict[str, list[str]]
     recorded: list[str] | None
 
-    def to_dict(self) -> dict[str, Any]:
-        """As `replay --json` writes it."""
-        return {"event": self.kind, "deal": self.deal, "trick": self.trick, "to_move": self.to_move,
-                "tricks": self.tricks, "hands": self.hands, "legal": self.legal, "recorded": self.recorded}
 
 
 Event = (DealStarted | PassMade | KittyExchanged | CardPlayed | TrickWon | FindingMade | ClaimJudged | GameEnded

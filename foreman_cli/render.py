@@ -178,18 +178,18 @@ def codes(selected: list[str], out: IO[str] | None = None) -> None:
 
 def error(message: str, hint: str = "") -> None:
     """Print a one-line error (and its hint) on standard error."""
-    _load_rich()
-    con = _SafeConsole(file=sys.stderr, highlight=False, soft_wrap=True, markup=False, emoji=False)
-    con.print(Text("foreman: ", style="bold red") + Text(message))
-    if hint:
-        con.print(Text(f"hint: {hint}", style="dim"))
+    _to_stderr("foreman: ", "bold red", message, hint)
 
 
 def warning(message: str, hint: str = "") -> None:
     """Print a one-line warning (and its hint) on standard error."""
+    _to_stderr("foreman: warning: ", "bold yellow", message, hint)
+
+
+def _to_stderr(prefix: str, style: str, message: str, hint: str) -> None:
     _load_rich()
     con = _SafeConsole(file=sys.stderr, highlight=False, soft_wrap=True, markup=False, emoji=False)
-    con.print(Text("foreman: warning: ", style="bold yellow") + Text(message))
+    con.print(Text(prefix, style=style) + Text(message))
     if hint:
         con.print(Text(f"hint: {hint}", style="dim"))
 
