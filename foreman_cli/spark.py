@@ -358,7 +358,7 @@ def _add_late(tables: dict[str, Any], late) -> dict[str, Any]:
 
 # ---- the job ----------------------------------------------------------------------------------
 
-USAGE = """usage: spark-submit foreman_cli/spark.py validate|load INPUT... OUTPUT [--whole-files] [--rule KEY=VALUE]
+USAGE = """usage: spark-submit foreman_cli/spark_submit.py validate|load INPUT... OUTPUT [--whole-files] [--rule KEY=VALUE]
        python -m foreman_cli.spark [--master local[2]] validate|load INPUT... OUTPUT
 
 validate writes OUTPUT as Parquet, one row a game (the columns of `foreman validate --json`);

@@ -139,3 +139,19 @@ def test_the_job_refuses_a_bad_command_line():
     proc = subprocess.run([sys.executable, "-m", "foreman_cli.spark", "validate", "in", "out", "--rule", "quota=1-2-3"],
                           capture_output=True, text=True)
     assert proc.returncode == 2 and "quota" in proc.stderr
+
+
+def test_spark_submit_runs_the_job_file(inputs, tmp_path):
+    # What docs/scale.md tells a cluster user to run, on local[2]: spark-submit and spark_submit.py.
+    submit = Path(sys.executable).parent / "spark-submit"
+    if not submit.exists():
+        pytest.skip("pyspark's spark-submit is not beside this Python")
+    import os
+    job = Path(fspark.__file__).parent / "spark_submit.py"
+    out = tmp_path / "submitted"
+    env = {**os.environ, "PYSPARK_PYTHON": sys.executable, "PYSPARK_DRIVER_PYTHON": sys.executable}
+    proc = subprocess.run([str(submit), "--master", "local[2]", str(job), "validate", str(inputs / "d-array.json"),
+                           str(out)], capture_output=True, text=True, env=env)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    n = duckdb.connect().execute(f"SELECT count(*) FROM read_parquet('{out}/*.parquet')").fetchone()[0]
+    assert n == 200
