@@ -12,6 +12,7 @@ from typing import Annotated, Any, Literal
 import msgspec
 
 from . import cards as C
+from . import core
 from . import money
 from .rules import CHOICES, TARGET_RANGE, HouseRules
 
@@ -194,7 +195,7 @@ def decode(text: bytes | str, overrides: dict[str, Any] | None = None) -> GameDa
     seat = {n: i for i, n in enumerate(g.players)}
     if len(seat) != 3 or (g.played_at is not None and not _is_iso(g.played_at)):
         return decode_careful(text, overrides)
-    if not (_names_ok or names_ok)(g.deals, seat) or (g.format == FORMAT and any(d.claim for d in g.deals)):
+    if not (core.names_ok or names_ok)(g.deals, seat) or (g.format == FORMAT and any(d.claim for d in g.deals)):
         return decode_careful(text, overrides)
     problems: list[SchemaProblem] = []
     claim = _claim(g, seat, problems)
@@ -217,20 +218,6 @@ def names_ok(deals: list[Any], seat: dict[str, int]) -> bool:
                 or (d.claim is not None and d.claim.by not in seat)):
             return False
     return True
-
-
-def _compiled_names_ok():
-    import os
-    if os.environ.get("FOREMAN_PURE") == "1":
-        return None
-    try:
-        from ._core import names_ok as c_names_ok
-    except ImportError:
-        return None
-    return c_names_ok
-
-
-_names_ok = _compiled_names_ok()
 
 
 def decode_careful(text: bytes | str, overrides: dict[str, Any] | None = None) -> GameData | Invalid:

@@ -107,13 +107,10 @@ def _line_records(spark, uris: list[str], index: dict, limit: int):
                     F.col("_metadata.file_block_start").alias("start")))
     # A split's first line number: the lines of the file's earlier splits (a small table, one row
     # a split, is what the driver sees). Rows keep their order within a split in mapInArrow.
-    counts = text.groupBy("uri", "start").count().collect()
+    counts = sorted((r["uri"], r["start"], r["count"]) for r in text.groupBy("uri", "start").count().collect())
     first: dict[tuple[str, int], int] = {}
-    for uri in {r["uri"] for r in counts}:
-        n = 0
-        for r in sorted((r for r in counts if r["uri"] == uri), key=lambda r: r["start"]):
-            first[(uri, r["start"])] = n
-            n += r["count"]
+    for k, (uri, start, n) in enumerate(counts):
+        first[(uri, start)] = 0 if k == 0 or counts[k - 1][0] != uri else first[counts[k - 1][:2]] + counts[k - 1][2]
 
     def cut(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         key, n = None, 0
