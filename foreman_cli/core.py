@@ -15,7 +15,7 @@ except ImportError:
     _core = None
 
 NAME = "C" if _core is not None else "Python"
-# The replay's fast path for a plain deal (engine.clean_deal is its twin and the pure path's).
+# The replay's fast path for a plain deal; engine.clean_deal is its twin, which the pure path runs.
 clean_deal = _core.clean_deal if _core is not None else None
 # The decoder's name checks (records.names_ok is the twin).
 names_ok = _core.names_ok if _core is not None else None

@@ -81,7 +81,7 @@ class _Hands:
 
 def _check_trick(P, H: _Hands, add, trace, dn: int, tn: int, ld: int, leader_due: int,
                      cs: list[int]) -> int | None:
-    """Check a trick the hot path does not take; return the winning seat (None: no cards)."""
+    """Check one trick, every rule, wording each breach; return the winning seat (None: no cards)."""
     m = H.m
     if ld != leader_due:
         why = "L leads the first trick" if tn == 1 else f"{P[leader_due]} won trick {tn - 1}"
@@ -126,26 +126,6 @@ def wrong_return(before: int, c: int, x: int, highest: bool) -> bool:
         return bool(suit_cards) and x != suit_cards.bit_length() - 1
     above = suit_cards & ~((BIT[c] << 1) - 1)
     return bool(above) and not above & BIT[x]
-
-
-def _plain_trick(P, H: _Hands, add, dn: int, tn: int, ld: int, *cards: int) -> int:
-    """Three cards from the leader round, no copies in any hand: each held, suit followed; the winner."""
-    m = H.m
-    led_mask = SUIT_MASK[SUIT_OF[cards[0]]]
-    best, w = cards[0], ld
-    for j, c in enumerate(cards):
-        p = (ld + j) % 3
-        mp, bit = m[p], BIT[c]
-        if mp & bit:
-            m[p] = mp ^ bit
-        else:
-            add(_not_held(P, H, dn, tn, p, c))
-        if bit & led_mask:
-            if c > best:
-                best, w = c, p
-        elif j and mp & led_mask:
-            add(_revoke(P, dn, tn, p, c, SUIT_OF[cards[0]], mp))
-    return w
 
 
 def _incomplete(dn: int, tricks: int, target: int) -> Finding:
@@ -270,7 +250,7 @@ def _run(g: GameData, source: str, trace: ev.Visitor | None,
             trace.visit(ev.FindingMade(f))
     ctx = _Game(P, g.seat, rules, add, trace, rules.return_rule == "highest", rules.kitty == "swap")
     # The compiled pass for plain deals; the traced replay and a stop at a position need every event.
-    fast = core.clean_deal if trace is None and stop_at is None else None
+    fast = _fast_pass() if trace is None and stop_at is None else None
     deal_results: list[DealResult] = []
     winner: int | None = None
     won_at: tuple[int, int] | None = None
@@ -487,30 +467,25 @@ def _tricks(ctx: _Game, H: _Hands, dn: int, d, D: int, stop_at: tuple[int, int] 
     """The play, trick by trick, until the target; (won, winners, decided, leader due, trick won at) or a Position."""
     P, seat, add, trace, target = ctx.P, ctx.seat, ctx.add, ctx.trace, ctx.rules.target
     CARD = CARD_OF
-    m, dup = H.m, H.dup
+    m = H.m
     L = (D + 1) % 3
     won = [0, 0, 0]
     winners: list[int | None] = []  # seat winning each counted trick (None: an empty trick)
     leader_due = L
-    plain = trace is None and stop_at is None and not (dup[0] or dup[1] or dup[2])
     tricks = d.tricks
     for tn, t in enumerate(tricks, 1):
         ld = seat[t.leader]
         cs = t.cards
-        if plain and ld == leader_due and len(cs) == 3:
-            # The common path: three cards, the right leader, no copies in any hand.
-            w = _plain_trick(P, H, add, dn, tn, ld, CARD[cs[0]], CARD[cs[1]], CARD[cs[2]])
-        else:
-            if stop_at is not None and stop_at == (dn, tn):
-                hands = (H.cards(0), H.cards(1), H.cards(2))
-                return Position(dn, tn, hands, list(won), leader_due, hand_cards(m[leader_due]))
-            w = _check_trick(P, H, add, trace, dn, tn, ld, leader_due, [CARD[x] for x in cs])
-            if w is None:
-                winners.append(None)
-                continue
-            if trace is not None:
-                trace.visit(ev.TrickWon(dn, tn, P[ld], list(cs[:3]), P[w],
-                                        {P[s]: won[s] + (s == w) for s in range(3)}))
+        if stop_at is not None and stop_at == (dn, tn):
+            hands = (H.cards(0), H.cards(1), H.cards(2))
+            return Position(dn, tn, hands, list(won), leader_due, hand_cards(m[leader_due]))
+        w = _check_trick(P, H, add, trace, dn, tn, ld, leader_due, [CARD[x] for x in cs])
+        if w is None:
+            winners.append(None)
+            continue
+        if trace is not None:
+            trace.visit(ev.TrickWon(dn, tn, P[ld], list(cs[:3]), P[w],
+                                    {P[s]: won[s] + (s == w) for s in range(3)}))
         n = won[w] + 1
         won[w] = n
         winners.append(w)
@@ -644,15 +619,21 @@ def _why_payments(result: GameResult) -> str:
     return f" ({'; '.join(parts)})"
 
 
+def _fast_pass():
+    """The one-pass check of a plain deal: the compiled one when built, else its Python twin."""
+    return core.clean_deal or clean_deal
+
+
 def clean_deal(hands, kitty, passes, discards, tricks, seat: dict, dealer: int, highest: bool,
-               target: int) -> tuple[int, int, int, list[int], bool] | None:
+               target: int, card_of=None) -> tuple[int, int, int, list[int], bool] | None:
     """A deal replayed in one pass when nothing in it is amiss: (tricks won by seat, winners, decided).
 
     None means "look closer": anything unusual (a wrong size or a repeated card, a pass or a
     return out of order or not held, a wrong return, a discard not from the dealer's own hand, a
     trick led out of turn, short or long, a card not held, a revoke, a trick after the target)
     is left to the full replay, which finds and words it. The compiled core has the same
-    function (`_core.clean_deal`); both answer alike on every deal (tests/test_engine.py).
+    function (`_core.clean_deal`); both answer alike on every deal (tests/test_fast_replay.py).
+    `card_of` is the compiled one's token table, unused here.
     """
     if len(kitty) != KITTY_SIZE or len(discards) != DISCARDS or len(passes) != 3:
         return None

@@ -65,12 +65,12 @@ def _result(r):
 def test_the_replay_gives_the_same_result_with_the_fast_path_and_without(decoded, monkeypatch, fast):
     if fast == "compiled" and core.clean_deal is None:
         pytest.skip("the compiled core is not built (or FOREMAN_PURE=1)")
-    with_fast = [_result(engine.replay(g)) for g in decoded] if fast == "compiled" else None
-    monkeypatch.setattr(core, "clean_deal", None)
-    without = [_result(engine.replay(g)) for g in decoded]
     if fast == "twin":
-        monkeypatch.setattr(core, "clean_deal", lambda *a: engine.clean_deal(*a[:-1]))
-        with_fast = [_result(engine.replay(g)) for g in decoded]
+        monkeypatch.setattr(core, "clean_deal", None)  # the engine falls back on the twin
+    assert engine._fast_pass() is (engine.clean_deal if fast == "twin" else core.clean_deal)
+    with_fast = [_result(engine.replay(g)) for g in decoded]
+    monkeypatch.setattr(engine, "_fast_pass", lambda: None)  # every deal through the full replay
+    without = [_result(engine.replay(g)) for g in decoded]
     assert with_fast == without
     assert any(r[0]["violations"] for r in without) and any(not r[0]["violations"] for r in without)
 
