@@ -8,7 +8,7 @@ import itertools
 import multiprocessing
 from contextlib import contextmanager
 from collections import defaultdict, deque
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from typing import Any, BinaryIO
 
@@ -46,8 +46,15 @@ def _fingerprint(text: str) -> bytes:
 
 @dataclass
 class CrossChecks:
-    """The checks that need more than one game: repeated ids and dealer succession in a series."""
+    """The checks that need more than one game: repeated ids and dealer succession in a series.
 
+    `hold` (validate) keeps every result from the first series game on until the end, so each
+    result is whole when it is given out. Without it (load, which commits batch by batch) each
+    result is given out at once; only the series games are kept, and `finish` returns them with
+    the findings the end of the input adds.
+    """
+
+    hold: bool = True
     seen: dict[str, str] = field(default_factory=dict)
     fingerprints: dict[str, bytes] = field(default_factory=dict)
     pending: list[GameResult] = field(default_factory=list)
@@ -66,15 +73,19 @@ class CrossChecks:
                 res.findings.append(duplicate_finding(res.id, first, same))
         # Dealer succession depends on every game of a series in the input (a later repeat of a
         # game cancels the check), so from the first series game on, results wait for the end.
-        if res.series is not None and res.status != "invalid":
-            self.holding = True
+        in_series = res.series is not None and res.status != "invalid"
+        if not self.hold:
+            if in_series:
+                self.pending.append(res)
+            return [res]
+        self.holding = self.holding or in_series
         if self.holding:
             self.pending.append(res)
             return []
         return [res]
 
     def finish(self) -> list[GameResult]:
-        """Run the series checks and return the results still held."""
+        """Run the series checks and return the results still held (the series games, without `hold`)."""
         by_key: dict[tuple[str, int], list[GameResult]] = defaultdict(list)
         for r in self.pending:
             if r.series is not None and r.status != "invalid":
@@ -134,40 +145,74 @@ def audit_records(raws: Iterable[RawRecord], overrides: dict[str, Any] | None = 
 
     With jobs > 1 the replays run in that many worker processes; the results, and so the output,
     are the same as with one. `keep=False` drops each result's record text and decoded data
-    (what `load` needs and `validate` does not), which spares copying them between processes.
+    (what only the archive needs), which spares copying them between processes.
     """
     cross = CrossChecks()
-    with no_cyclic_gc():
-        if jobs > 1:
-            results = _parallel(raws, overrides, jobs, keep)
-        else:
-            results = (check_record(raw, overrides) for raw in raws)
-        for n, res in enumerate(results, 1):
-            if not keep and jobs <= 1:  # the workers slim their own
-                res = _slim(res)
-            if not n % YOUNG_COLLECT_EVERY:
-                # With the collector paused, the cycles an unreadable record leaves (its exception
-                # and traceback) would pile up: 318 MB for 100,000 lines of {} against 37 MB.
-                gc.collect(0)
+    for batch in checked_batches(raws, overrides, jobs, keep):
+        for res in batch.results:
             yield from cross.feed(res)
-        yield from cross.finish()
+    yield from cross.finish()
 
 
-YOUNG_COLLECT_EVERY = 2048  # results between collections of the youngest generation only
 BATCH = 64  # records per task sent to a worker: large enough to amortise the hand-over
 
 
-def _check_batch(task: tuple[list[RawRecord], dict[str, Any] | None, bool]) -> list[GameResult]:
-    raws, overrides, keep = task
+@dataclass
+class Batch:
+    """Replayed games in input order, and what a stage made of them where they were replayed."""
+
+    results: list[GameResult]
+    staged: Any = None
+
+
+def checked_batches(raws: Iterable[RawRecord], overrides: dict[str, Any] | None = None, jobs: int = 1,
+                    keep: bool = True, stage: Callable[[list[GameResult]], Any] | None = None,
+                    count: int = BATCH, max_bytes: int = 0) -> Iterator[Batch]:
+    """Decode and replay raw records a batch at a time, in input order: the one pipeline of
+    `validate` and `load`. The checks across games are the caller's (CrossChecks).
+
+    A batch is `count` records, or fewer once their text reaches `max_bytes`. `stage` (a
+    module-level function, so workers can run it) turns a batch's full results into what the
+    caller keeps of them, before `keep=False` slims them; with jobs > 1 it runs in the workers.
+    """
+    size = _text_size if max_bytes else None
+    tasks = ((b, overrides, keep, stage) for b in chunked(raws, count, size=size, max_size=max_bytes))
+    batches = ordered_map(_check_batch, tasks, jobs) if jobs > 1 else map(_check_batch, tasks)
+    try:
+        with no_cyclic_gc():
+            done = 0
+            for batch in batches:
+                if done // YOUNG_COLLECT_EVERY != (done + len(batch.results)) // YOUNG_COLLECT_EVERY:
+                    # With the collector paused, the cycles an unreadable record leaves (its exception
+                    # and traceback) would pile up: 318 MB for 100,000 lines of {} against 37 MB.
+                    gc.collect(0)
+                done += len(batch.results)
+                yield batch
+    finally:
+        close = getattr(batches, "close", None)
+        if close is not None:
+            close()  # end the worker pool here, in order, not whenever the generator is collected
+
+
+YOUNG_COLLECT_EVERY = 2048  # results between collections of the youngest generation only
+
+
+def _text_size(raw: RawRecord) -> int:
+    return len(raw.text) if raw.text is not None else 0
+
+
+def _check_batch(task: tuple[list[RawRecord], dict[str, Any] | None, bool, Any]) -> Batch:
+    raws, overrides, keep, stage = task
     with no_cyclic_gc():
         out = [check_record(raw, overrides) for raw in raws]
+        staged = stage(out) if stage is not None else None
     if not keep:
         out = [_slim(r) for r in out]  # before it is pickled back: most of a result's size
-    return out
+    return Batch(out, staged)
 
 
 def _slim(r: GameResult) -> GameResult:
-    """The result without what only `load` needs: the record's text and data, the trick winners."""
+    """The result without what only the archive's rows need: the record's text and data, the trick winners."""
     for d in r.deals:
         d.winners = []
     return replace(r, data=None, text=None)
@@ -253,12 +298,6 @@ def _ignore_interrupts() -> None:
     """In a worker: Ctrl-C is the parent's to handle (one message, the pool ended, exit 130)."""
     import signal
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-
-
-def _parallel(raws: Iterable[RawRecord], overrides, jobs: int, keep: bool) -> Iterator[GameResult]:
-    tasks = ((b, overrides, keep) for b in chunked(raws, BATCH))
-    for batch in ordered_map(_check_batch, tasks, jobs):
-        yield from batch
 
 
 @contextmanager

@@ -282,17 +282,20 @@ def archive_schemas() -> dict[str, Any]:
 def load(records, overrides: dict[str, Any] | None = None) -> dict[str, Any]:
     """The archive's tables (as `foreman load` then `export --parquet` would write them), as DataFrames.
 
-    As `load` does: invalid records are left out, a repeated id is loaded once (its first readable
-    copy), and dealer succession is judged among the games loaded.
+    As `load` does: invalid records are left out, and so is every record the audit marks as a
+    repeat (DUPLICATE_GAME: its id was read before, even in an unreadable record); dealer
+    succession is judged as `validate` judges it (a repeat cancels the check).
     """
     from pyspark.sql import functions as F
     from pyspark.sql.window import Window
-    games = _audit(records, overrides).where("status != 'invalid'").persist()
-    kept = (games.withColumn("rank", F.row_number().over(Window.partitionBy("id").orderBy("file_index", "line")))
-            .where("rank = 1").drop("rank"))
+    games = _audit(records, overrides).persist()
+    by_id = Window.partitionBy("id").orderBy("file_index", "line")
+    kept = (games.withColumn("rank", F.when(F.col("id").isNotNull(), F.row_number().over(by_id)))
+            .where("status != 'invalid' AND rank = 1").drop("rank"))
     kept_records = records.join(kept.select("file_index", "line"), ["file_index", "line"], "left_semi")
     tables = _tables(kept_records, overrides)
-    late = _successions(kept).join(kept.select("file_index", "line", "id"), ["file_index", "line"])
+    late = (_successions(games.where("status != 'invalid'"))
+            .join(kept.select("file_index", "line", "id"), ["file_index", "line"]))
     return _add_late(tables, late)
 
 

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import re
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from functools import lru_cache
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from decimal import Decimal
 from datetime import datetime, timezone
 from pathlib import Path
@@ -18,10 +19,10 @@ import duckdb
 
 from . import money
 from .cards import CARD_OF, RANK_OF
-from .audit import BatchInterrupt, CrossChecks, check_record, chunked, no_cyclic_gc, ordered_map
+from .audit import Batch, BatchInterrupt, CrossChecks, checked_batches, chunked, no_cyclic_gc
 from .errors import UsageError, DatabaseError, OutputError
 from .findings import CODES, Finding
-from .reader import DEFAULT_MAX_RECORD_BYTES, RawRecord, read_records
+from .reader import DEFAULT_MAX_RECORD_BYTES, read_records
 from .results import GameResult
 
 if TYPE_CHECKING:
@@ -34,8 +35,6 @@ BATCH_GAMES = 500
 BATCH_BYTES = 8 * 1024 * 1024
 
 
-def _text_size(raw: RawRecord) -> int:
-    return len(raw.text) if raw.text is not None else 0
 RANK_VALUE = {t: RANK_OF[c] + 2 for t, c in CARD_OF.items()}  # 2..14 (ace high), by token
 
 SCHEMA = """
@@ -354,18 +353,11 @@ def init(con: duckdb.DuckDBPyConnection) -> None:
     con.execute("COMMIT")
 
 
-@dataclass
-class Prepared:
-    """A batch of replayed games made ready for the archive: slim results and staging tables."""
-
-    results: list[GameResult]  # without record text and data, which the tables now hold
-    tables: dict[str, pa.Table]
-
-
-def prepare(results: list[GameResult], analyze: float | None = None) -> Prepared:
+def stage_tables(results: list[GameResult], analyze: float | None = None) -> dict[str, pa.Table]:
     """Flatten a batch of replayed games into Arrow staging tables (one row a game, a deal, ...).
 
-    With `analyze` (a search budget in ms) every deal is analysed too (analysis.py).
+    The pipeline's stage for `load` (audit.checked_batches runs it where the games were
+    replayed). With `analyze` (a search budget in ms) every deal is analysed too (analysis.py).
     """
     b = _Batch()
     now = datetime.now(timezone.utc)
@@ -379,42 +371,36 @@ def prepare(results: list[GameResult], analyze: float | None = None) -> Prepared
                   ("_payouts", b.payouts)]
         if analyze is not None:
             staged += [("_play_costs", b.costs), ("_deal_accuracy", b.accuracy)]
-        tables = {name: _arrow(cols) for name, cols in staged}
-    # What the checks across games still need: no text or data, the deciding deal only.
-    slim = [replace(r, data=None, text=None, deals=[d for d in r.deals if d.decided]) for r in results]
-    return Prepared(slim, tables)
-
-
-def _prepare_raws(task: tuple[list[RawRecord], dict[str, Any] | None, float | None]) -> Prepared:
-    """In a worker (or in line): replay a batch of raw records and prepare it."""
-    raws, overrides, analyze = task
-    with no_cyclic_gc():
-        return prepare([check_record(raw, overrides) for raw in raws], analyze)
+        return {name: _arrow(cols) for name, cols in staged}
 
 
 def load(results: Iterable[GameResult], path: str, replace: bool = False, batch_games: int = BATCH_GAMES,
          progress: Callable[[int], None] | None = None) -> LoadReport:
-    """Load replayed games (their cross-game findings included) into the archive, a batch per transaction."""
-    return _store(path, (prepare(b) for b in chunked(results, batch_games)), replace, progress, series_checks=False)
+    """Load what the audit gave (audit_records: its cross-game findings included) into the archive,
+    a batch per transaction."""
+    batches = (Batch(b, stage_tables(b)) for b in chunked(results, batch_games))
+    return _store(path, batches, replace, progress, None)
 
 
 def load_paths(paths: list[str], path: str, overrides: dict[str, Any] | None = None, replace: bool = False,
                batch_games: int = BATCH_GAMES, jobs: int = 1, max_record_bytes: int = DEFAULT_MAX_RECORD_BYTES,
                progress: Callable[[int], None] | None = None, analyze: float | None = None) -> LoadReport:
-    """Read, replay and load record files; with jobs > 1 the replays and flattening run in workers.
+    """Read, replay and load record files through the audit's pipeline; with jobs > 1 the replays
+    and the flattening run in workers.
 
     With `analyze` (a search budget in ms) every deal added is analysed into play_costs and
     deal_accuracy.
     """
-    raws = read_records(paths, max_record_bytes)
-    tasks = ((batch, overrides, analyze)
-             for batch in chunked(raws, batch_games, size=_text_size, max_size=BATCH_BYTES))
-    prepared = ordered_map(_prepare_raws, tasks, jobs) if jobs > 1 else map(_prepare_raws, tasks)
-    return _store(path, prepared, replace, progress, series_checks=True)
+    stage = stage_tables if analyze is None else functools.partial(stage_tables, analyze=analyze)
+    batches = checked_batches(read_records(paths, max_record_bytes), overrides, jobs, keep=False, stage=stage,
+                              count=batch_games, max_bytes=BATCH_BYTES)
+    return _store(path, batches, replace, progress, CrossChecks(hold=False))
 
 
-def _store(path: str, prepared: Iterable[Prepared], replace: bool, progress: Callable[[int], None] | None,
-           series_checks: bool) -> LoadReport:
+def _store(path: str, batches: Iterator[Batch], replace: bool, progress: Callable[[int], None] | None,
+           cross: CrossChecks | None) -> LoadReport:
+    """Commit batch after batch; with `cross`, run the checks across games and add what the end
+    of the input finds (dealer succession) to the games it concerns."""
     con = connect(path)
     # Checkpoint at the end rather than every few batches: each batch is still its own durable
     # transaction (in the write-ahead log), and the file is written once, smaller (measured: 99
@@ -423,21 +409,23 @@ def _store(path: str, prepared: Iterable[Prepared], replace: bool, progress: Cal
     con.execute("SET checkpoint_threshold = '1GB'")
     con.execute("SET memory_limit = '256MB'")
     report = LoadReport()
-    seen: dict[str, str] = {}  # id -> content hash, for repeats within this input
-    cross = CrossChecks()  # only series games go in: for dealer succession at the end
     added: set[str] = set()
     stop = BatchInterrupt()
     try:
         with stop:
             init(con)
-            for prep in prepared:
+            for batch in batches:
                 stop.check()
-                _store_batch(con, prep, replace, report, seen, added, cross if series_checks else None)
+                if cross is not None:
+                    for r in batch.results:
+                        cross.feed(r)
+                added.update(_commit(con, batch, replace, report))
                 if progress:
-                    progress(len(prep.results))
+                    progress(len(batch.results))
             stop.check()
-            if series_checks:
-                _add_late_findings(con, [r for r in cross.finish() if r.id in added])
+            if cross is not None:
+                # A repeat is held too (it cancels the check) but was not added: its id is its first copy's.
+                _add_late_findings(con, [r for r in cross.finish() if r.id in added and not _repeat(r)])
     except duckdb.InterruptException:
         raise KeyboardInterrupt from None  # the batch in progress was rolled back
     except duckdb.Error as e:
@@ -448,25 +436,14 @@ def _store(path: str, prepared: Iterable[Prepared], replace: bool, progress: Cal
             raise KeyboardInterrupt from None
         raise
     finally:
-        # End the worker pool here, in order, rather than whenever the generator is collected.
-        close = getattr(prepared, "close", None)
+        close = getattr(batches, "close", None)
         if close is not None:
-            close()
+            close()  # ends the worker pool here, in order
         try:
             con.close()
         except duckdb.Error:
             pass
     return report
-
-
-def _store_batch(con: duckdb.DuckDBPyConnection, prep: Prepared, replace: bool, report: LoadReport,
-                 seen: dict[str, str], added: set[str], cross: CrossChecks | None) -> None:
-    """Commit one batch and feed its series games to the end-of-input checks."""
-    added.update(_commit(con, prep, replace, report, seen))
-    if cross is not None:
-        for r in prep.results:
-            if r.series is not None and r.status != "invalid" and r.id not in cross.seen:
-                cross.feed(r)
 
 
 def finding_row(game_id: str, f: Finding) -> tuple:
@@ -494,11 +471,11 @@ def archive_rows(results: list[GameResult]) -> dict[str, pa.Table]:
     The same flattening and SQL as `load`, into a database in memory: what Spark's load runs per batch.
     """
     import pyarrow as pa
-    prep = prepare(results)
+    tables = stage_tables(results)
     con = duckdb.connect(":memory:")
     try:
         init(con)
-        _write(con, prep.tables, list(range(len(results))), LoadReport())
+        _write(con, tables, list(range(len(results))), LoadReport())
         out = {}
         for name in TABLES:
             if name in ANALYSIS_TABLES:
@@ -526,33 +503,36 @@ def _write_error(path: str, e: Exception) -> DatabaseError:
     return DatabaseError(f"{path}: {text}", hint="the games committed before are intact; run the load again")
 
 
-def _commit(con: duckdb.DuckDBPyConnection, prep: Prepared, replace: bool, report: LoadReport,
-            seen: dict[str, str]) -> list[str]:
-    """One transaction: skip games already there, refuse or replace conflicts, insert the rest."""
+def _repeat(r: GameResult) -> Finding | None:
+    """The audit's mark on a record whose id was read before (a record the archive leaves out)."""
+    return next((f for f in r.findings if CODES[f.code].leaves_out), None)
+
+
+def _commit(con: duckdb.DuckDBPyConnection, batch: Batch, replace: bool, report: LoadReport) -> list[str]:
+    """One transaction: skip repeats and games already there, refuse or replace conflicts, insert the rest."""
     import pyarrow as pa
-    games = [r for r in prep.results if r.status != "invalid"]
+    games = [r for r in batch.results if r.status != "invalid"]
     con.register("_ids", pa.table({"id": pa.array([r.id for r in games], type=pa.string())}))
     existing = dict(con.execute("SELECT g.id, g.content_hash FROM games g SEMI JOIN _ids USING (id)").fetchall())
     con.unregister("_ids")
     keep: list[int] = []  # places in the batch of the games to insert
     drop: list[str] = []
     added: list[str] = []
-    for n, r in enumerate(prep.results):
+    for n, r in enumerate(batch.results):
         if r.status == "invalid":
             report.invalid += 1
             report.invalid_sources.append(f"{r.source}: {r.findings[0].text() if r.findings else 'invalid record'}")
             continue
-        h = r.fingerprint.hex()
-        if r.id in seen:
-            if seen[r.id] == h:
+        repeat = _repeat(r)
+        if repeat is not None:  # the audit found this id earlier in the input
+            if repeat.evidence.get("identical"):
                 report.unchanged += 1
             else:
                 report.conflicts.append(f"{r.id} ({r.source}): a different game with this id is earlier in the input")
             continue
-        seen[r.id] = h
         old = existing.get(r.id)
         if old is not None:
-            if old == h:
+            if old == r.fingerprint.hex():
                 report.unchanged += 1
                 continue
             if not replace:
@@ -572,7 +552,7 @@ def _commit(con: duckdb.DuckDBPyConnection, prep: Prepared, replace: bool, repor
                 key = "id" if name == "games" else "game_id"
                 con.execute(f"DELETE FROM {name} WHERE {key} IN (SELECT id FROM _drop)")
             con.unregister("_drop")
-        _write(con, prep.tables, keep, report)
+        _write(con, batch.staged, keep, report)
         con.execute("COMMIT")
     except BaseException:
         try:

@@ -261,8 +261,9 @@ def test_wide_decimals_print_exactly(archive):
 
 def test_the_archive_holds_every_finding_validate_gives_its_games(tmp_path):
     """One pipeline: on the hostile corpus and the samples, every finding of every game the archive
-    holds is a finding `validate --json` gives, and no other; a repeat (DUPLICATE_GAME) is the
-    record that `load` does not add (docs/rules.md), and its count is in the load's report."""
+    holds is a finding `validate --json` gives, and no other; a record the audit marks as a repeat
+    (DUPLICATE_GAME, even after an unreadable first copy) is what `load` does not add
+    (docs/rules.md), and its count is in the load's report."""
     import collections
     fuzz = str(Path(__file__).resolve().parent / "fuzz")
     db = str(tmp_path / "all.duckdb")
@@ -272,23 +273,54 @@ def test_the_archive_holds_every_finding_validate_gives_its_games(tmp_path):
     results = [json.loads(line) for line in out.splitlines()]
     want = collections.Counter()
     seen: set[str] = set()
-    not_added = 0
+    not_added = after_unreadable = 0
     for d in results:
         if d["status"] == "invalid":
             continue
         codes = [f["code"] for f in d["violations"]]
-        if d["id"] in seen:
-            # A readable repeat: validate marks it, load does not add it again.
+        if "DUPLICATE_GAME" in codes:
+            # A readable repeat: validate marks it, load does not add it.
             not_added += 1
-            assert "DUPLICATE_GAME" in codes, d["source"]
+            after_unreadable += d["id"] not in seen
             continue
+        assert d["id"] not in seen, d["source"]
         seen.add(d["id"])
         for f in d["violations"]:
-            if f["code"] != "DUPLICATE_GAME":  # after an unreadable first copy: that copy is not in the archive
-                want[(d["id"], f["code"], f["deal"], f["trick"], f["player"], f["message"])] += 1
+            want[(d["id"], f["code"], f["deal"], f["trick"], f["player"], f["message"])] += 1
     con = duckdb.connect(db, read_only=True)
     got = collections.Counter(con.execute("SELECT game_id, code, deal, trick, player, message FROM findings")
                               .fetchall())
     con.close()
     assert got == want and sum(got.values()) > 5
     assert not_added > 10 and not_added == report.unchanged + len(report.conflicts)
+    assert after_unreadable >= 2  # the corpus has repeats whose first copy could not be read
+
+
+def _series_game(seq: int, dealer: int, gid: str, **kw):
+    from builders import base_deal
+    return game([base_deal(dealer)], id=gid, series={"id": "fri", "seq": seq}, **kw)
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_load_judges_dealer_succession_and_repeats_as_validate_does(tmp_path, jobs):
+    """The cross-game checks are the audit's: a wrong dealer in game 2 is a finding of the archive,
+    unless game 1 is in the input twice (RULES 11: present once), exactly as validate says."""
+    g1 = _series_game(1, 0, "s1")
+    g2 = _series_game(2, 0, "s2", rules={"next_dealer": "winner"})
+    for name, recs, want in (("once", [g1, g2], 1), ("twice", [g1, g2, g1], 0)):
+        path = tmp_path / f"{name}.jsonl"
+        path.write_text("".join(json.dumps(r) + "\n" for r in recs))
+        validated = [json.loads(x) for x in subprocess.run(
+            [sys.executable, "-m", "foreman_cli", "validate", "--json", str(path)],
+            capture_output=True, text=True).stdout.splitlines()]
+        said = sum(f["code"] == "DEALER_SUCCESSION" for d in validated for f in d["violations"])
+        db = str(tmp_path / f"{name}-{jobs}.duckdb")
+        rep = store.load_paths([str(path)], db, jobs=jobs, batch_games=1)
+        con = duckdb.connect(db, read_only=True)
+        stored = con.execute("SELECT count(*) FROM findings WHERE code = 'DEALER_SUCCESSION'").fetchone()[0]
+        breaches = con.execute("SELECT breaches FROM games WHERE id = 's2'").fetchone()[0]
+        # the repeat's own mark stays with the repeat, which is not added: s1 has no finding
+        assert con.execute("SELECT count(*) FROM findings WHERE game_id = 's1'").fetchone()[0] == 0
+        con.close()
+        assert said == stored == want == breaches, name
+        assert (rep.added, rep.unchanged) == (2, len(recs) - 2)
