@@ -13,9 +13,9 @@ from dataclasses import dataclass, field, replace
 from typing import Any, BinaryIO
 
 from . import engine, records
-from .findings import Finding
-from .reader import DEFAULT_MAX_RECORD_BYTES, RawRecord, read_records
-from .results import GameResult, Status
+from .reader import DEFAULT_MAX_RECORD_BYTES, LineChunk, RawRecord, expand, is_plain_lines, line_chunks, read_records
+from .findings import ERROR, Finding
+from .results import GameLine, GameResult, Status
 
 
 def check_record(raw: RawRecord, overrides: dict[str, Any] | None = None) -> GameResult:
@@ -94,11 +94,23 @@ class CrossChecks:
             prev = by_key.get((sid, seq - 1))
             if len(games) != 1 or not prev or len(prev) != 1:
                 continue
-            f = succession_finding(series_facts(prev[0]), series_facts(games[0]))
+            f = succession_finding(_facts(prev[0]), _facts(games[0]))
             if f is not None:
                 games[0].findings.append(f)
         out, self.pending = self.pending, []
         return out
+
+
+def _facts(r: GameResult | GameLine) -> dict[str, Any]:
+    return r.facts if isinstance(r, GameLine) else series_facts(r)
+
+
+def game_line(r: GameResult) -> GameLine:
+    """The result as its line of `validate --json` and the little the checks across games need."""
+    import msgspec
+    facts = series_facts(r) if r.series is not None and r.status != "invalid" else None
+    return GameLine(r.id, r.source, r.status, r.fingerprint, r.series, facts, tuple(f.code for f in r.findings),
+                    any(f.severity == ERROR for f in r.findings), msgspec.json.encode(r.to_dict()))
 
 
 def duplicate_finding(game_id: str, first: str, identical: bool) -> Finding:
@@ -140,15 +152,20 @@ def succession_finding(prev: dict[str, Any], cur: dict[str, Any]) -> Finding | N
 
 
 def audit_records(raws: Iterable[RawRecord], overrides: dict[str, Any] | None = None,
-                  jobs: int = 1, keep: bool = True) -> Iterator[GameResult]:
+                  jobs: int = 1, keep: bool = True, lines: bool = False) -> Iterator[GameResult | GameLine]:
     """Replay every raw record and run the cross-game checks; yield results in input order.
 
     With jobs > 1 the replays run in that many worker processes; the results, and so the output,
     are the same as with one. `keep=False` drops each result's record text and decoded data
-    (what only the archive needs), which spares copying them between processes.
+    (what only the archive needs), which spares copying them between processes; `lines` gives
+    each game as its GameLine instead, made where it was replayed.
     """
+    return _cross_checked(chunked(raws, BATCH), overrides, jobs, game_line if lines else None if keep else slim)
+
+
+def _cross_checked(pieces, overrides, jobs: int, shape) -> Iterator[GameResult | GameLine]:
     cross = CrossChecks()
-    for batch in checked_batches(raws, overrides, jobs, keep):
+    for batch in checked_batches(pieces, overrides, jobs, shape):
         for res in batch.results:
             yield from cross.feed(res)
     yield from cross.finish()
@@ -161,22 +178,25 @@ BATCH = 64  # records per task sent to a worker: large enough to amortise the ha
 class Batch:
     """Replayed games in input order, and what a stage made of them where they were replayed."""
 
-    results: list[GameResult]
+    results: list[Any]  # GameResult, or what `shape` made of each
     staged: Any = None
 
 
-def checked_batches(raws: Iterable[RawRecord], overrides: dict[str, Any] | None = None, jobs: int = 1,
-                    keep: bool = True, stage: Callable[[list[GameResult]], Any] | None = None,
-                    count: int = BATCH, max_bytes: int = 0) -> Iterator[Batch]:
-    """Decode and replay raw records a batch at a time, in input order: the one pipeline of
-    `validate` and `load`. The checks across games are the caller's (CrossChecks).
+Piece = list[RawRecord] | LineChunk
 
-    A batch is `count` records, or fewer once their text reaches `max_bytes`. `stage` (a
-    module-level function, so workers can run it) turns a batch's full results into what the
-    caller keeps of them, before `keep=False` slims them; with jobs > 1 it runs in the workers.
+
+def checked_batches(pieces: Iterable[Piece], overrides: dict[str, Any] | None = None, jobs: int = 1,
+                    shape: Callable[[GameResult], Any] | None = None,
+                    stage: Callable[[list[GameResult]], Any] | None = None) -> Iterator[Batch]:
+    """Decode and replay the input a piece at a time (a batch of records, or a chunk of lines that
+    the worker cuts itself), in input order: the one pipeline of `validate` and `load`. The checks
+    across games are the caller's (CrossChecks).
+
+    `stage` (a module-level function, so workers can run it) turns a batch's full results into
+    what the caller keeps of them; `shape` then turns each result into what is sent back (a slim
+    result, a GameLine). With jobs > 1 both run in the workers.
     """
-    size = _text_size if max_bytes else None
-    tasks = ((b, overrides, keep, stage) for b in chunked(raws, count, size=size, max_size=max_bytes))
+    tasks = ((p, overrides, shape, stage) for p in pieces)
     batches = ordered_map(_check_batch, tasks, jobs) if jobs > 1 else map(_check_batch, tasks)
     try:
         with no_cyclic_gc():
@@ -197,21 +217,37 @@ def checked_batches(raws: Iterable[RawRecord], overrides: dict[str, Any] | None 
 YOUNG_COLLECT_EVERY = 2048  # results between collections of the youngest generation only
 
 
+def record_batches(raws: Iterable[RawRecord], count: int, max_bytes: int = 0) -> Iterator[list[RawRecord]]:
+    """Raw records in batches of `count`, or fewer once their text reaches `max_bytes`."""
+    return chunked(raws, count, size=_text_size if max_bytes else None, max_size=max_bytes)
+
+
 def _text_size(raw: RawRecord) -> int:
     return len(raw.text) if raw.text is not None else 0
 
 
-def _check_batch(task: tuple[list[RawRecord], dict[str, Any] | None, bool, Any]) -> Batch:
-    raws, overrides, keep, stage = task
+def _pieces(paths: list[str], max_record_bytes: int, stdin: BinaryIO | None) -> Iterator[Piece]:
+    """The input for workers: a plain `.jsonl` file in chunks of lines, anything else in batches."""
+    for p in expand(paths):
+        if is_plain_lines(p):
+            for piece in line_chunks(p, max_record_bytes):
+                yield piece if isinstance(piece, LineChunk) else [piece]
+        else:
+            yield from chunked(read_records([p], max_record_bytes, stdin=stdin), BATCH)
+
+
+def _check_batch(task: tuple[Piece, dict[str, Any] | None, Any, Any]) -> Batch:
+    piece, overrides, shape, stage = task
+    raws = piece.records() if isinstance(piece, LineChunk) else piece
     with no_cyclic_gc():
         out = [check_record(raw, overrides) for raw in raws]
         staged = stage(out) if stage is not None else None
-    if not keep:
-        out = [_slim(r) for r in out]  # before it is pickled back: most of a result's size
+        if shape is not None:
+            out = [shape(r) for r in out]  # before it is pickled back: most of a result's size
     return Batch(out, staged)
 
 
-def _slim(r: GameResult) -> GameResult:
+def slim(r: GameResult) -> GameResult:
     """The result without what only the archive's rows need: the record's text and data, the trick winners."""
     for d in r.deals:
         d.winners = []
@@ -318,10 +354,17 @@ def no_cyclic_gc():
 
 
 def audit_paths(paths: list[str], overrides: dict[str, Any] | None = None,
-                max_record_bytes: int = DEFAULT_MAX_RECORD_BYTES,
-                stdin: BinaryIO | None = None, jobs: int = 1, keep: bool = True) -> Iterator[GameResult]:
-    """Read, replay and cross-check every game in the given paths ('-' is stdin)."""
-    return audit_records(read_records(paths, max_record_bytes, stdin=stdin), overrides, jobs, keep)
+                max_record_bytes: int = DEFAULT_MAX_RECORD_BYTES, stdin: BinaryIO | None = None, jobs: int = 1,
+                keep: bool = True, lines: bool = False) -> Iterator[GameResult | GameLine]:
+    """Read, replay and cross-check every game in the given paths ('-' is stdin); see audit_records.
+
+    With workers, a plain JSON Lines file is handed out in chunks of lines, which the workers cut
+    into records themselves: the reading process only reads.
+    """
+    shape = game_line if lines else None if keep else slim
+    if jobs > 1:
+        return _cross_checked(_pieces(paths, max_record_bytes, stdin), overrides, jobs, shape)
+    return _cross_checked(chunked(read_records(paths, max_record_bytes, stdin=stdin), BATCH), overrides, jobs, shape)
 
 
 @dataclass
@@ -359,3 +402,5 @@ class Summary:
             self.clean += 1
         for f in r.findings:
             self.by_code[f.code] = self.by_code.get(f.code, 0) + 1
+        for code in getattr(r, "codes", ()):  # a GameLine's own findings
+            self.by_code[code] = self.by_code.get(code, 0) + 1

@@ -121,7 +121,7 @@ def validate(
     Exit status: 0 when no game has a breach, 1 when one does, 2 when the command could not run.
     """
     overrides = parse_overrides(rule)
-    results = audit.audit_paths(paths, overrides, max_record_bytes, jobs=_jobs(jobs), keep=False)
+    results = audit.audit_paths(paths, overrides, max_record_bytes, jobs=_jobs(jobs), keep=False, lines=json_out)
     summary = render.validation_json(results) if json_out else render.validation_human(results, quiet=quiet)
     if not summary.games:
         render.warning(f"no game was read from {' '.join(paths)}", "give record files (.json, .jsonl, .gz), "

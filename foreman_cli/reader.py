@@ -6,6 +6,7 @@ import codecs
 import gzip
 import io
 import json
+import mmap
 import os
 import re
 import sys
@@ -103,8 +104,72 @@ def read_stream(stream: BinaryIO, name: str, max_record_bytes: int = DEFAULT_MAX
         raise InputError(f"{name}: {e.strerror or e}") from None
 
 
-def _read_layout(src: BinaryIO, name: str, limit: int, lines: bool = False) -> Iterator[RawRecord]:
-    lineno = 0
+@dataclass(slots=True)
+class LineChunk:
+    """Whole lines of a JSON Lines file, found by the reading process for a worker to read itself."""
+
+    source: str
+    first_line: int  # the line number of its first line in the file
+    offset: int
+    size: int
+    limit: int
+
+    def records(self) -> Iterator[RawRecord]:
+        """The chunk's records, exactly as `read_records` gives them for these lines."""
+        with open(self.source, "rb") as f:
+            data = os.pread(f.fileno(), self.size, self.offset)
+        return _read_layout(io.BytesIO(data), self.source, self.limit, lines=True, first_line=self.first_line)
+
+
+def line_chunks(path: str, limit: int = DEFAULT_MAX_RECORD_BYTES, size: int = CHUNK) -> Iterator[LineChunk | RawRecord]:
+    """A plain JSON Lines file as chunks of about `size` bytes of whole lines, which the workers of
+    `--jobs` read themselves: the reading process only finds the cuts and counts the lines
+    (through a memory map, so it copies nothing but what it counts). A line too long to read
+    that runs over a cut comes as its record, so no chunk is much longer than `size`."""
+    try:
+        f = open(path, "rb")
+    except OSError as e:
+        raise InputError(f"{path}: {e.strerror or e}") from None
+    with f:
+        n = os.fstat(f.fileno()).st_size
+        if n == 0:
+            return
+        with mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as mm:
+            pos, line = 0, 1
+            while pos < n:
+                cut = min(pos + size, n)
+                nl = mm.find(b"\n", cut - 1)
+                end = n if nl < 0 else nl + 1
+                start = mm.rfind(b"\n", pos, cut - 1) + 1 or pos  # where the line over the cut starts
+                bom = 3 if start == 0 and mm[:3] == _BOM else 0
+                if end - start - (mm[end - 1] == 10) - bom > limit:
+                    if start > pos:
+                        yield LineChunk(path, line, pos, start - pos, limit)
+                        line += mm[pos:start].count(b"\n")
+                    yield RawRecord(path, line, None, error=_TOO_LONG.format(limit=limit))
+                    line += 1
+                else:
+                    yield LineChunk(path, line, pos, end - pos, limit)
+                    line += mm[pos:end].count(b"\n")
+                pos = end
+
+
+_TOO_LONG = "the record is longer than {limit} bytes (--max-record-bytes); it is not read"
+
+
+def is_plain_lines(path: str) -> bool:
+    """A `.jsonl` file that is not gzip data: one that `line_chunks` can cut."""
+    if path == "-" or not path.endswith(".jsonl"):
+        return False
+    try:
+        with open(path, "rb") as f:
+            return f.read(2) != b"\x1f\x8b"
+    except OSError:
+        return False  # read_records says why
+
+
+def _read_layout(src: BinaryIO, name: str, limit: int, lines: bool = False, first_line: int = 1) -> Iterator[RawRecord]:
+    lineno = first_line - 1
     first = not lines
     pushed: list[bytes] = []
     while True:
@@ -112,8 +177,10 @@ def _read_layout(src: BinaryIO, name: str, limit: int, lines: bool = False) -> I
         if not raw:
             return
         lineno += 1
-        if lineno == 1 and raw.startswith(_BOM):
+        if lineno == 1 and raw.startswith(_BOM):  # line 1 of the file, not of a chunk
             raw = raw[3:]
+            if len(raw) == limit - 2 and not raw.endswith(b"\n"):
+                raw += src.readline(3)  # the BOM is not the record's: its limit is for what follows
         if first and raw.lstrip()[:1] == b"[":
             # An array: its limit is per element, however long the line holding them.
             yield from _read_values(raw, src, name, lineno, limit)
@@ -170,8 +237,7 @@ def _oversized(src: BinaryIO, name: str, lineno: int, limit: int) -> RawRecord:
         rest = src.readline(CHUNK)
         if not rest or rest.endswith(b"\n"):
             break
-    return RawRecord(name, lineno, None,
-                     error=f"the record is longer than {limit} bytes (--max-record-bytes); it is not read")
+    return RawRecord(name, lineno, None, error=_TOO_LONG.format(limit=limit))
 
 
 class _Text:

@@ -23,7 +23,7 @@ from .cards import CANONICAL
 from .claims import claim_words
 from .events import ClaimJudged, DealStarted, FindingMade, GameEnded, KittyExchanged, PassMade, TrickWon, Visitor
 from .findings import CODES, ERROR, Finding
-from .results import GameResult
+from .results import GameLine, GameResult
 from .trace import follower_legal, pass_proof
 from .words import plural
 
@@ -94,7 +94,11 @@ def validation_json(results: Iterable[GameResult], out: IO[str] | None = None) -
     summary = Summary()
     for r in results:
         summary.add(r)
-        json_line(r.to_dict(), out)
+        if isinstance(r, GameLine):  # made in a worker
+            out.write(r.json().decode())
+            out.write("\n")
+        else:
+            json_line(r.to_dict(), out)
     return summary
 
 

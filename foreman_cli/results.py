@@ -125,3 +125,35 @@ class GameResult:
             "currency": self.currency,
             "violations": [f.to_dict() for f in self.findings],
         }
+
+
+@dataclass(slots=True)
+class GameLine:
+    """A replayed game as one line of `validate --json`, with what the checks across games and the
+    summary need of it: what a worker sends back in place of the whole result, which costs more to
+    send than the line costs to make. `findings` holds the findings the checks across games add."""
+
+    id: str | None
+    source: str
+    status: Status
+    fingerprint: bytes | None
+    series: tuple[str, int] | None
+    facts: dict[str, Any] | None  # audit.series_facts, for a game of a series
+    codes: tuple[str, ...]  # the codes of the replay's own findings
+    errors: bool  # whether one of them is a breach
+    line: bytes  # the JSON of GameResult.to_dict()
+    findings: list[Finding] = field(default_factory=list)
+
+    @property
+    def has_errors(self) -> bool:
+        """True when any finding, the replay's or one added since, is a breach."""
+        return self.errors or any(f.severity == ERROR for f in self.findings)
+
+    def json(self) -> bytes:
+        """The line, with the findings added since it was made at the end of its violations."""
+        if not self.findings:
+            return self.line
+        import msgspec
+        d = msgspec.json.decode(self.line)
+        d["violations"].extend(f.to_dict() for f in self.findings)
+        return msgspec.json.encode(d)

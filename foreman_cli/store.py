@@ -19,7 +19,7 @@ import duckdb
 
 from . import money
 from .cards import CARD_OF, RANK_OF
-from .audit import Batch, BatchInterrupt, CrossChecks, checked_batches, chunked, no_cyclic_gc
+from .audit import Batch, BatchInterrupt, CrossChecks, checked_batches, chunked, no_cyclic_gc, record_batches, slim
 from .errors import UsageError, DatabaseError, OutputError
 from .findings import CODES, Finding
 from .reader import DEFAULT_MAX_RECORD_BYTES, read_records
@@ -392,8 +392,8 @@ def load_paths(paths: list[str], path: str, overrides: dict[str, Any] | None = N
     deal_accuracy.
     """
     stage = stage_tables if analyze is None else functools.partial(stage_tables, analyze=analyze)
-    batches = checked_batches(read_records(paths, max_record_bytes), overrides, jobs, keep=False, stage=stage,
-                              count=batch_games, max_bytes=BATCH_BYTES)
+    pieces = record_batches(read_records(paths, max_record_bytes), batch_games, BATCH_BYTES)
+    batches = checked_batches(pieces, overrides, jobs, shape=slim, stage=stage)
     return _store(path, batches, replace, progress, CrossChecks(hold=False))
 
 

@@ -164,6 +164,28 @@ def test_jobs_give_the_same_output_in_the_same_order(tmp_path):
     assert human1 == runner.invoke(app, ["validate", "--jobs", "3", path]).output
 
 
+def test_a_game_line_with_findings_added_reads_as_the_whole_result_does(tmp_path):
+    """What a worker sends back for `validate --json` (results.GameLine), once the checks across
+    games add to it, is the line the whole result gives: same bytes, same summary."""
+    import msgspec
+    from foreman_cli import audit
+    from foreman_cli.generate import generate
+    recs = [r for r, _ in generate(40, 5, max_deals=3, series_size=4)]
+    recs += [recs[3], dict(recs[7], notes="changed")]  # an identical and a different repeat
+    recs[9] = dict(recs[9], rules={"next_dealer": "winner"})
+    path = write(tmp_path, "c.jsonl", recs)
+    whole = list(audit.audit_paths([path]))
+    lines = list(audit.audit_paths([path], jobs=2, lines=True))
+    assert [r.json() for r in lines] == [msgspec.json.encode(r.to_dict()) for r in whole]
+    added = [r for r in lines if r.findings]
+    assert {f.code for r in added for f in r.findings} >= {"DUPLICATE_GAME"} and len(added) >= 2
+    one, two = audit.Summary(), audit.Summary()
+    for a, b in zip(whole, lines):
+        one.add(a)
+        two.add(b)
+    assert one == two and one.errors
+
+
 # --- Hardening II: terminal safety ---
 
 HOSTILE = "al\x1b[2Jice\u202e\x07\x9b"

@@ -198,3 +198,51 @@ def test_max_record_bytes_must_be_positive(tmp_path, bad):
     p.write_text(_example_line() + "\n")
     res, _ = _validate(p, "--max-record-bytes", bad)
     assert res.exit_code == 2
+
+
+# --- chunks of lines for the workers of --jobs ---
+
+from hypothesis import given, settings, strategies as st  # noqa: E402
+
+from foreman_cli.reader import LineChunk, line_chunks  # noqa: E402
+
+_LINE = st.one_of(
+    st.just(b""), st.just(b"   "), st.just(b"\r"), st.just(b'{"a": 1}'), st.just(b"{broken"),
+    st.binary(max_size=40).filter(lambda b: b"\n" not in b),
+    st.integers(1, 120).map(lambda n: b'{"k": "' + b"x" * n + b'"}'),
+)
+
+
+def _by_chunks(path: str, limit: int, size: int) -> list:
+    out = []
+    for piece in line_chunks(path, limit, size):
+        out.extend(piece.records() if isinstance(piece, LineChunk) else [piece])
+    return out
+
+
+@settings(max_examples=150, deadline=None)
+@given(lines=st.lists(_LINE, max_size=30), bom=st.booleans(), last_newline=st.booleans(),
+       limit=st.sampled_from([8, 30, 64, 1000]), size=st.sampled_from([1, 7, 50, 4096]))
+def test_chunks_of_lines_give_the_records_read_records_gives(tmp_path_factory, lines, bom, last_newline, limit, size):
+    """Cut anywhere, a JSON Lines file reads as one stream reads: line numbers, a BOM on line 1
+    only, blank lines, bytes that are not UTF-8, and lines too long, inside a chunk or over a cut."""
+    data = (b"\xef\xbb\xbf" if bom else b"") + b"\n".join(lines) + (b"\n" if last_newline and lines else b"")
+    path = tmp_path_factory.mktemp("chunks") / "x.jsonl"
+    path.write_bytes(data)
+    assert _by_chunks(str(path), limit, size) == list(read_records([str(path)], limit))
+
+
+def test_a_long_line_over_a_cut_is_not_read_into_memory(tmp_path):
+    path = tmp_path / "long.jsonl"
+    path.write_bytes(b'{"a": 1}\n' + b"x" * 5000 + b'\n{"b": 2}\n')
+    pieces = list(line_chunks(str(path), limit=100, size=64))
+    assert max(p.size for p in pieces if isinstance(p, LineChunk)) <= 64 + 100
+    assert [r.line for r in _by_chunks(str(path), 100, 64)] == [1, 2, 3]
+
+
+def test_a_bom_does_not_count_toward_the_record_limit(tmp_path):
+    """A record of exactly --max-record-bytes after a BOM is read whole (it was cut in two)."""
+    path = tmp_path / "bom.jsonl"
+    path.write_bytes(b'\xef\xbb\xbf{"a": 1}\n{"b": 22}\n')
+    got = list(read_records([str(path)], 8))
+    assert [(r.line, r.text) for r in got] == [(1, '{"a": 1}'), (2, None)]
