@@ -5,7 +5,6 @@ from __future__ import annotations
 import gc
 import hashlib
 import itertools
-import multiprocessing
 from contextlib import contextmanager
 from collections import defaultdict, deque
 from collections.abc import Callable, Iterable, Iterator
@@ -283,6 +282,7 @@ def ordered_map(fn, tasks: Iterable[Any], jobs: int) -> Iterator[Any]:
         yield from map(fn, head)
         return
     tasks = itertools.chain(head, tasks)
+    import multiprocessing  # only for a pool: a one-record run should not pay for it
     ctx = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn")
     window: deque = deque()
     with ctx.Pool(jobs, initializer=_ignore_interrupts) as pool:

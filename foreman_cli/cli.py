@@ -12,12 +12,70 @@ from typing import Annotated, Optional
 import typer
 
 from . import audit, generate as gen, records, render
-from . import settle as settlement
-from . import trace as tracing
 from .errors import ForemanError, OutputError, UsageError
 from .findings import CODES
 from .reader import DEFAULT_MAX_RECORD_BYTES
 from .rules import HouseRules, parse_overrides
+
+def _plain_values_without_pydantic() -> None:
+    """Let typer take a plain value (a string, a whole number in range, a list of strings) as it
+    is, without building a pydantic TypeAdapter for it.
+
+    typer >= 0.2x coerces every parameter through pydantic, whose import alone is 90 ms of a
+    one-record `validate` (0.33 s; the target is 0.2 s). A value plainly right is taken here;
+    anything else (a bad number, a range error, a type we do not use) goes to typer's own
+    coercion, so its messages and its checks are typer's. Should typer move these names, nothing
+    is changed and only start-up is slower (tests/test_layout.py notices).
+    """
+    try:
+        from typer import _coercion, core
+        base, original = _coercion.RuntimeParam, core.build_runtime_param
+    except (ImportError, AttributeError):  # pragma: no cover - a typer without these names
+        return
+
+    class Plain(base):
+        def _coerce_value(self, value, param, ctx):
+            done, v = _plain_value(self.annotation, self.parameter_info, value)
+            if done:
+                return v
+            return original(_coercion.resolve_type_descriptor(self.annotation, self.parameter_info)) \
+                ._coerce_value(value, param=param, ctx=ctx)
+
+    def build(descriptor):
+        info = descriptor.parameter_info
+        if (descriptor.annotation in _PLAIN_TYPES and descriptor.file_annotation is None
+                and getattr(info, "parser", None) is None and not getattr(info, "clamp", False)):
+            return Plain(parameter_info=info, annotation=descriptor.annotation)
+        return original(descriptor)
+
+    core.build_runtime_param = build
+
+
+_PLAIN_TYPES = (str, bool, int, float, list[str])
+
+
+def _plain_value(annotation, info, value) -> tuple[bool, object]:
+    """(True, the value) when it is plainly of the type and in range; (False, None) to ask typer."""
+    if annotation is str:
+        return isinstance(value, str), value
+    if annotation is bool:
+        return isinstance(value, bool), value
+    if annotation == list[str]:
+        ok = isinstance(value, (list, tuple)) and all(isinstance(v, str) for v in value)
+        return ok, list(value) if ok else None
+    if isinstance(value, str):
+        if not value.isascii() or not value.lstrip("-").isdigit() or len(value) > 18:
+            return False, None  # not a plain whole number: typer decides (and says why)
+        value = int(value)
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or (annotation is int and not isinstance(value, int)):
+        return False, None
+    lo, hi = getattr(info, "min", None), getattr(info, "max", None)
+    if (lo is not None and value < lo) or (hi is not None and value > hi):
+        return False, None
+    return True, float(value) if annotation is float else value
+
+
+_plain_values_without_pydantic()
 
 app = typer.Typer(
     name="foreman",
@@ -161,6 +219,7 @@ def settle(
         result, receipt = cert.settle_certified(results, overrides, as_played, _version_text(), on_line)
         _write_text(certificate, render.canonical_json(receipt))
     else:
+        from . import settle as settlement
         result = settlement.settle(results, as_played=as_played, on_line=on_line)
     if writer:
         writer.finish(result)
@@ -187,6 +246,7 @@ def replay(
 
     Exit status: 0 when the game has no breach, 1 when it has one, 2 when the command could not run.
     """
+    from . import trace as tracing
     t = tracing.trace_game([path], game, parse_overrides(rule), deal, trick)
     if json_out:
         render.events_json(t.events)
@@ -211,6 +271,7 @@ def report(
     Example: foreman report games.jsonl --game g7 -o dispute.html   (-o - writes it to stdout)
     """
     from . import report as dispute
+    from . import trace as tracing
     page = dispute.dispute_page(tracing.trace_game([path], game, parse_overrides(rule)), analyze, budget_ms)
     if output == "-":
         sys.stdout.write(page)

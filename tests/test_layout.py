@@ -47,6 +47,28 @@ def test_a_json_run_loads_neither_rich_nor_duckdb_nor_the_models():
     assert out.strip() == "[]"
 
 
+def test_a_one_record_validate_loads_no_pydantic_and_bad_values_still_get_typers_messages(tmp_path):
+    """Start-up (issue 11): typer would build a pydantic TypeAdapter per parameter; cli.py takes a
+    plainly right value as it is. Should a typer release move the names it relies on, this fails."""
+    from builders import game
+    import json
+    path = tmp_path / "one.jsonl"
+    path.write_text(json.dumps(game()) + "\n")
+    code = ("import sys; from foreman_cli.cli import app\n"
+            "try:\n    app(['validate', '--json', '--jobs', '2', sys.argv[1]])\nexcept SystemExit:\n    pass\n"
+            "print(sorted(m for m in ('pydantic', 'rich', 'duckdb', 'pyarrow', 'multiprocessing', 'foreman_cli.models')"
+            " if m in sys.modules), file=sys.stderr)")
+    run = subprocess.run([sys.executable, "-c", code, str(path)], capture_output=True, text=True, check=True)
+    assert '"status":"won"' in run.stdout and run.stderr.strip() == "[]"
+    from typer.testing import CliRunner
+    from foreman_cli.cli import app
+    for value, said in (("0", "greater than or equal to 1"), ("two", "valid integer")):
+        res = CliRunner().invoke(app, ["validate", "--jobs", value, str(path)])
+        assert res.exit_code == 2 and said in res.output, res.output
+    res = CliRunner().invoke(app, ["fairness", str(path), "--alpha", "0.5", "--json"])
+    assert res.exit_code in (0, 1, 3) and "Invalid value" not in res.output  # a decimal: typer's own path
+
+
 def test_every_module_says_what_it_owns():
     for path in sorted(PACKAGE.glob("*.py")):
         doc = ast.get_docstring(ast.parse(path.read_text()))
