@@ -609,7 +609,7 @@ closer:
 
 /* ---- the decoder's name checks: every name in every deal is one of the three players ---- */
 
-static PyObject *S_hands, *S_dealer, *S_tricks, *S_passes, *S_claim, *S_by;
+static PyObject *S_hands, *S_dealer, *S_tricks, *S_passes, *S_claim, *S_by, *S_kitty, *S_discards;
 
 /* 1 when obj.attr is a key of seats, 0 when not, -1 on an error. */
 static int attr_in(PyObject *obj, PyObject *attr, PyObject *seats) {
@@ -655,6 +655,112 @@ static PyObject *names_ok(PyObject *self, PyObject *args) {
     return PyBool_FromLong(ok);
 }
 
+/* ---- the archive's card lists: a deal's cards as codes, appended to flat columns ---- */
+
+/* Append one byte a card (or a seat) of `items` to the bytearray `flat`, then flat's new length to
+ * `inner`. `attr` NULL: the items themselves are looked up; else each item's attribute. */
+static int append_codes(PyObject *flat, PyObject *inner, PyObject *items, PyObject *attr, PyObject *table) {
+    PyObject *seq = PySequence_Fast(items, "a list was expected");
+    if (!seq) return -1;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(seq), at = PyByteArray_GET_SIZE(flat);
+    if (PyByteArray_Resize(flat, at + n) < 0) { Py_DECREF(seq); return -1; }
+    char *out = PyByteArray_AS_STRING(flat) + at;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *key = PySequence_Fast_GET_ITEM(seq, i), *held = NULL;
+        if (attr && !(key = held = PyObject_GetAttr(key, attr))) { Py_DECREF(seq); return -1; }
+        PyObject *v = PyDict_GetItemWithError(table, key);
+        if (!v) {
+            if (!PyErr_Occurred()) PyErr_SetObject(PyExc_KeyError, key);
+            Py_XDECREF(held);
+            Py_DECREF(seq);
+            return -1;
+        }
+        Py_XDECREF(held);
+        long c = PyLong_AsLong(v);
+        if (c < 0 || c > 255) { Py_DECREF(seq); if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "a code is 0-255"); return -1; }
+        out[i] = (char)c;
+    }
+    Py_DECREF(seq);
+    PyObject *end = PyLong_FromSsize_t(at + n);
+    int r = end ? PyList_Append(inner, end) : -1;
+    Py_XDECREF(end);
+    return r;
+}
+
+static int append_end(PyObject *outer, PyObject *inner) {
+    PyObject *end = PyLong_FromSsize_t(PyList_GET_SIZE(inner) - 1);
+    int r = end ? PyList_Append(outer, end) : -1;
+    Py_XDECREF(end);
+    return r;
+}
+
+/* One column: (flat bytearray, inner offsets list, outer offsets list). */
+static int column(PyObject *cols, Py_ssize_t i, PyObject **flat, PyObject **inner, PyObject **outer) {
+    PyObject *c = PyList_GET_ITEM(cols, i);
+    if (!PyTuple_Check(c) || PyTuple_GET_SIZE(c) != 3 || !PyByteArray_Check(PyTuple_GET_ITEM(c, 0))
+        || !PyList_Check(PyTuple_GET_ITEM(c, 1)) || !PyList_Check(PyTuple_GET_ITEM(c, 2))) {
+        PyErr_SetString(PyExc_TypeError, "a column is (bytearray, list, list)");
+        return -1;
+    }
+    *flat = PyTuple_GET_ITEM(c, 0); *inner = PyTuple_GET_ITEM(c, 1); *outer = PyTuple_GET_ITEM(c, 2);
+    return 0;
+}
+
+static PyObject *deal_codes(PyObject *self, PyObject *args) {
+    PyObject *deal, *players, *seats, *cards, *cols, *f, *in, *out, *v;
+    Py_ssize_t n_tricks;
+    if (!PyArg_ParseTuple(args, "OO!O!O!nO!", &deal, &PyTuple_Type, &players, &PyDict_Type, &seats,
+                          &PyDict_Type, &cards, &n_tricks, &PyList_Type, &cols)) return NULL;
+    if (PyList_GET_SIZE(cols) != 9) { PyErr_SetString(PyExc_ValueError, "nine columns"); return NULL; }
+    /* kitty, discards */
+    PyObject *simple[2] = {S_kitty, S_discards};
+    for (int k = 0; k < 2; k++) {
+        if (column(cols, k, &f, &in, &out) < 0 || !(v = PyObject_GetAttr(deal, simple[k]))) return NULL;
+        int r = append_codes(f, in, v, NULL, cards);
+        Py_DECREF(v);
+        if (r < 0) return NULL;
+    }
+    /* hands, by seat */
+    PyObject *hands = PyObject_GetAttr(deal, S_hands);
+    if (!hands || column(cols, 2, &f, &in, &out) < 0) { Py_XDECREF(hands); return NULL; }
+    for (Py_ssize_t s = 0; s < PyTuple_GET_SIZE(players); s++) {
+        PyObject *h = PyObject_GetItem(hands, PyTuple_GET_ITEM(players, s));
+        int r = h ? append_codes(f, in, h, NULL, cards) : -1;
+        Py_XDECREF(h);
+        if (r < 0) { Py_DECREF(hands); return NULL; }
+    }
+    Py_DECREF(hands);
+    if (append_end(out, in) < 0) return NULL;
+    /* passes: giver, receiver (seats), card, returned (codes) */
+    PyObject *passes = PyObject_GetAttr(deal, S_passes);
+    if (!passes) return NULL;
+    PyObject *pass_attr[4] = {S_from, S_to, S_card, S_returned};
+    for (int k = 0; k < 4; k++) {
+        if (column(cols, 3 + k, &f, &in, &out) < 0
+            || append_codes(f, in, passes, pass_attr[k], k < 2 ? seats : cards) < 0) { Py_DECREF(passes); return NULL; }
+    }
+    Py_DECREF(passes);
+    /* the first n_tricks tricks: leaders (seats), cards (codes, a list a trick) */
+    PyObject *all = PyObject_GetAttr(deal, S_tricks), *tricks = all ? PySequence_GetSlice(all, 0, n_tricks) : NULL;
+    Py_XDECREF(all);
+    if (!tricks) return NULL;
+    PyObject *tf, *ti, *to;
+    if (column(cols, 7, &f, &in, &out) < 0 || append_codes(f, in, tricks, S_leader, seats) < 0
+        || column(cols, 8, &tf, &ti, &to) < 0) { Py_DECREF(tricks); return NULL; }
+    PyObject *seq = PySequence_Fast(tricks, "tricks");
+    Py_DECREF(tricks);
+    if (!seq) return NULL;
+    for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(seq); i++) {
+        PyObject *cs = PyObject_GetAttr(PySequence_Fast_GET_ITEM(seq, i), S_cards);
+        int r = cs ? append_codes(tf, ti, cs, NULL, cards) : -1;
+        Py_XDECREF(cs);
+        if (r < 0) { Py_DECREF(seq); return NULL; }
+    }
+    Py_DECREF(seq);
+    if (append_end(to, ti) < 0) return NULL;
+    Py_RETURN_NONE;
+}
+
 static PyMethodDef core_methods[] = {
     {"names_ok", names_ok, METH_VARARGS,
      "names_ok(deals, seats): True when every deal's hands, dealer, leaders, passes and claim name only the "
@@ -662,6 +768,9 @@ static PyMethodDef core_methods[] = {
     {"clean_deal", clean_deal, METH_VARARGS,
      "clean_deal(hands, kitty, passes, discards, tricks, seats, dealer, highest, target, cards): "
      "(won0, won1, won2, winners, decided) for a deal with nothing amiss, else None (twin of engine.clean_deal)."},
+    {"deal_codes", deal_codes, METH_VARARGS,
+     "deal_codes(deal, players, seats, cards, n_tricks, columns): append a deal's kitty, discards, hands, "
+     "passes and first n_tricks tricks as codes to the archive's nine flat columns (twin of store.deal_codes)."},
     {"claim_line", claim_line, METH_VARARGS,
      "claim_line(h0, h1, h2, leader, trick, t0, t1, t2, played, target, x, k, best_play): the cards of a "
      "line that stops x from taking the next k tricks, or None when the claim holds."},
@@ -676,7 +785,7 @@ PyMODINIT_FUNC PyInit__core(void) {
     struct { PyObject **slot; const char *name; } names[] = {
         {&S_from, "from_"}, {&S_to, "to"}, {&S_card, "card"}, {&S_returned, "returned"}, {&S_leader, "leader"},
         {&S_cards, "cards"}, {&S_hands, "hands"}, {&S_dealer, "dealer"}, {&S_tricks, "tricks"},
-        {&S_passes, "passes"}, {&S_claim, "claim"}, {&S_by, "by"}};
+        {&S_passes, "passes"}, {&S_claim, "claim"}, {&S_by, "by"}, {&S_kitty, "kitty"}, {&S_discards, "discards"}};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         if (!(*names[i].slot = PyUnicode_InternFromString(names[i].name))) return NULL;
     PyObject *m = PyModule_Create(&core_module);

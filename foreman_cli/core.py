@@ -19,6 +19,8 @@ NAME = "C" if _core is not None else "Python"
 clean_deal = _core.clean_deal if _core is not None else None
 # The decoder's name checks (records.names_ok is the twin).
 names_ok = _core.names_ok if _core is not None else None
+# A deal's cards as codes for the archive (store.deal_codes is the twin).
+deal_codes = _core.deal_codes if _core is not None else None
 
 
 def table_bits(b: Board) -> int:

@@ -17,8 +17,8 @@ from typing import TYPE_CHECKING, Any
 
 import duckdb
 
-from . import money
-from .cards import CARD_OF, RANK_OF
+from . import core, money
+from .cards import CANONICAL, CARD_OF, RANK_OF
 from .audit import Batch, BatchInterrupt, CrossChecks, checked_batches, chunked, no_cyclic_gc, record_batches, slim
 from .errors import UsageError, DatabaseError, OutputError
 from .findings import CODES, Finding
@@ -33,6 +33,7 @@ BATCH_GAMES = 500
 # A batch also ends at this much record text, so a batch of very long games still fits the
 # database's memory limit (memory grows with the rows of one uncommitted batch).
 BATCH_BYTES = 8 * 1024 * 1024
+LOAD_MEMORY = "96MB"  # DuckDB's limit during a load
 
 
 RANK_VALUE = {t: RANK_OF[c] + 2 for t, c in CARD_OF.items()}  # 2..14 (ace high), by token
@@ -43,17 +44,10 @@ CREATE TABLE IF NOT EXISTS games (
     winner VARCHAR, deals_played INTEGER, players VARCHAR[], stake DECIMAL(38, 10), stake_text VARCHAR,
     currency VARCHAR, played_at TIMESTAMPTZ, series_id VARCHAR, series_seq INTEGER, quota VARCHAR,
     target INTEGER, rules JSON, breaches INTEGER, raw JSON, loaded_at TIMESTAMPTZ);
-CREATE TABLE IF NOT EXISTS game_players (game_id VARCHAR, seat INTEGER, player VARCHAR);
-CREATE TABLE IF NOT EXISTS deals (game_id VARCHAR, deal INTEGER, dealer VARCHAR, decided BOOLEAN,
-    tricks_played INTEGER, kitty VARCHAR[], discards VARCHAR[]);
-CREATE TABLE IF NOT EXISTS deal_players (game_id VARCHAR, deal INTEGER, player VARCHAR, seat INTEGER,
-    role VARCHAR, quota INTEGER, tricks INTEGER, outcome INTEGER, made_quota BOOLEAN, hand VARCHAR[]);
-CREATE TABLE IF NOT EXISTS passes (game_id VARCHAR, deal INTEGER, pass INTEGER, giver VARCHAR,
-    receiver VARCHAR, card VARCHAR, returned VARCHAR);
-CREATE TABLE IF NOT EXISTS tricks (game_id VARCHAR, deal INTEGER, trick INTEGER, leader VARCHAR,
-    winner VARCHAR, led_suit VARCHAR, cards INTEGER);
-CREATE TABLE IF NOT EXISTS plays (game_id VARCHAR, deal INTEGER, trick INTEGER, position INTEGER,
-    player VARCHAR, card VARCHAR, suit VARCHAR, rank INTEGER, led_suit VARCHAR, followed BOOLEAN, won BOOLEAN);
+CREATE TABLE IF NOT EXISTS deal_facts (game_id VARCHAR, deal INTEGER, dealer VARCHAR, dealer_seat INTEGER,
+    decided BOOLEAN, tricks_played INTEGER, kitty UTINYINT[], discards UTINYINT[], hands UTINYINT[][],
+    quotas INTEGER[], won INTEGER[], pass_from UTINYINT[], pass_to UTINYINT[], pass_card UTINYINT[],
+    pass_returned UTINYINT[], leaders UTINYINT[], winners INTEGER[], cards UTINYINT[][]);
 CREATE TABLE IF NOT EXISTS findings (game_id VARCHAR, code VARCHAR, severity VARCHAR, deal INTEGER,
     trick INTEGER, pass INTEGER, player VARCHAR, card VARCHAR, message VARCHAR, evidence JSON);
 CREATE TABLE IF NOT EXISTS claims (game_id VARCHAR, deal INTEGER, player VARCHAR, accepted BOOLEAN,
@@ -66,10 +60,60 @@ CREATE TABLE IF NOT EXISTS payouts (game_id VARCHAR, player VARCHAR, net DECIMAL
     currency VARCHAR, short_of_quota BOOLEAN, winner BOOLEAN, disputed BOOLEAN);
 """
 
+# A deal is stored once, its cards as lists (deal_facts); the tables of seats, passes, tricks and
+# plays are views that unfold it. Storing them as rows made a load spend half its time writing
+# the same cards a second time (measured: 200 MB of records loaded in 40 s as rows, 21 s so).
+UNFOLDED = """
+CREATE OR REPLACE MACRO card_token(code) AS ([CARD_TOKENS])[code + 1];
+
+CREATE OR REPLACE VIEW game_players AS
+SELECT id AS game_id, CAST(s - 1 AS INTEGER) AS seat, players[s] AS player FROM games, range(1, 4) r(s);
+
+CREATE OR REPLACE VIEW deals AS
+SELECT game_id, deal, dealer, decided, tricks_played, list_transform(kitty, lambda c: card_token(c)) AS kitty,
+       list_transform(discards, lambda c: card_token(c)) AS discards
+FROM deal_facts;
+
+CREATE OR REPLACE VIEW deal_players AS
+SELECT d.game_id, d.deal, g.players[s] AS player, CAST(s - 1 AS INTEGER) AS seat,
+       ['D', 'L', 'R'][(s - 1 - d.dealer_seat + 3) % 3 + 1] AS role, d.quotas[s] AS quota, d.won[s] AS tricks,
+       d.won[s] - d.quotas[s] AS outcome, d.won[s] >= d.quotas[s] AS made_quota,
+       list_transform(d.hands[s], lambda c: card_token(c)) AS hand
+FROM deal_facts d JOIN games g ON g.id = d.game_id, range(1, 4) r(s);
+
+CREATE OR REPLACE VIEW passes AS
+SELECT d.game_id, d.deal, CAST(i AS INTEGER) AS pass, g.players[d.pass_from[i] + 1] AS giver,
+       g.players[d.pass_to[i] + 1] AS receiver, card_token(d.pass_card[i]) AS card,
+       card_token(d.pass_returned[i]) AS returned
+FROM deal_facts d JOIN games g ON g.id = d.game_id, range(1, len(d.pass_from) + 1) r(i);
+
+CREATE OR REPLACE VIEW _trick_rows AS
+SELECT d.game_id, d.deal, g.players, unnest(d.leaders) AS seat, unnest(d.winners) AS winner,
+       unnest(d.cards) AS cs, generate_subscripts(d.leaders, 1) AS i
+FROM deal_facts d JOIN games g ON g.id = d.game_id;
+
+CREATE OR REPLACE VIEW tricks AS
+SELECT game_id, deal, CAST(i AS INTEGER) AS trick, players[seat + 1] AS leader, players[winner + 1] AS winner,
+       right(card_token(cs[1]), 1) AS led_suit, CAST(len(cs) AS INTEGER) AS cards
+FROM _trick_rows;
+
+CREATE OR REPLACE VIEW plays AS
+SELECT game_id, deal, CAST(i AS INTEGER) AS trick, CAST(j AS INTEGER) AS position,
+       players[(seat + j - 1) % 3 + 1] AS player, card, right(card, 1) AS suit,
+       CASE left(card, -1) WHEN 'J' THEN 11 WHEN 'Q' THEN 12 WHEN 'K' THEN 13 WHEN 'A' THEN 14
+            ELSE CAST(left(card, -1) AS INTEGER) END AS rank,
+       led AS led_suit, right(card, 1) = led AS followed, (seat + j - 1) % 3 = winner AS won
+FROM (SELECT *, card_token(unnest(cs[1:3])) AS card, generate_subscripts(cs[1:3], 1) AS j,
+             right(card_token(cs[1]), 1) AS led
+      FROM _trick_rows);
+""".replace("CARD_TOKENS", ", ".join(f"'{t}'" for t in CANONICAL))
+
 TABLES = ("games", "game_players", "deals", "deal_players", "passes", "tricks", "plays", "claims", "findings",
           "payouts", "play_costs", "deal_accuracy")
-# Filled only by `load --analyze`: their staging tables are absent otherwise.
+# Filled only by `load --analyze`.
 ANALYSIS_TABLES = ("play_costs", "deal_accuracy")
+# What a load writes (and `--replace` deletes from); the others are views of these.
+STORED = ("games", "deal_facts", "claims", "findings", "payouts", "play_costs", "deal_accuracy")
 
 VIEWS = """
 CREATE OR REPLACE VIEW player_games AS
@@ -156,52 +200,35 @@ class LoadReport:
                 "conflicts": self.conflicts, "invalid": self.invalid_sources, "plays": self.plays, "rows": self.rows}
 
 
-# Rows of every game go through two staging tables, one row a game and one a deal; SQL then
-# spreads the deal rows into passes, tricks and plays. Python touches each deal once, not each
-# card (MEASURED.md: per-row Python work is what costs).
+# Rows of every game go through staging tables, one row a game and one a deal (with its cards as
+# lists, stored as they are in deal_facts). Python touches each deal once, not each card
+# (MEASURED.md: per-row Python work is what costs).
 _GAME_COLS = ("id", "content_hash", "source", "status", "winner", "deals_played", "players", "stake", "stake_text",
               "currency", "played_at", "series_id", "series_seq", "quota", "target", "rules", "breaches", "raw",
               "loaded_at")
-_DEAL_COLS = ("game_id", "deal", "dealer", "dealer_seat", "decided", "tricks_played", "kitty", "discards", "hands",
-              "quotas", "won", "pass_from", "pass_to", "pass_card", "pass_returned", "leaders", "winners", "cards")
+_DEAL_SCALARS = ("game_id", "deal", "dealer", "dealer_seat", "decided", "tricks_played", "quotas", "won", "winners")
+_DEAL_LISTS = ("kitty", "discards", "hands", "pass_from", "pass_to", "pass_card", "pass_returned", "leaders", "cards")
 _FINDING_COLS = ("game_id", "code", "severity", "deal", "trick", "pass", "player", "card", "message", "evidence")
 _CLAIM_COLS = ("game_id", "deal", "player", "accepted", "first_trick", "tricks", "claim_rule", "holds", "statement")
 _COST_COLS = ("game_id", "deal", "trick", "player", "card", "sure_before", "best", "cost")
 _ACCURACY_COLS = ("game_id", "deal", "player", "cards_analysed", "cost", "accuracy", "exact", "turned_trick", "turned_by")
 _PAYOUT_COLS = ("game_id", "player", "net", "net_text", "currency", "short_of_quota", "winner", "disputed")
 
-_SPREAD = [
-    ('game_players', "INSERT INTO game_players SELECT id, s - 1, players[s] FROM _games, range(1, 4) r(s)"),
-    ('deals', """INSERT INTO deals SELECT game_id, deal, dealer, decided, tricks_played, kitty, discards FROM _deals"""),
-    ('deal_players', """INSERT INTO deal_players
-       SELECT d.game_id, d.deal, g.players[s], s - 1, ['D', 'L', 'R'][(s - 1 - d.dealer_seat + 3) % 3 + 1],
-              d.quotas[s], d.won[s], d.won[s] - d.quotas[s], d.won[s] >= d.quotas[s], d.hands[s]
-       FROM _deals d JOIN _games g ON g.id = d.game_id, range(1, 4) r(s)"""),
-    ('passes', """INSERT INTO passes
-       SELECT game_id, deal, i, pass_from[i], pass_to[i], pass_card[i], pass_returned[i]
-       FROM _deals, range(1, len(pass_from) + 1) r(i)"""),
-    ('tricks', """INSERT INTO tricks
-       SELECT game_id, deal, i, leader, players[winner + 1], right(cs[1], 1), len(cs)
-       FROM (SELECT d.game_id, d.deal, g.players, unnest(d.leaders) AS leader, unnest(d.winners) AS winner,
-                    unnest(d.cards) AS cs, generate_subscripts(d.leaders, 1) AS i
-             FROM _deals d JOIN _games g ON g.id = d.game_id)"""),
-    ('plays', """INSERT INTO plays
-       SELECT game_id, deal, i, j, players[(seat + j - 1) % 3 + 1], card, right(card, 1),
-              CASE left(card, -1) WHEN 'J' THEN 11 WHEN 'Q' THEN 12 WHEN 'K' THEN 13 WHEN 'A' THEN 14
-                   ELSE CAST(left(card, -1) AS INTEGER) END,
-              led, right(card, 1) = led, (seat + j - 1) % 3 = winner
-       FROM (SELECT *, unnest(cs[1:3]) AS card, generate_subscripts(cs[1:3], 1) AS j, right(cs[1], 1) AS led,
-                    list_position(players, leader) - 1 AS seat
-             FROM (SELECT d.game_id, d.deal, g.players, unnest(d.leaders) AS leader, unnest(d.winners) AS winner,
-                          unnest(d.cards) AS cs, generate_subscripts(d.leaders, 1) AS i
-                   FROM _deals d JOIN _games g ON g.id = d.game_id))"""),
-    ('games', "INSERT INTO games SELECT * FROM _games"),
-    ('claims', "INSERT INTO claims SELECT * FROM _claims"),
-    ('findings', "INSERT INTO findings SELECT * FROM _findings"),
-    ('payouts', "INSERT INTO payouts SELECT * FROM _payouts"),
-    ('play_costs', "INSERT INTO play_costs SELECT * FROM _play_costs"),
-    ('deal_accuracy', "INSERT INTO deal_accuracy SELECT * FROM _deal_accuracy"),
+_INSERTS = [
+    ("games", "INSERT INTO games SELECT * FROM _games"),
+    ("deal_facts", "INSERT INTO deal_facts BY NAME SELECT * FROM _deals"),
+    ("claims", "INSERT INTO claims SELECT * FROM _claims"),
+    ("findings", "INSERT INTO findings SELECT * FROM _findings"),
+    ("payouts", "INSERT INTO payouts SELECT * FROM _payouts"),
+    ("play_costs", "INSERT INTO play_costs SELECT * FROM _play_costs"),
+    ("deal_accuracy", "INSERT INTO deal_accuracy SELECT * FROM _deal_accuracy"),
 ]
+# The rows a load adds to the unfolded views, counted from the same staging rows.
+_UNFOLDED_ROWS = """
+SELECT count(*) AS deals, 3 * count(*) AS deal_players, coalesce(sum(len(pass_from)), 0) AS passes,
+       coalesce(sum(len(leaders)), 0) AS tricks,
+       coalesce(sum(list_sum(list_transform(cards, lambda c: least(len(c), 3)))), 0) AS plays
+FROM _deals"""
 
 
 class _Batch:
@@ -210,12 +237,63 @@ class _Batch:
     def __init__(self) -> None:
         # "_n" is the game's place in its batch: what a skipped game's rows are dropped by.
         self.games: dict[str, list] = {c: [] for c in (*_GAME_COLS, "_n")}
-        self.deals: dict[str, list] = {c: [] for c in (*_DEAL_COLS, "_n")}
+        self.deals: dict[str, list] = {c: [] for c in (*_DEAL_SCALARS, "_n")}
+        self.deal_lists = {c: _Codes(c in ("hands", "cards")) for c in _DEAL_LISTS}
         self.findings: dict[str, list] = {c: [] for c in (*_FINDING_COLS, "_n")}
         self.claims: dict[str, list] = {c: [] for c in (*_CLAIM_COLS, "_n")}
         self.payouts: dict[str, list] = {c: [] for c in (*_PAYOUT_COLS, "_n")}
         self.costs: dict[str, list] = {c: [] for c in (*_COST_COLS, "_n")}
         self.accuracy: dict[str, list] = {c: [] for c in (*_ACCURACY_COLS, "_n")}
+
+
+class _Codes:
+    """One list column of a batch's deals (cards as codes 0-51, or seats), kept flat with its
+    offsets: Arrow builds it in one call, where lists of lists cost a call per element."""
+
+    __slots__ = ("nested", "flat", "inner", "outer")
+
+    def __init__(self, nested: bool) -> None:
+        self.nested = nested  # a list of lists a deal (hands, tricks)
+        self.flat = bytearray()
+        self.inner = [0]  # where each list (of a deal, or of a hand or trick) ends in flat
+        self.outer = [0]  # for lists of lists: where each deal's lists end in inner
+
+    def arrow(self) -> pa.Array:
+        import pyarrow as pa
+        codes = pa.Array.from_buffers(pa.uint8(), len(self.flat), [None, pa.py_buffer(self.flat)])
+        a = pa.ListArray.from_arrays(pa.array(self.inner, pa.int32()), codes)
+        return pa.ListArray.from_arrays(pa.array(self.outer, pa.int32()), a) if self.nested else a
+
+
+def deal_codes(deal, players: tuple[str, ...], seats: dict[str, int], cards: dict[str, int], n_tricks: int,
+               columns: list[tuple[bytearray, list[int], list[int]]]) -> None:
+    """Append a deal's kitty, discards, hands (by seat), passes (giver, receiver, card, returned)
+    and its first n_tricks tricks (leaders, cards) to the nine flat columns of deal_facts.
+
+    The compiled core has the same function (`_core.deal_codes`), used when it is built.
+    """
+    kitty, discards, hands, pass_from, pass_to, pass_card, pass_returned, leaders, tricks = columns
+    card, seat = cards.__getitem__, seats.__getitem__
+
+    def add(col, codes) -> None:
+        col[0].extend(codes)
+        col[1].append(len(col[0]))
+
+    add(kitty, map(card, deal.kitty))
+    add(discards, map(card, deal.discards))
+    for p in players:
+        add(hands, map(card, deal.hands[p]))
+    hands[2].append(len(hands[1]) - 1)
+    passes = deal.passes
+    add(pass_from, (seat(x.from_) for x in passes))
+    add(pass_to, (seat(x.to) for x in passes))
+    add(pass_card, (card(x.card) for x in passes))
+    add(pass_returned, (card(x.returned) for x in passes))
+    played = deal.tricks[:n_tricks]
+    add(leaders, (seat(t.leader) for t in played))
+    for t in played:
+        add(tricks, map(card, t.cards))
+    tricks[2].append(len(tricks[1]) - 1)
 
 
 def _flatten(b: _Batch, r: GameResult, now: datetime, n: int) -> None:
@@ -230,16 +308,14 @@ def _flatten(b: _Batch, r: GameResult, now: datetime, n: int) -> None:
             json.dumps(r.rules), sum(1 for f in r.findings if f.severity == "error"), r.text, now, n)):
         col.append(v)
     cols = b.deals.values()
+    lists = [(c.flat, c.inner, c.outer) for c in b.deal_lists.values()]
+    codes = core.deal_codes or deal_codes
     for dr in r.deals:
-        deal = d.deals[dr.number - 1]
-        tricks = deal.tricks[: len(dr.winners)]  # not those after the game was won
-        passes = deal.passes
-        for col, v in zip(cols, (
-                gid, dr.number, P[dr.dealer], dr.dealer, dr.decided, dr.tricks_played, deal.kitty, deal.discards,
-                [deal.hands[p] for p in P], dr.quotas, dr.tricks, [x.from_ for x in passes], [x.to for x in passes],
-                [x.card for x in passes], [x.returned for x in passes], [t.leader for t in tricks], dr.winners,
-                [t.cards for t in tricks], n)):
+        for col, v in zip(cols, (gid, dr.number, P[dr.dealer], dr.dealer, dr.decided, dr.tricks_played, dr.quotas,
+                                 dr.tricks, dr.winners, n)):
             col.append(v)
+        # the tricks until play stopped: not those after the game was won
+        codes(d.deals[dr.number - 1], P, d.seat, CARD_OF, len(dr.winners), lists)
         c = dr.claim
         if c is not None:
             for col, v in zip(b.claims.values(), (gid, dr.number, P[c.by], c.accepted, c.first_trick, c.tricks, c.rule,
@@ -282,9 +358,8 @@ def _arrow_types() -> dict[str, Any]:
     import pyarrow as pa
     return {
         "stake": pa.decimal128(38, 10), "net": pa.decimal128(38, 10), "players": pa.list_(pa.string()),
-        "kitty": pa.list_(pa.string()), "discards": pa.list_(pa.string()), "hands": pa.list_(pa.list_(pa.string())),
         "quotas": pa.list_(pa.int32()), "won": pa.list_(pa.int32()), "winners": pa.list_(pa.int32()),
-        "cards": pa.list_(pa.list_(pa.string())), "played_at": pa.string(), "loaded_at": pa.timestamp("us", tz="UTC"),
+        "played_at": pa.string(), "loaded_at": pa.timestamp("us", tz="UTC"),
         "deal": pa.int32(), "dealer_seat": pa.int32(), "tricks_played": pa.int32(), "deals_played": pa.int32(),
         "series_seq": pa.int32(), "target": pa.int32(), "breaches": pa.int32(), "trick": pa.int32(), "pass": pa.int32(),
         "raw": pa.string(), "rules": pa.string(), "evidence": pa.string(), "player": pa.string(),
@@ -328,14 +403,21 @@ def _write(con: duckdb.DuckDBPyConnection, tables: dict[str, pa.Table], keep: li
     if not keep:
         return
     wanted = pa.array(keep, type=pa.int32())
+    every = len(keep) == len(tables["_games"])  # the usual case: nothing to drop
     for name, t in tables.items():
-        con.register(name, t.filter(pc.is_in(t["_n"], value_set=wanted)).drop_columns(["_n"]))
+        con.register(name, (t if every else t.filter(pc.is_in(t["_n"], value_set=wanted))).drop_columns(["_n"]))
     try:
-        for table, sql in _SPREAD:
-            if table in ANALYSIS_TABLES and f"_{table}" not in tables:
-                continue
+        for table, sql in _INSERTS:
+            if f"_{table}" not in tables and table != "deal_facts":
+                continue  # the analysis tables, without --analyze
             n = con.execute(sql).fetchone()[0]
-            report.rows[table] = report.rows.get(table, 0) + n
+            if table == "deal_facts":
+                cur = con.execute(_UNFOLDED_ROWS)
+                for name, rows in zip((d[0] for d in cur.description), cur.fetchone()):
+                    report.rows[name] = report.rows.get(name, 0) + int(rows)
+            else:
+                report.rows[table] = report.rows.get(table, 0) + n
+        report.rows["game_players"] = 3 * report.rows.get("games", 0)
     finally:
         for name in tables:
             try:
@@ -345,10 +427,19 @@ def _write(con: duckdb.DuckDBPyConnection, tables: dict[str, pa.Table], keep: li
     report.plays = report.rows.get("plays", 0)
 
 
-def init(con: duckdb.DuckDBPyConnection) -> None:
-    """Create the tables and the statistics views if they are missing, all or none."""
+def init(con: duckdb.DuckDBPyConnection, path: str = ":memory:") -> None:
+    """Create the tables and views if they are missing, all or none; refuse an archive whose
+    seats, passes, tricks and plays are tables (an earlier foreman's), which this one cannot add to."""
+    old = con.execute("SELECT count(*) FROM information_schema.tables WHERE table_name = 'plays' "
+                      "AND table_type = 'BASE TABLE'").fetchone()[0]
+    if old:
+        raise DatabaseError(f"{path} is an archive of an earlier foreman, which stored each play as a row; "
+                            "this one stores each deal once and cannot add to it",
+                            hint="load the records into a new archive (--db NEW.duckdb); the old one still "
+                                 "answers query, stats and export")
     con.execute("BEGIN TRANSACTION")
     con.execute(SCHEMA)
+    con.execute(UNFOLDED)
     con.execute(VIEWS)
     con.execute("COMMIT")
 
@@ -367,11 +458,15 @@ def stage_tables(results: list[GameResult], analyze: float | None = None) -> dic
                 _flatten(b, r, now, n)
                 if analyze is not None:
                     _flatten_analysis(b, r, analyze, n)
-        staged = [("_games", b.games), ("_deals", b.deals), ("_claims", b.claims), ("_findings", b.findings),
-                  ("_payouts", b.payouts)]
+        staged = [("_games", b.games), ("_claims", b.claims), ("_findings", b.findings), ("_payouts", b.payouts)]
         if analyze is not None:
             staged += [("_play_costs", b.costs), ("_deal_accuracy", b.accuracy)]
-        return {name: _arrow(cols) for name, cols in staged}
+        tables = {name: _arrow(cols) for name, cols in staged}
+        deals = _arrow(b.deals)
+        for name, codes in b.deal_lists.items():
+            deals = deals.append_column(name, codes.arrow())
+        tables["_deals"] = deals
+        return tables
 
 
 def load(results: Iterable[GameResult], path: str, replace: bool = False, batch_games: int = BATCH_GAMES,
@@ -403,17 +498,18 @@ def _store(path: str, batches: Iterator[Batch], replace: bool, progress: Callabl
     of the input finds (dealer succession) to the games it concerns."""
     con = connect(path)
     # Checkpoint at the end rather than every few batches: each batch is still its own durable
-    # transaction (in the write-ahead log), and the file is written once, smaller (measured: 99
-    # against 146 MB for 200 MB of records) and sooner. The memory limit keeps a long load flat;
-    # it must leave room for a whole batch (64 MB failed on batches of 2,000 games).
+    # transaction (in the write-ahead log), and the file is written once, smaller (measured: 57
+    # against 73 MB for 200 MB of records) and sooner. The memory limit keeps a long load flat
+    # and the process under 400 MB (measured on 200 MB: 96 MB gives a peak of 330-377 MB, 256 MB
+    # one of 530 MB); a batch is at most BATCH_BYTES of records, which fits in it.
     con.execute("SET checkpoint_threshold = '1GB'")
-    con.execute("SET memory_limit = '256MB'")
+    con.execute(f"SET memory_limit = '{LOAD_MEMORY}'")
     report = LoadReport()
     added: set[str] = set()
     stop = BatchInterrupt()
     try:
         with stop:
-            init(con)
+            init(con, path)
             for batch in batches:
                 stop.check()
                 if cross is not None:
@@ -548,7 +644,7 @@ def _commit(con: duckdb.DuckDBPyConnection, batch: Batch, replace: bool, report:
     try:
         if drop:
             con.register("_drop", pa.table({"id": drop}))
-            for name in TABLES:
+            for name in STORED:
                 key = "id" if name == "games" else "game_id"
                 con.execute(f"DELETE FROM {name} WHERE {key} IN (SELECT id FROM _drop)")
             con.unregister("_drop")

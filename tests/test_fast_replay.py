@@ -114,3 +114,26 @@ def _as_record(g: records.GameData) -> dict:
                        "discards": d.discards, "tricks": [{"leader": t.leader, "cards": t.cards} for t in d.tricks],
                        **({"claim": {"by": d.claim.by, "accepted": d.claim.accepted}} if d.claim else {})}
                       for d in g.deals]}
+
+
+@need_c
+def test_the_compiled_deal_codes_answer_as_their_python_twin(decoded):
+    """The archive's card lists (store.deal_codes and _core.deal_codes): the same bytes and offsets
+    for every deal, clean or not, with every trick or only the first few."""
+    from foreman_cli import store
+    from foreman_cli.cards import CARD_OF
+
+    def columns():
+        return [(bytearray(), [0], [0]) for _ in range(9)]
+    deals = 0
+    for g in decoded:
+        want, got = columns(), columns()
+        for d in g.deals:
+            n = len(d.tricks) - deals % 3  # every trick, or all but the last one or two
+            store.deal_codes(d, g.players, g.seat, CARD_OF, n, want)
+            core.deal_codes(d, g.players, g.seat, CARD_OF, n, got)
+            deals += 1
+        assert got == want
+    assert deals > 500
+    with pytest.raises(KeyError):
+        core.deal_codes(decoded[0].deals[0], decoded[0].players, {}, CARD_OF, 3, columns())

@@ -112,7 +112,7 @@ def test_query_is_read_only(tmp_path):
     assert not leak.exists()
     with pytest.raises(DatabaseError, match="only reads the archive"):
         store.query(db, f"ATTACH '{tmp_path / 'other.duckdb'}' AS o")
-    res = runner.invoke(app, ["query", "DELETE FROM plays", "--db", db])
+    res = runner.invoke(app, ["query", "DELETE FROM findings", "--db", db])
     assert res.exit_code == 2 and "read-only" in res.output and "Traceback" not in res.output
     assert store.counts(db)["games"] == 14
     res = runner.invoke(app, ["query", "SELECT id, winner FROM games ORDER BY id LIMIT 2", "--db", db, "--json"])
@@ -324,3 +324,17 @@ def test_load_judges_dealer_succession_and_repeats_as_validate_does(tmp_path, jo
         con.close()
         assert said == stored == want == breaches, name
         assert (rep.added, rep.unchanged) == (2, len(recs) - 2)
+
+
+def test_an_archive_whose_plays_are_rows_is_read_but_not_added_to(tmp_path):
+    """An earlier foreman stored each play as a row; this one stores each deal once (docs/schema.md)."""
+    db = str(tmp_path / "old.duckdb")
+    con = duckdb.connect(db)
+    con.execute("CREATE TABLE games (id VARCHAR PRIMARY KEY, players VARCHAR[])")
+    con.execute("CREATE TABLE plays (game_id VARCHAR, card VARCHAR)")
+    con.execute("INSERT INTO plays VALUES ('g1', 'AS')")
+    con.close()
+    res = runner.invoke(app, ["load", SAMPLES, "--db", db])
+    assert res.exit_code == 2 and "earlier foreman" in res.output and "new archive" in res.output
+    res = runner.invoke(app, ["query", "SELECT card FROM plays", "--db", db])
+    assert res.exit_code == 0 and "AS" in res.output
