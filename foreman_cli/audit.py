@@ -12,7 +12,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, BinaryIO
 
 from . import engine, records
-from .reader import DEFAULT_MAX_RECORD_BYTES, LineChunk, RawRecord, expand, is_plain_lines, line_chunks, read_records
+from .reader import CHUNK, DEFAULT_MAX_RECORD_BYTES, LineChunk, RawRecord, expand, is_plain_lines, line_chunks, read_records
 from .findings import ERROR, Finding
 from .results import GameLine, GameResult, Status
 
@@ -186,27 +186,29 @@ Piece = list[RawRecord] | LineChunk
 
 def checked_batches(pieces: Iterable[Piece], overrides: dict[str, Any] | None = None, jobs: int = 1,
                     shape: Callable[[GameResult], Any] | None = None,
-                    stage: Callable[[list[GameResult]], Any] | None = None) -> Iterator[Batch]:
+                    stage: Callable[[list[GameResult]], Any] | None = None, count: int = 1 << 30) -> Iterator[Batch]:
     """Decode and replay the input a piece at a time (a batch of records, or a chunk of lines that
     the worker cuts itself), in input order: the one pipeline of `validate` and `load`. The checks
     across games are the caller's (CrossChecks).
 
     `stage` (a module-level function, so workers can run it) turns a batch's full results into
     what the caller keeps of them; `shape` then turns each result into what is sent back (a slim
-    result, a GameLine). With jobs > 1 both run in the workers.
+    result, a GameLine). With jobs > 1 both run in the workers. A batch holds at most `count`
+    games (a chunk of lines is cut into batches of that many).
     """
-    tasks = ((p, overrides, shape, stage) for p in pieces)
+    tasks = ((p, overrides, shape, stage, count) for p in pieces)
     batches = ordered_map(_check_batch, tasks, jobs) if jobs > 1 else map(_check_batch, tasks)
     try:
         with no_cyclic_gc():
             done = 0
-            for batch in batches:
-                if done // YOUNG_COLLECT_EVERY != (done + len(batch.results)) // YOUNG_COLLECT_EVERY:
-                    # With the collector paused, the cycles an unreadable record leaves (its exception
-                    # and traceback) would pile up: 318 MB for 100,000 lines of {} against 37 MB.
-                    gc.collect(0)
-                done += len(batch.results)
-                yield batch
+            for parts in batches:
+                for batch in parts:
+                    if done // YOUNG_COLLECT_EVERY != (done + len(batch.results)) // YOUNG_COLLECT_EVERY:
+                        # With the collector paused, the cycles an unreadable record leaves (its exception
+                        # and traceback) would pile up: 318 MB for 100,000 lines of {} against 37 MB.
+                        gc.collect(0)
+                    done += len(batch.results)
+                    yield batch
     finally:
         close = getattr(batches, "close", None)
         if close is not None:
@@ -225,25 +227,32 @@ def _text_size(raw: RawRecord) -> int:
     return len(raw.text) if raw.text is not None else 0
 
 
-def _pieces(paths: list[str], max_record_bytes: int, stdin: BinaryIO | None) -> Iterator[Piece]:
-    """The input for workers: a plain `.jsonl` file in chunks of lines, anything else in batches."""
+def pieces(paths: list[str], max_record_bytes: int = DEFAULT_MAX_RECORD_BYTES, stdin: BinaryIO | None = None,
+           count: int = BATCH, max_bytes: int = 0, chunk_bytes: int = CHUNK) -> Iterator[Piece]:
+    """The input for workers: a plain `.jsonl` file in chunks of lines of about `chunk_bytes`,
+    which the workers cut into records themselves; anything else in batches of records."""
     for p in expand(paths):
         if is_plain_lines(p):
-            for piece in line_chunks(p, max_record_bytes):
+            for piece in line_chunks(p, max_record_bytes, chunk_bytes):
                 yield piece if isinstance(piece, LineChunk) else [piece]
         else:
-            yield from chunked(read_records([p], max_record_bytes, stdin=stdin), BATCH)
+            yield from record_batches(read_records([p], max_record_bytes, stdin=stdin), count, max_bytes)
 
 
-def _check_batch(task: tuple[Piece, dict[str, Any] | None, Any, Any]) -> Batch:
-    piece, overrides, shape, stage = task
+def _check_batch(task: tuple[Piece, dict[str, Any] | None, Any, Any, int]) -> list[Batch]:
+    """Replay a piece of the input; its results in batches of at most `count` (a chunk may hold more)."""
+    piece, overrides, shape, stage, count = task
     raws = piece.records() if isinstance(piece, LineChunk) else piece
+    out = []
     with no_cyclic_gc():
-        out = [check_record(raw, overrides) for raw in raws]
-        staged = stage(out) if stage is not None else None
-        if shape is not None:
-            out = [shape(r) for r in out]  # before it is pickled back: most of a result's size
-    return Batch(out, staged)
+        results = [check_record(raw, overrides) for raw in raws]
+        for i in range(0, len(results), count):
+            part = results[i:i + count]
+            staged = stage(part) if stage is not None else None
+            if shape is not None:
+                part = [shape(r) for r in part]  # before it is pickled back: most of a result's size
+            out.append(Batch(part, staged))
+    return out
 
 
 def slim(r: GameResult) -> GameResult:
@@ -363,7 +372,7 @@ def audit_paths(paths: list[str], overrides: dict[str, Any] | None = None,
     """
     shape = game_line if lines else None if keep else slim
     if jobs > 1:
-        return _cross_checked(_pieces(paths, max_record_bytes, stdin), overrides, jobs, shape)
+        return _cross_checked(pieces(paths, max_record_bytes, stdin), overrides, jobs, shape)
     return _cross_checked(chunked(read_records(paths, max_record_bytes, stdin=stdin), BATCH), overrides, jobs, shape)
 
 

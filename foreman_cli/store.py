@@ -19,7 +19,7 @@ import duckdb
 
 from . import core, money
 from .cards import CANONICAL, CARD_OF, RANK_OF
-from .audit import Batch, BatchInterrupt, CrossChecks, checked_batches, chunked, no_cyclic_gc, record_batches, slim
+from .audit import Batch, BatchInterrupt, CrossChecks, checked_batches, chunked, no_cyclic_gc, pieces, record_batches, slim
 from .errors import UsageError, DatabaseError, OutputError
 from .findings import CODES, Finding
 from .reader import DEFAULT_MAX_RECORD_BYTES, read_records
@@ -43,7 +43,7 @@ CREATE TABLE IF NOT EXISTS games (
     id VARCHAR PRIMARY KEY, content_hash VARCHAR NOT NULL, source VARCHAR, status VARCHAR NOT NULL,
     winner VARCHAR, deals_played INTEGER, players VARCHAR[], stake DECIMAL(38, 10), stake_text VARCHAR,
     currency VARCHAR, played_at TIMESTAMPTZ, series_id VARCHAR, series_seq INTEGER, quota VARCHAR,
-    target INTEGER, rules JSON, breaches INTEGER, raw JSON, loaded_at TIMESTAMPTZ);
+    target INTEGER, rules JSON, breaches INTEGER, raw VARCHAR, loaded_at TIMESTAMPTZ);
 CREATE TABLE IF NOT EXISTS deal_facts (game_id VARCHAR, deal INTEGER, dealer VARCHAR, dealer_seat INTEGER,
     decided BOOLEAN, tricks_played INTEGER, kitty UTINYINT[], discards UTINYINT[], hands UTINYINT[][],
     quotas INTEGER[], won INTEGER[], pass_from UTINYINT[], pass_to UTINYINT[], pass_card UTINYINT[],
@@ -487,8 +487,11 @@ def load_paths(paths: list[str], path: str, overrides: dict[str, Any] | None = N
     deal_accuracy.
     """
     stage = stage_tables if analyze is None else functools.partial(stage_tables, analyze=analyze)
-    pieces = record_batches(read_records(paths, max_record_bytes), batch_games, BATCH_BYTES)
-    batches = checked_batches(pieces, overrides, jobs, shape=slim, stage=stage)
+    if jobs > 1:  # the workers read their own chunks of a JSON Lines file
+        parts = pieces(paths, max_record_bytes, count=batch_games, max_bytes=BATCH_BYTES, chunk_bytes=BATCH_BYTES // 2)
+    else:
+        parts = record_batches(read_records(paths, max_record_bytes), batch_games, BATCH_BYTES)
+    batches = checked_batches(parts, overrides, jobs, shape=slim, stage=stage, count=batch_games)
     return _store(path, batches, replace, progress, CrossChecks(hold=False))
 
 
