@@ -186,29 +186,27 @@ Piece = list[RawRecord] | LineChunk
 
 def checked_batches(pieces: Iterable[Piece], overrides: dict[str, Any] | None = None, jobs: int = 1,
                     shape: Callable[[GameResult], Any] | None = None,
-                    stage: Callable[[list[GameResult]], Any] | None = None, count: int = 1 << 30) -> Iterator[Batch]:
+                    stage: Callable[[list[GameResult]], Any] | None = None) -> Iterator[Batch]:
     """Decode and replay the input a piece at a time (a batch of records, or a chunk of lines that
     the worker cuts itself), in input order: the one pipeline of `validate` and `load`. The checks
     across games are the caller's (CrossChecks).
 
     `stage` (a module-level function, so workers can run it) turns a batch's full results into
     what the caller keeps of them; `shape` then turns each result into what is sent back (a slim
-    result, a GameLine). With jobs > 1 both run in the workers. A batch holds at most `count`
-    games (a chunk of lines is cut into batches of that many).
+    result, a GameLine). With jobs > 1 both run in the workers.
     """
-    tasks = ((p, overrides, shape, stage, count) for p in pieces)
+    tasks = ((p, overrides, shape, stage) for p in pieces)
     batches = ordered_map(_check_batch, tasks, jobs) if jobs > 1 else map(_check_batch, tasks)
     try:
         with no_cyclic_gc():
             done = 0
-            for parts in batches:
-                for batch in parts:
-                    if done // YOUNG_COLLECT_EVERY != (done + len(batch.results)) // YOUNG_COLLECT_EVERY:
-                        # With the collector paused, the cycles an unreadable record leaves (its exception
-                        # and traceback) would pile up: 318 MB for 100,000 lines of {} against 37 MB.
-                        gc.collect(0)
-                    done += len(batch.results)
-                    yield batch
+            for batch in batches:
+                if done // YOUNG_COLLECT_EVERY != (done + len(batch.results)) // YOUNG_COLLECT_EVERY:
+                    # With the collector paused, the cycles an unreadable record leaves (its exception
+                    # and traceback) would pile up: 318 MB for 100,000 lines of {} against 37 MB.
+                    gc.collect(0)
+                done += len(batch.results)
+                yield batch
     finally:
         close = getattr(batches, "close", None)
         if close is not None:
@@ -239,20 +237,15 @@ def pieces(paths: list[str], max_record_bytes: int = DEFAULT_MAX_RECORD_BYTES, s
             yield from record_batches(read_records([p], max_record_bytes, stdin=stdin), count, max_bytes)
 
 
-def _check_batch(task: tuple[Piece, dict[str, Any] | None, Any, Any, int]) -> list[Batch]:
-    """Replay a piece of the input; its results in batches of at most `count` (a chunk may hold more)."""
-    piece, overrides, shape, stage, count = task
+def _check_batch(task: tuple[Piece, dict[str, Any] | None, Any, Any]) -> Batch:
+    piece, overrides, shape, stage = task
     raws = piece.records() if isinstance(piece, LineChunk) else piece
-    out = []
     with no_cyclic_gc():
-        results = [check_record(raw, overrides) for raw in raws]
-        for i in range(0, len(results), count):
-            part = results[i:i + count]
-            staged = stage(part) if stage is not None else None
-            if shape is not None:
-                part = [shape(r) for r in part]  # before it is pickled back: most of a result's size
-            out.append(Batch(part, staged))
-    return out
+        out = [check_record(raw, overrides) for raw in raws]
+        staged = stage(out) if stage is not None else None
+        if shape is not None:
+            out = [shape(r) for r in out]  # before it is pickled back: most of a result's size
+    return Batch(out, staged)
 
 
 def slim(r: GameResult) -> GameResult:

@@ -135,7 +135,7 @@ def line_chunks(path: str, limit: int = DEFAULT_MAX_RECORD_BYTES, size: int = CH
         if n == 0:
             return
         with mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as mm:
-            pos, line = 0, 1
+            pos, line, released = 0, 1, 0
             while pos < n:
                 cut = min(pos + size, n)
                 nl = mm.find(b"\n", cut - 1)
@@ -152,6 +152,11 @@ def line_chunks(path: str, limit: int = DEFAULT_MAX_RECORD_BYTES, size: int = CH
                     yield LineChunk(path, line, pos, end - pos, limit)
                     line += mm[pos:end].count(b"\n")
                 pos = end
+                # The pages counted are the workers' to read now: keep them out of this process's size.
+                done = pos - pos % mmap.PAGESIZE
+                if done > released:
+                    mm.madvise(mmap.MADV_DONTNEED, released, done - released)
+                    released = done
 
 
 _TOO_LONG = "the record is longer than {limit} bytes (--max-record-bytes); it is not read"

@@ -19,7 +19,7 @@ import duckdb
 
 from . import core, money
 from .cards import CANONICAL, CARD_OF, RANK_OF
-from .audit import Batch, BatchInterrupt, CrossChecks, checked_batches, chunked, no_cyclic_gc, pieces, record_batches, slim
+from .audit import Batch, BatchInterrupt, CrossChecks, checked_batches, chunked, no_cyclic_gc, record_batches, slim
 from .errors import UsageError, DatabaseError, OutputError
 from .findings import CODES, Finding
 from .reader import DEFAULT_MAX_RECORD_BYTES, read_records
@@ -487,11 +487,11 @@ def load_paths(paths: list[str], path: str, overrides: dict[str, Any] | None = N
     deal_accuracy.
     """
     stage = stage_tables if analyze is None else functools.partial(stage_tables, analyze=analyze)
-    if jobs > 1:  # the workers read their own chunks of a JSON Lines file
-        parts = pieces(paths, max_record_bytes, count=batch_games, max_bytes=BATCH_BYTES, chunk_bytes=BATCH_BYTES // 2)
-    else:
-        parts = record_batches(read_records(paths, max_record_bytes), batch_games, BATCH_BYTES)
-    batches = checked_batches(parts, overrides, jobs, shape=slim, stage=stage, count=batch_games)
+    # Batches of records read here, not chunks read by the workers as validate's are: measured on
+    # 200 MB, chunks made the load slower (18.3 s against 15.5 s) and this process larger (505
+    # against 325 MB); the archive's writes, not the reading, are what a load waits for.
+    parts = record_batches(read_records(paths, max_record_bytes), batch_games, BATCH_BYTES)
+    batches = checked_batches(parts, overrides, jobs, shape=slim, stage=stage)
     return _store(path, batches, replace, progress, CrossChecks(hold=False))
 
 
