@@ -223,12 +223,16 @@ _INSERTS = [
     ("play_costs", "INSERT INTO play_costs SELECT * FROM _play_costs"),
     ("deal_accuracy", "INSERT INTO deal_accuracy SELECT * FROM _deal_accuracy"),
 ]
-# The rows a load adds to the unfolded views, counted from the same staging rows.
-_UNFOLDED_ROWS = """
-SELECT count(*) AS deals, 3 * count(*) AS deal_players, coalesce(sum(len(pass_from)), 0) AS passes,
-       coalesce(sum(len(leaders)), 0) AS tricks,
-       coalesce(sum(list_sum(list_transform(cards, lambda c: least(len(c), 3)))), 0) AS plays
-FROM _deals"""
+def _unfolded_rows(deals: pa.Table | None) -> dict[str, int]:
+    """The rows a batch adds to the views that unfold deal_facts, counted from its staged deals."""
+    if deals is None:
+        return {}
+    import pyarrow.compute as pc
+    tricks = deals["cards"].combine_chunks()
+    cards = pc.list_value_length(tricks.flatten())
+    return {"deals": deals.num_rows, "deal_players": 3 * deals.num_rows,
+            "passes": pc.sum(pc.list_value_length(deals["pass_from"])).as_py() or 0,
+            "tricks": len(cards), "plays": pc.sum(pc.min_element_wise(cards, 3)).as_py() or 0}
 
 
 class _Batch:
@@ -404,19 +408,20 @@ def _write(con: duckdb.DuckDBPyConnection, tables: dict[str, pa.Table], keep: li
         return
     wanted = pa.array(keep, type=pa.int32())
     every = len(keep) == len(tables["_games"])  # the usual case: nothing to drop
+    tables = {name: (t if every else t.filter(pc.is_in(t["_n"], value_set=wanted))).drop_columns(["_n"])
+              for name, t in tables.items()}
     for name, t in tables.items():
-        con.register(name, (t if every else t.filter(pc.is_in(t["_n"], value_set=wanted))).drop_columns(["_n"]))
+        con.register(name, t)
     try:
         for table, sql in _INSERTS:
-            if f"_{table}" not in tables and table != "deal_facts":
-                continue  # the analysis tables, without --analyze
+            staged = tables.get("_deals" if table == "deal_facts" else f"_{table}")
+            if staged is None or not staged.num_rows:
+                continue  # nothing to add (the analysis tables without --analyze, a batch without claims)
             n = con.execute(sql).fetchone()[0]
-            if table == "deal_facts":
-                cur = con.execute(_UNFOLDED_ROWS)
-                for name, rows in zip((d[0] for d in cur.description), cur.fetchone()):
-                    report.rows[name] = report.rows.get(name, 0) + int(rows)
-            else:
-                report.rows[table] = report.rows.get(table, 0) + n
+            report.rows[table] = report.rows.get(table, 0) + n
+        deals = report.rows.pop("deal_facts", 0)
+        for name, rows in _unfolded_rows(tables["_deals"] if deals else None).items():
+            report.rows[name] = report.rows.get(name, 0) + rows
         report.rows["game_players"] = 3 * report.rows.get("games", 0)
     finally:
         for name in tables:
@@ -513,12 +518,14 @@ def _store(path: str, batches: Iterator[Batch], replace: bool, progress: Callabl
     try:
         with stop:
             init(con, path)
+            # Empty when the load began: a game met again is a repeat the audit marks, never a stored one.
+            fresh = cross is not None and con.execute("SELECT count(*) FROM games").fetchall()[0][0] == 0
             for batch in batches:
                 stop.check()
                 if cross is not None:
                     for r in batch.results:
                         cross.feed(r)
-                added.update(_commit(con, batch, replace, report))
+                added.update(_commit(con, batch, replace, report, lookup=not fresh))
                 if progress:
                     progress(len(batch.results))
             stop.check()
@@ -607,13 +614,20 @@ def _repeat(r: GameResult) -> Finding | None:
     return next((f for f in r.findings if CODES[f.code].leaves_out), None)
 
 
-def _commit(con: duckdb.DuckDBPyConnection, batch: Batch, replace: bool, report: LoadReport) -> list[str]:
-    """One transaction: skip repeats and games already there, refuse or replace conflicts, insert the rest."""
+def _commit(con: duckdb.DuckDBPyConnection, batch: Batch, replace: bool, report: LoadReport,
+            lookup: bool = True) -> list[str]:
+    """One transaction: skip repeats and games already there, refuse or replace conflicts, insert the rest.
+
+    Without `lookup` (an archive empty when the load began, whose repeats the audit marks) no
+    game can be there already: the look-up, a scan of every game stored so far, is skipped.
+    """
     import pyarrow as pa
-    games = [r for r in batch.results if r.status != "invalid"]
-    con.register("_ids", pa.table({"id": pa.array([r.id for r in games], type=pa.string())}))
-    existing = dict(con.execute("SELECT g.id, g.content_hash FROM games g SEMI JOIN _ids USING (id)").fetchall())
-    con.unregister("_ids")
+    existing: dict[str, str] = {}
+    if lookup:
+        ids = [r.id for r in batch.results if r.status != "invalid"]
+        con.register("_ids", pa.table({"id": pa.array(ids, type=pa.string())}))
+        existing = dict(con.execute("SELECT g.id, g.content_hash FROM games g SEMI JOIN _ids USING (id)").fetchall())
+        con.unregister("_ids")
     keep: list[int] = []  # places in the batch of the games to insert
     drop: list[str] = []
     added: list[str] = []
