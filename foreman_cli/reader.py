@@ -117,7 +117,8 @@ class LineChunk:
     def records(self) -> Iterator[RawRecord]:
         """The chunk's records, exactly as `read_records` gives them for these lines."""
         with open(self.source, "rb") as f:
-            data = os.pread(f.fileno(), self.size, self.offset)
+            f.seek(self.offset)
+            data = f.read(self.size)
         return _read_layout(io.BytesIO(data), self.source, self.limit, lines=True, first_line=self.first_line)
 
 
@@ -154,7 +155,7 @@ def line_chunks(path: str, limit: int = DEFAULT_MAX_RECORD_BYTES, size: int = CH
                 pos = end
                 # The pages counted are the workers' to read now: keep them out of this process's size.
                 done = pos - pos % mmap.PAGESIZE
-                if done > released:
+                if done > released and hasattr(mm, "madvise"):  # not on every platform
                     mm.madvise(mmap.MADV_DONTNEED, released, done - released)
                     released = done
 
