@@ -38,11 +38,13 @@ demo: $(STAMP)
 	@echo '$$ foreman settle samples/'
 	@$(FOREMAN) settle samples/ || true
 
-# The whole suite (on the C core where it is built), then the searches again on the Python path.
+# The whole suite (on the C core where it is built), then everything a compiled function serves
+# again on the Python path: the searches, the replay, the archive's card codes.
 test: $(STAMP)
 	$(BIN)/python -m pytest
 	FOREMAN_PURE=1 $(BIN)/python -m pytest -p no:cacheprovider tests/test_claims.py tests/test_analysis.py \
-	    tests/test_solver.py tests/test_properties.py tests/test_fast_replay.py tests/test_engine.py tests/test_events.py
+	    tests/test_solver.py tests/test_properties.py tests/test_fast_replay.py tests/test_engine.py tests/test_events.py \
+	    tests/test_store.py
 
 # Regenerate the golden outputs of the samples (never edit them by hand).
 golden: $(STAMP)
