@@ -35,7 +35,10 @@ def _plain_values_without_pydantic() -> None:
 
     class Plain(base):
         def _coerce_value(self, value, param, ctx):
-            done, v = _plain_value(self.annotation, self.parameter_info, value)
+            try:
+                done, v = _plain_value(self.annotation, self.parameter_info, value)
+            except Exception:  # noqa: BLE001 - whatever this shortcut misjudges, typer judges
+                done, v = False, None
             if done:
                 return v
             return original(_coercion.resolve_type_descriptor(self.annotation, self.parameter_info)) \
@@ -64,7 +67,8 @@ def _plain_value(annotation, info, value) -> tuple[bool, object]:
         ok = isinstance(value, (list, tuple)) and all(isinstance(v, str) for v in value)
         return ok, list(value) if ok else None
     if isinstance(value, str):
-        if not value.isascii() or not value.lstrip("-").isdigit() or len(value) > 18:
+        digits = value[1:] if value.startswith("-") else value
+        if not (digits.isascii() and digits.isdigit()) or len(value) > 18:
             return False, None  # not a plain whole number: typer decides (and says why)
         value = int(value)
     if isinstance(value, bool) or not isinstance(value, (int, float)) or (annotation is int and not isinstance(value, int)):

@@ -62,7 +62,8 @@ def test_a_one_record_validate_loads_no_pydantic_and_bad_values_still_get_typers
     assert '"status":"won"' in run.stdout and run.stderr.strip() == "[]"
     from typer.testing import CliRunner
     from foreman_cli.cli import app
-    for value, said in (("0", "greater than or equal to 1"), ("two", "valid integer")):
+    for value, said in (("0", "greater than or equal to 1"), ("two", "valid integer"), ("--5", "valid integer"),
+                        ("-3", "greater than or equal to 1"), ("٣", "valid integer")):
         res = CliRunner().invoke(app, ["validate", "--jobs", value, str(path)])
         assert res.exit_code == 2 and said in res.output, res.output
     res = CliRunner().invoke(app, ["fairness", str(path), "--alpha", "0.5", "--json"])
