@@ -81,6 +81,8 @@ def _plain_value(annotation, info, value) -> tuple[bool, object]:
 
 _plain_values_without_pydantic()
 
+MAX_RECORD_LIMIT = 1 << 40  # a larger limit overflowed the reader's buffer sizes (a traceback)
+
 app = typer.Typer(
     name="foreman",
     help="Audit, settle and query records of the trick-taking game Foreman (formats foreman/1 and 1.1).",
@@ -172,7 +174,8 @@ def validate(
     json_out: Annotated[bool, typer.Option("--json", help="JSON Lines on stdout, one object per game.")] = False,
     rule: RuleOpt = None,
     max_record_bytes: Annotated[int, typer.Option(
-        min=1, metavar="BYTES", help="A record longer than this is reported as RECORD_SYNTAX instead of read.")] = DEFAULT_MAX_RECORD_BYTES,
+        min=1, max=MAX_RECORD_LIMIT, metavar="BYTES",
+        help="A record longer than this is reported as RECORD_SYNTAX instead of read.")] = DEFAULT_MAX_RECORD_BYTES,
     jobs: JobsOpt = None,
     quiet: QuietOpt = False,
 ) -> None:
