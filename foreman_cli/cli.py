@@ -132,7 +132,8 @@ def _main(
 
 
 JobsOpt = Annotated[Optional[int], typer.Option(
-    "--jobs", "-j", min=1, metavar="N", help="Worker processes (default: the number of cores); output is the same for any number.")]
+    "--jobs", "-j", min=1, max=1024, metavar="N",
+    help="Worker processes (default: the number of cores); output is the same for any number.")]
 
 
 QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="Only the problems: no summary.")]

@@ -66,6 +66,8 @@ def test_a_one_record_validate_loads_no_pydantic_and_bad_values_still_get_typers
                         ("-3", "greater than or equal to 1"), ("٣", "valid integer")):
         res = CliRunner().invoke(app, ["validate", "--jobs", value, str(path)])
         assert res.exit_code == 2 and said in res.output, res.output
+    res = CliRunner().invoke(app, ["validate", "--jobs", "9" * 20, str(path)])
+    assert res.exit_code == 2 and "less than or equal to 1024" in res.output  # a pool of 10^20 never started
     res = CliRunner().invoke(app, ["validate", "--max-record-bytes", "9" * 20, str(path)])
     assert res.exit_code == 2 and "less than or equal to" in res.output  # it overflowed the reader
     res = CliRunner().invoke(app, ["fairness", str(path), "--alpha", "0.5", "--json"])
