@@ -35,7 +35,7 @@ def check_record(raw: RawRecord, overrides: dict[str, Any] | None = None) -> Gam
             fs = [Finding("RECORD_SCHEMA", f"{p.path}: {p.message}", path=p.path) for p in data.problems]
         return GameResult(id=data.id, source=raw.where, status=Status.INVALID, findings=fs, text=raw.text,
                           fingerprint=_fingerprint(raw.text))
-    return replace(engine.replay(data, source=raw.where), data=data, text=raw.text, fingerprint=_fingerprint(raw.text))
+    return engine.replay(data, source=raw.where, text=raw.text, fingerprint=_fingerprint(raw.text))
 
 
 def _fingerprint(text: str) -> bytes:

@@ -222,13 +222,15 @@ class _Game:
     swap: bool
 
 
-def replay(g: GameData, source: str = "", trace: ev.Visitor | None = None) -> GameResult:
-    """Replay a game and return its result.
+def replay(g: GameData, source: str = "", trace: ev.Visitor | None = None, text: str | None = None,
+           fingerprint: bytes | None = None) -> GameResult:
+    """Replay a game and return its result, which keeps the game and, when given, its record's
+    text and fingerprint (what the archive stores).
 
     With `trace` a visitor (events.Visitor), every event the replay meets (a deal started, a pass,
     the kitty, a card, a trick, a finding, a claim) is sent to it, in order.
     """
-    return _run(g, source, trace, None)
+    return _run(g, source, trace, None, (text, fingerprint))
 
 
 def position_at(g: GameData, deal: int, trick: int, source: str = "",
@@ -240,7 +242,7 @@ def position_at(g: GameData, deal: int, trick: int, source: str = "",
 
 
 def _run(g: GameData, source: str, trace: ev.Visitor | None,
-         stop_at: tuple[int, int] | None) -> GameResult | Position:
+         stop_at: tuple[int, int] | None, record: tuple[str | None, bytes | None] = (None, None)) -> GameResult | Position:
     P, rules = g.players, g.rules
     findings: list[Finding] = []
     add = findings.append
@@ -273,7 +275,7 @@ def _run(g: GameData, source: str, trace: ev.Visitor | None,
         deal_results.append(res)
         if res.decided:
             winner, won_at = by, (dn, won_at_trick)
-    return _result(g, ctx, findings, source, deal_results, winner)
+    return _result(g, ctx, findings, source, deal_results, winner, record)
 
 
 def _quotas(rules, D: int) -> tuple[int, int, int]:
@@ -499,7 +501,7 @@ def _tricks(ctx: _Game, H: _Hands, dn: int, d, D: int, stop_at: tuple[int, int] 
 
 
 def _result(g: GameData, ctx: _Game, findings: list[Finding], source: str, deal_results: list[DealResult],
-            winner: int | None) -> GameResult:
+            winner: int | None, record: tuple[str | None, bytes | None]) -> GameResult:
     """The game's result: won or unfinished, the nets, and the table's claimed result compared."""
     P, rules = g.players, g.rules
     net = payments = None
@@ -515,7 +517,7 @@ def _result(g: GameData, ctx: _Game, findings: list[Finding], source: str, deal_
         findings=findings, players=P, winner=P[winner] if winner is not None else None, deals=deal_results,
         stake=g.stake, currency=g.currency, net=net, payments=payments or [],
         rules=rules.as_dict(), series=g.series, played_at=g.played_at,
-        first_dealer=g.deals[0].dealer if g.deals else None,
+        first_dealer=g.deals[0].dealer if g.deals else None, data=g, text=record[0], fingerprint=record[1],
     )
     if g.claimed is not None:
         _check_claim(g, result, ctx.add)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 from . import engine, records
@@ -61,7 +61,7 @@ def trace_game(paths: list[str], game_id: str | None = None, overrides: dict[str
     if deal is not None and not 1 <= deal <= len(data.deals):
         raise UsageError(f"--deal {deal}: the game has {plural(len(data.deals), 'deal')}")
     rec = Recorder()
-    full = replace(engine.replay(data, source=audited.source, trace=rec), data=data)
+    full = engine.replay(data, source=audited.source, trace=rec)
     for f in audited.findings:
         if f.code in CROSS_GAME:
             full.findings.append(f)
