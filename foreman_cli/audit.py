@@ -287,13 +287,38 @@ def ordered_map(fn, tasks: Iterable[Any], jobs: int) -> Iterator[Any]:
     import multiprocessing  # only for a pool: a one-record run should not pay for it
     ctx = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn")
     window: deque = deque()
-    with ctx.Pool(jobs, initializer=_ignore_interrupts) as pool:
+    pool = ctx.Pool(jobs, initializer=_ignore_interrupts)
+    try:
         for task in tasks:
             window.append(pool.apply_async(fn, (task,)))
             if len(window) >= 2 * jobs:
                 yield window.popleft().get()
         while window:
             yield window.popleft().get()
+    finally:
+        _end_pool(pool, window)
+
+
+def _end_pool(pool, window: deque) -> None:
+    """End a pool in order: let the tasks in flight finish and their results be read, then close.
+
+    Pool.terminate while a worker is writing a large result (a batch's tables) to the pipe can
+    deadlock: the worker holds the pipe's lock and waits for a reader, and terminate waits for the
+    lock (seen once in CI, on a load that stopped at a full disk).
+    """
+    try:
+        for r in window:
+            r.wait(DRAIN_SECONDS)
+        if all(r.ready() for r in window):
+            pool.close()
+            pool.join()
+            return
+    except KeyboardInterrupt:
+        pass  # a second Ctrl-C: end it now
+    pool.terminate()
+
+
+DRAIN_SECONDS = 60  # for a task in flight when the pool ends: a batch takes well under a second
 
 
 class BatchInterrupt:
