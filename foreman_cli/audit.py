@@ -11,8 +11,10 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from typing import Any, BinaryIO
 
+import msgspec
+
 from . import engine, records
-from .reader import CHUNK, DEFAULT_MAX_RECORD_BYTES, LineChunk, RawRecord, expand, is_plain_lines, line_chunks, read_records
+from .reader import DEFAULT_MAX_RECORD_BYTES, LineChunk, RawRecord, expand, is_plain_lines, line_chunks, read_records
 from .findings import ERROR, Finding
 from .results import GameLine, GameResult, Status
 
@@ -106,7 +108,6 @@ def _facts(r: GameResult | GameLine) -> dict[str, Any]:
 
 def game_line(r: GameResult) -> GameLine:
     """The result as its line of `validate --json` and the little the checks across games need."""
-    import msgspec
     facts = series_facts(r) if r.series is not None and r.status != "invalid" else None
     return GameLine(r.id, r.source, r.status, r.fingerprint, r.series, facts, tuple(f.code for f in r.findings),
                     any(f.severity == ERROR for f in r.findings), msgspec.json.encode(r.to_dict()))
@@ -225,16 +226,16 @@ def _text_size(raw: RawRecord) -> int:
     return len(raw.text) if raw.text is not None else 0
 
 
-def pieces(paths: list[str], max_record_bytes: int = DEFAULT_MAX_RECORD_BYTES, stdin: BinaryIO | None = None,
-           count: int = BATCH, max_bytes: int = 0, chunk_bytes: int = CHUNK) -> Iterator[Piece]:
-    """The input for workers: a plain `.jsonl` file in chunks of lines of about `chunk_bytes`,
-    which the workers cut into records themselves; anything else in batches of records."""
+def pieces(paths: list[str], max_record_bytes: int = DEFAULT_MAX_RECORD_BYTES,
+           stdin: BinaryIO | None = None) -> Iterator[Piece]:
+    """The input for workers: a plain `.jsonl` file in chunks of lines, which the workers cut into
+    records themselves; anything else in batches of records."""
     for p in expand(paths):
         if is_plain_lines(p):
-            for piece in line_chunks(p, max_record_bytes, chunk_bytes):
+            for piece in line_chunks(p, max_record_bytes):
                 yield piece if isinstance(piece, LineChunk) else [piece]
         else:
-            yield from record_batches(read_records([p], max_record_bytes, stdin=stdin), count, max_bytes)
+            yield from chunked(read_records([p], max_record_bytes, stdin=stdin), BATCH)
 
 
 def _check_batch(task: tuple[Piece, dict[str, Any] | None, Any, Any]) -> Batch:
