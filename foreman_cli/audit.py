@@ -289,6 +289,7 @@ def ordered_map(fn, tasks: Iterable[Any], jobs: int) -> Iterator[Any]:
     ctx = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn")
     window: deque = deque()
     pool = ctx.Pool(jobs, initializer=_ignore_interrupts)
+    interrupted = False
     try:
         for task in tasks:
             window.append(pool.apply_async(fn, (task,)))
@@ -296,8 +297,15 @@ def ordered_map(fn, tasks: Iterable[Any], jobs: int) -> Iterator[Any]:
                 yield window.popleft().get()
         while window:
             yield window.popleft().get()
+    except KeyboardInterrupt:
+        # At once: a worker forked just before the Ctrl-C may have died of it before it could
+        # ignore it, and its task would never finish.
+        interrupted = True
+        pool.terminate()
+        raise
     finally:
-        _end_pool(pool, window)
+        if not interrupted:
+            _end_pool(pool, window)
 
 
 def _end_pool(pool, window: deque) -> None:
@@ -305,7 +313,8 @@ def _end_pool(pool, window: deque) -> None:
 
     Pool.terminate while a worker is writing a large result (a batch's tables) to the pipe can
     deadlock: the worker holds the pipe's lock and waits for a reader, and terminate waits for the
-    lock (seen once in CI, on a load that stopped at a full disk).
+    lock (seen once in CI, on a load that stopped at a full disk). A Ctrl-C still terminates at
+    once (ordered_map).
     """
     try:
         for r in window:
@@ -319,7 +328,7 @@ def _end_pool(pool, window: deque) -> None:
     pool.terminate()
 
 
-DRAIN_SECONDS = 60  # for a task in flight when the pool ends: a batch takes well under a second
+DRAIN_SECONDS = 20  # for a task in flight when the pool ends: a batch takes well under a second
 
 
 class BatchInterrupt:
