@@ -80,7 +80,7 @@ sanitize: $(STAMP)
 	cd $(SAN) && LD_PRELOAD=$$(gcc -print-file-name=libasan.so):$$(gcc -print-file-name=libubsan.so) \
 	    ASAN_OPTIONS=detect_leaks=0 $(CURDIR)/$(BIN)/python -m pytest -q -p no:cacheprovider \
 	    $(CURDIR)/tests/test_solver.py $(CURDIR)/tests/test_claims.py $(CURDIR)/tests/test_analysis.py \
-	    $(CURDIR)/tests/test_fast_replay.py $(CURDIR)/tests/test_engine.py
+	    $(CURDIR)/tests/test_fast_replay.py $(CURDIR)/tests/test_lane.py $(CURDIR)/tests/test_engine.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis build *.egg-info

@@ -480,30 +480,24 @@ static PyObject *claim_line(PyObject *mod, PyObject *args) {
 
 /* ---- the replay's fast path: a deal with nothing amiss, in one pass (twin of engine.clean_deal) ---- */
 
-static PyObject *S_from, *S_to, *S_card, *S_returned, *S_leader, *S_cards;
+/* A deal as card codes (0-51) and seats (0-2); 255 stands for a name that is no player. */
+typedef struct {
+    int dealer, ntricks;
+    unsigned char hand[3][16], kitty[4], discards[4];
+    unsigned char pass[3][4]; /* giver, receiver, card, returned */
+    unsigned char trick[16][4]; /* leader, then the cards in the order played */
+} DealCodes;
 
-/* The card of a canonical token, or -1 (an unknown token: the full replay will say so). */
-static int card_of(PyObject *cards, PyObject *tok) {
-    PyObject *v = PyDict_GetItemWithError(cards, tok);
-    if (!v) return -1;
-    long c = PyLong_AsLong(v);
-    return (c >= 0 && c < 52) ? (int)c : -1;
-}
+typedef struct {
+    int won[3], ntricks, decided;
+    unsigned char winners[16];
+} DealTally;
 
-static int seat_of(PyObject *seats, PyObject *name) {
-    PyObject *v = PyDict_GetItemWithError(seats, name);
-    if (!v) return -1;
-    long s = PyLong_AsLong(v);
-    return (s >= 0 && s < 3) ? (int)s : -1;
-}
-
-/* Cards of a list into a mask; -1 on a wrong length, an unknown card or a card already in `seen`. */
-static int take_cards(PyObject *list, Py_ssize_t want, PyObject *cards, u64 *seen, u64 *mask) {
-    if (!PyList_Check(list) || PyList_GET_SIZE(list) != want) return -1;
-    for (Py_ssize_t i = 0; i < want; i++) {
-        int c = card_of(cards, PyList_GET_ITEM(list, i));
-        if (c < 0) return -1;
-        u64 b = 1ULL << c;
+/* Cards into a mask; -1 on a card already in `seen` (or not a card). */
+static int code_mask(const unsigned char *cs, int n, u64 *seen, u64 *mask) {
+    for (int i = 0; i < n; i++) {
+        if (cs[i] > 51) return -1;
+        u64 b = 1ULL << cs[i];
         if (*seen & b) return -1;
         *seen |= b;
         *mask |= b;
@@ -512,15 +506,9 @@ static int take_cards(PyObject *list, Py_ssize_t want, PyObject *cards, u64 *see
 }
 
 /* One pass (giver to receiver, card, return): 0 when plain and allowed, -1 otherwise. */
-static int plain_pass(PyObject *p, int gv_want, int rc_want, u64 *m, PyObject *seats, PyObject *cards,
-                      int highest) {
-    PyObject *f = PyObject_GetAttr(p, S_from), *t = PyObject_GetAttr(p, S_to);
-    PyObject *cc = PyObject_GetAttr(p, S_card), *xx = PyObject_GetAttr(p, S_returned);
-    int ok = f && t && cc && xx;
-    int gv = ok ? seat_of(seats, f) : -1, rc = ok ? seat_of(seats, t) : -1;
-    int c = ok ? card_of(cards, cc) : -1, x = ok ? card_of(cards, xx) : -1;
-    Py_XDECREF(f); Py_XDECREF(t); Py_XDECREF(cc); Py_XDECREF(xx);
-    if (gv != gv_want || rc != rc_want || c < 0 || x < 0) return -1;
+static int plain_pass(const unsigned char *ps, int gv_want, int rc_want, u64 *m, int highest) {
+    int gv = ps[0], rc = ps[1], c = ps[2], x = ps[3];
+    if (gv != gv_want || rc != rc_want || c > 51 || x > 51) return -1;
     u64 bc = 1ULL << c, bx = 1ULL << x, before = m[rc];
     if (!(m[gv] & bc) || !(before & bx) || (before & bc) || (m[gv] & bx)) return -1;
     u64 suit_cards = before & SM(SUIT(c));
@@ -537,39 +525,110 @@ static int plain_pass(PyObject *p, int gv_want, int rc_want, u64 *m, PyObject *s
     return 0;
 }
 
-/* The tricks from the first lead: -1 when one is not plain, else 0 with won, winners, decided set. */
-static int plain_tricks(PyObject *tricks, u64 *m, int due, int target, PyObject *seats, PyObject *cards,
-                        int *won, PyObject *winners, int *decided) {
-    Py_ssize_t n = PyList_GET_SIZE(tricks);
-    for (Py_ssize_t i = 0; i < n; i++) {
-        PyObject *t = PyList_GET_ITEM(tricks, i);
-        PyObject *ld = PyObject_GetAttr(t, S_leader), *cs = PyObject_GetAttr(t, S_cards);
-        int leader = ld ? seat_of(seats, ld) : -1;
-        int ok = cs && PyList_Check(cs) && PyList_GET_SIZE(cs) == 3 && leader == due;
+/* The tricks from the first lead: -1 when one is not plain, else 0 with the tally set. */
+static int plain_tricks(const DealCodes *d, u64 *m, int due, int target, DealTally *t) {
+    for (int i = 0; i < d->ntricks; i++) {
+        const unsigned char *tr = d->trick[i];
+        if (tr[0] != due) return -1;
         int w = due, best = -1;
         u64 led = 0;
-        for (int j = 0; ok && j < 3; j++) {
-            int p = (due + j) % 3, c = card_of(cards, PyList_GET_ITEM(cs, j));
-            if (c < 0) { ok = 0; break; }
+        for (int j = 0; j < 3; j++) {
+            int p = (due + j) % 3, c = tr[1 + j];
+            if (c > 51) return -1;
             u64 b = 1ULL << c;
             if (j == 0) led = SM(SUIT(c));
-            if (!(m[p] & b) || (j && !(b & led) && (m[p] & led))) { ok = 0; break; }
+            if (!(m[p] & b) || (j && !(b & led) && (m[p] & led))) return -1;
             m[p] ^= b;
             if ((b & led) && c > best) { w = p; best = c; }
         }
-        Py_XDECREF(ld); Py_XDECREF(cs);
-        if (!ok) return -1;
-        won[w]++;
-        PyObject *wv = PyLong_FromLong(w);
-        if (!wv || PyList_Append(winners, wv) < 0) { Py_XDECREF(wv); return -2; }
-        Py_DECREF(wv);
+        t->won[w]++;
+        t->winners[t->ntricks++] = (unsigned char)w;
         due = w;
-        if (won[w] == target) {
-            *decided = 1;
-            return i + 1 < n ? -1 : 0;
+        if (t->won[w] == target) {
+            t->decided = 1;
+            return i + 1 < d->ntricks ? -1 : 0;
         }
     }
     return 0;
+}
+
+/* A deal with nothing amiss, tallied: 0, or -1 for "look closer" (the full replay words why). */
+static int clean_codes(const DealCodes *d, int highest, int target, DealTally *t) {
+    int dealer = d->dealer;
+    u64 m[3] = {0, 0, 0}, seen = 0, km = 0, dm = 0, none = 0;
+    if (dealer < 0 || dealer > 2) return -1;
+    for (int s = 0; s < 3; s++)
+        if (code_mask(d->hand[s], 16, &seen, &m[s]) < 0) return -1;
+    if (code_mask(d->kitty, 4, &seen, &km) < 0) return -1;
+    int L = (dealer + 1) % 3, R = (dealer + 2) % 3;
+    int order[3][2] = {{L, R}, {R, dealer}, {dealer, L}};
+    for (int i = 0; i < 3; i++)
+        if (plain_pass(d->pass[i], order[i][0], order[i][1], m, highest) < 0) return -1;
+    if (code_mask(d->discards, 4, &none, &dm) < 0 || (m[dealer] & dm) != dm) return -1;
+    m[dealer] = (m[dealer] ^ dm) | km;
+    memset(t, 0, sizeof *t);
+    return plain_tricks(d, m, L, target, t);
+}
+
+static PyObject *S_from, *S_to, *S_card, *S_returned, *S_leader, *S_cards;
+
+/* The code of a token (or a seat of a name) from a dict, or 255 (unknown: the full replay says so). */
+static int code_in(PyObject *table, PyObject *key, int limit) {
+    PyObject *v = key ? PyDict_GetItemWithError(table, key) : NULL;
+    if (!v) return 255;
+    long c = PyLong_AsLong(v);
+    return (c >= 0 && c < limit) ? (int)c : 255;
+}
+
+/* A list of exactly n tokens as codes; -1 on another length. */
+static int list_codes(PyObject *list, int n, PyObject *cards, unsigned char *out) {
+    if (!PyList_Check(list) || PyList_GET_SIZE(list) != n) return -1;
+    for (int i = 0; i < n; i++) {
+        out[i] = (unsigned char)code_in(cards, PyList_GET_ITEM(list, i), 52);
+        if (PyErr_Occurred()) return -1;
+    }
+    return 0;
+}
+
+/* obj.attr's code in table; 255 (and any error cleared later) when it has none. */
+static unsigned char attr_code(PyObject *obj, PyObject *attr, PyObject *table, int limit) {
+    PyObject *v = PyObject_GetAttr(obj, attr);
+    int c = code_in(table, v, limit);
+    Py_XDECREF(v);
+    return (unsigned char)c;
+}
+
+/* The decoder's structs of one deal as codes; -1 when a list has the wrong length. */
+static int deal_from_structs(DealCodes *d, PyObject *hands, PyObject *kitty, PyObject *passes, PyObject *discards,
+                             PyObject *tricks, PyObject *seats, PyObject *cards) {
+    if (!PyTuple_Check(hands) || PyTuple_GET_SIZE(hands) != 3 || !PyList_Check(passes) || !PyList_Check(tricks)
+        || PyList_GET_SIZE(passes) != 3 || PyList_GET_SIZE(tricks) > 16)
+        return -1;
+    for (int s = 0; s < 3; s++)
+        if (list_codes(PyTuple_GET_ITEM(hands, s), 16, cards, d->hand[s]) < 0) return -1;
+    if (list_codes(kitty, 4, cards, d->kitty) < 0 || list_codes(discards, 4, cards, d->discards) < 0) return -1;
+    PyObject *attrs[4] = {S_from, S_to, S_card, S_returned};
+    for (int i = 0; i < 3; i++)
+        for (int k = 0; k < 4; k++) {
+            d->pass[i][k] = attr_code(PyList_GET_ITEM(passes, i), attrs[k], k < 2 ? seats : cards, k < 2 ? 3 : 52);
+            if (PyErr_Occurred()) return -1;
+        }
+    d->ntricks = (int)PyList_GET_SIZE(tricks);
+    for (int i = 0; i < d->ntricks; i++) {
+        PyObject *t = PyList_GET_ITEM(tricks, i), *cs = PyObject_GetAttr(t, S_cards);
+        if (cs) d->trick[i][0] = attr_code(t, S_leader, seats, 3);
+        int r = cs && !PyErr_Occurred() ? list_codes(cs, 3, cards, d->trick[i] + 1) : -1;
+        Py_XDECREF(cs);
+        if (r < 0) return -1;
+    }
+    return 0;
+}
+
+static PyObject *tally_tuple(const DealTally *t) {
+    PyObject *winners = PyList_New(t->ntricks);
+    if (!winners) return NULL;
+    for (int i = 0; i < t->ntricks; i++) PyList_SET_ITEM(winners, i, PyLong_FromLong(t->winners[i]));
+    return Py_BuildValue("iiiNO", t->won[0], t->won[1], t->won[2], winners, t->decided ? Py_True : Py_False);
 }
 
 static PyObject *clean_deal(PyObject *self, PyObject *args) {
@@ -578,33 +637,421 @@ static PyObject *clean_deal(PyObject *self, PyObject *args) {
     if (!PyArg_ParseTuple(args, "OOOOOO!iiiO!", &hands, &kitty, &passes, &discards, &tricks, &PyDict_Type, &seats,
                           &dealer, &highest, &target, &PyDict_Type, &cards))
         return NULL;
-    if (!PyTuple_Check(hands) || PyTuple_GET_SIZE(hands) != 3 || !PyList_Check(passes) || !PyList_Check(tricks)
-        || PyList_GET_SIZE(passes) != 3 || dealer < 0 || dealer > 2)
-        Py_RETURN_NONE;
-    u64 m[3] = {0, 0, 0}, seen = 0, km = 0, dm = 0, none = 0;
-    for (int s = 0; s < 3; s++)
-        if (take_cards(PyTuple_GET_ITEM(hands, s), 16, cards, &seen, &m[s]) < 0) goto closer;
-    if (take_cards(kitty, 4, cards, &seen, &km) < 0) goto closer;
-    int L = (dealer + 1) % 3, R = (dealer + 2) % 3;
-    int order[3][2] = {{L, R}, {R, dealer}, {dealer, L}};
-    for (int i = 0; i < 3; i++)
-        if (plain_pass(PyList_GET_ITEM(passes, i), order[i][0], order[i][1], m, seats, cards, highest) < 0)
-            goto closer;
-    if (take_cards(discards, 4, cards, &none, &dm) < 0 || (m[dealer] & dm) != dm) goto closer;
-    m[dealer] = (m[dealer] ^ dm) | km;
-    int won[3] = {0, 0, 0}, decided = 0;
-    PyObject *winners = PyList_New(0);
-    if (!winners) return NULL;
-    int r = plain_tricks(tricks, m, L, target, seats, cards, won, winners, &decided);
-    if (r == -2) { Py_DECREF(winners); return NULL; }
-    if (r < 0) { Py_DECREF(winners); goto closer; }
-    return Py_BuildValue("iiiNO", won[0], won[1], won[2], winners, decided ? Py_True : Py_False);
-closer:
+    DealCodes d;
+    DealTally t;
+    d.dealer = dealer;
+    int r = deal_from_structs(&d, hands, kitty, passes, discards, tricks, seats, cards);
     if (PyErr_Occurred()) {
         if (!PyErr_ExceptionMatches(PyExc_AttributeError) && !PyErr_ExceptionMatches(PyExc_TypeError)) return NULL;
         PyErr_Clear();  /* an odd object: the full replay looks at it */
+        r = -1;
     }
-    Py_RETURN_NONE;
+    if (r < 0 || clean_codes(&d, highest, target, &t) < 0) Py_RETURN_NONE;
+    return tally_tuple(&t);
+}
+
+/* ---- the fast lane: a plain record's text read in one pass (twin of lane.py's scan and replay) ----
+ *
+ * lane_scan reads a record's JSON text when it is plain: every deal in the
+ * sizes of the rules (16, 16, 16 and 4 cards, three passes, four discards, up to sixteen tricks of
+ * three cards), every name in a deal one of the players, no claim. It gives back the record's
+ * other members as a JSON object of their own (the head, which the Python decoder checks as it
+ * checks a whole record) and the deals as fixed-size blocks of codes. lane_replay tallies those
+ * blocks under the house rules. Anything else is None: the full path decides and words it.
+ */
+
+#define LANE_DEPTH 64 /* nesting a skipped value may have; deeper goes to the full path */
+#define BLOCK 134     /* a deal's block: dealer, 3 hands of 16, kitty 4, discards 4, passes 3x4, tricks, 16x4 */
+
+typedef struct {
+    const unsigned char *p, *end;
+    int depth;
+    const unsigned char *name[3];
+    Py_ssize_t name_len[3];
+} Scan;
+
+typedef struct {
+    char *b;
+    Py_ssize_t n, cap;
+} Buf;
+
+static int buf_put(Buf *o, const void *src, Py_ssize_t n) {
+    if (o->n + n > o->cap) {
+        Py_ssize_t cap = o->cap ? o->cap : 1024;
+        while (cap < o->n + n) cap *= 2;
+        char *b = (char *)realloc(o->b, (size_t)cap);
+        if (!b) return -1;
+        o->b = b;
+        o->cap = cap;
+    }
+    memcpy(o->b + o->n, src, (size_t)n);
+    o->n += n;
+    return 0;
+}
+
+static void ws(Scan *s) {
+    while (s->p < s->end && (*s->p == ' ' || *s->p == '\t' || *s->p == '\n' || *s->p == '\r')) s->p++;
+}
+
+static int eat(Scan *s, unsigned char ch) {
+    ws(s);
+    if (s->p < s->end && *s->p == ch) { s->p++; return 1; }
+    return 0;
+}
+
+static int hex(unsigned char c) { return (c >= '0' && c <= '9') || ((c | 0x20) >= 'a' && (c | 0x20) <= 'f'); }
+
+/* A string: its bytes between the quotes, escapes as written (a name is compared as written; the
+ * head's strings are checked by the Python decoder). No control characters, only JSON's escapes. */
+static int string_at(Scan *s, const unsigned char **a, Py_ssize_t *n) {
+    ws(s);
+    if (s->p >= s->end || *s->p != '"') return 0;
+    const unsigned char *q = ++s->p;
+    while (s->p < s->end && *s->p != '"') {
+        unsigned char c = *s->p;
+        if (c < 0x20) return 0;
+        if (c != '\\') { s->p++; continue; }
+        if (s->end - s->p < 2) return 0;
+        c = s->p[1];
+        if (c == 'u') {
+            if (s->end - s->p < 6 || !hex(s->p[2]) || !hex(s->p[3]) || !hex(s->p[4]) || !hex(s->p[5])) return 0;
+            s->p += 6;
+        } else if (c == '"' || c == '\\' || c == '/' || c == 'b' || c == 'f' || c == 'n' || c == 'r' || c == 't') {
+            s->p += 2;
+        } else {
+            return 0;
+        }
+    }
+    if (s->p >= s->end) return 0;
+    *a = q;
+    *n = s->p - q;
+    s->p++;
+    return 1;
+}
+
+static int digits(Scan *s) {
+    const unsigned char *q = s->p;
+    while (s->p < s->end && *s->p >= '0' && *s->p <= '9') s->p++;
+    return s->p > q;
+}
+
+/* A JSON number, as the grammar has it. */
+static int number(Scan *s) {
+    if (*s->p == '-') s->p++;
+    if (s->p < s->end && *s->p == '0') s->p++;
+    else if (s->p >= s->end || *s->p < '1' || *s->p > '9' || !digits(s)) return 0;
+    if (s->p < s->end && *s->p == '.') { s->p++; if (!digits(s)) return 0; }
+    if (s->p < s->end && (*s->p == 'e' || *s->p == 'E')) {
+        s->p++;
+        if (s->p < s->end && (*s->p == '+' || *s->p == '-')) s->p++;
+        if (!digits(s)) return 0;
+    }
+    return 1;
+}
+
+static int word(Scan *s, const char *w) {
+    size_t n = strlen(w);
+    if ((size_t)(s->end - s->p) < n || memcmp(s->p, w, n)) return 0;
+    s->p += n;
+    return 1;
+}
+
+/* Any JSON value, passed over (the head's members, which the Python decoder reads). */
+static int skip_value(Scan *s) {
+    const unsigned char *a;
+    Py_ssize_t n;
+    ws(s);
+    if (s->p >= s->end) return 0;
+    unsigned char c = *s->p;
+    if (c == '"') return string_at(s, &a, &n);
+    if (c == '{' || c == '[') {
+        unsigned char close = c == '{' ? '}' : ']';
+        if (++s->depth > LANE_DEPTH) return 0;
+        s->p++;
+        if (!eat(s, close)) {
+            do {
+                if (c == '{' && !(string_at(s, &a, &n) && eat(s, ':'))) return 0;
+                if (!skip_value(s)) return 0;
+            } while (eat(s, ','));
+            if (!eat(s, close)) return 0;
+        }
+        s->depth--;
+        return 1;
+    }
+    if (c == '-' || (c >= '0' && c <= '9')) return number(s);
+    return word(s, "true") || word(s, "false") || word(s, "null");
+}
+
+static int key_is(const unsigned char *a, Py_ssize_t n, const char *k) {
+    return (size_t)n == strlen(k) && !memcmp(a, k, (size_t)n);
+}
+
+/* The next member's key, and its colon. */
+static int member(Scan *s, const unsigned char **a, Py_ssize_t *n) {
+    return string_at(s, a, n) && eat(s, ':');
+}
+
+static signed char TOKEN2[128][128], TOKEN10[128];
+static PyObject *token_table; /* the dict TOKEN2 and TOKEN10 were made from */
+
+/* The code tables from the token -> code dict (cards.CARD_OF), once. */
+static int tokens_from(PyObject *cards) {
+    if (cards == token_table) return 0;
+    memset(TOKEN2, -1, sizeof TOKEN2);
+    memset(TOKEN10, -1, sizeof TOKEN10);
+    Py_ssize_t pos = 0;
+    PyObject *k, *v;
+    while (PyDict_Next(cards, &pos, &k, &v)) {
+        Py_ssize_t n;
+        const char *t = PyUnicode_Check(k) ? PyUnicode_AsUTF8AndSize(k, &n) : NULL;
+        long c = PyLong_Check(v) ? PyLong_AsLong(v) : -1;
+        if (!t || c < 0 || c > 51) { PyErr_Clear(); continue; }
+        if (n == 2 && t[0] > 0 && t[1] > 0) TOKEN2[(int)t[0]][(int)t[1]] = (signed char)c;
+        else if (n == 3 && t[0] == '1' && t[1] == '0' && t[2] > 0) TOKEN10[(int)t[2]] = (signed char)c;
+    }
+    Py_INCREF(cards);
+    Py_XSETREF(token_table, cards);
+    return 0;
+}
+
+static int card_at(Scan *s) {
+    const unsigned char *a;
+    Py_ssize_t n;
+    if (!string_at(s, &a, &n)) return -1;
+    if (n == 2) return TOKEN2[a[0]][a[1]];
+    if (n == 3 && a[0] == '1' && a[1] == '0') return TOKEN10[a[2]];
+    return -1;
+}
+
+/* Exactly `want` cards. */
+static int cards_at(Scan *s, unsigned char *out, int want) {
+    int n = 0;
+    if (!eat(s, '[')) return 0;
+    if (eat(s, ']')) return want == 0;
+    do {
+        int c = card_at(s);
+        if (c < 0 || n >= want) return 0;
+        out[n++] = (unsigned char)c;
+    } while (eat(s, ','));
+    return eat(s, ']') && n == want;
+}
+
+static int seat_at(Scan *s) {
+    const unsigned char *a;
+    Py_ssize_t n;
+    if (!string_at(s, &a, &n)) return -1;
+    for (int i = 0; i < 3; i++)
+        if (n == s->name_len[i] && !memcmp(a, s->name[i], (size_t)n)) return i;
+    return -1;
+}
+
+static int players_at(Scan *s) {
+    if (!eat(s, '[')) return 0;
+    for (int i = 0; i < 3; i++)
+        if ((i && !eat(s, ',')) || !string_at(s, &s->name[i], &s->name_len[i])) return 0;
+    return eat(s, ']');
+}
+
+static int hands_at(Scan *s, DealCodes *d) {
+    int seen = 0;
+    if (!eat(s, '{')) return 0;
+    for (int i = 0; i < 3; i++) {
+        int seat = (i && !eat(s, ',')) ? -1 : seat_at(s);
+        if (seat < 0 || (seen & (1 << seat)) || !eat(s, ':') || !cards_at(s, d->hand[seat], 16)) return 0;
+        seen |= 1 << seat;
+    }
+    return eat(s, '}');
+}
+
+/* An object of the given keys, each once and all of them; `one` reads the value of key k. */
+typedef int (*MemberFn)(Scan *s, int k, void *into);
+
+static int object_at(Scan *s, const char *const *keys, int nkeys, MemberFn one, void *into) {
+    const unsigned char *a;
+    Py_ssize_t n;
+    int seen = 0;
+    if (!eat(s, '{')) return 0;
+    do {
+        if (!member(s, &a, &n)) return 0;
+        int k = 0;
+        while (k < nkeys && !key_is(a, n, keys[k])) k++;
+        if (k == nkeys || (seen & (1 << k)) || !one(s, k, into)) return 0;
+        seen |= 1 << k;
+    } while (eat(s, ','));
+    return eat(s, '}') && seen == (1 << nkeys) - 1;
+}
+
+static const char *const PASS_KEYS[] = {"from", "to", "card", "returned"};
+static const char *const TRICK_KEYS[] = {"leader", "cards"};
+static const char *const DEAL_KEYS[] = {"dealer", "hands", "kitty", "passes", "discards", "tricks"};
+
+static int pass_member(Scan *s, int k, void *into) {
+    unsigned char *p = (unsigned char *)into;
+    int v = k < 2 ? seat_at(s) : card_at(s);
+    p[k] = (unsigned char)v;
+    return v >= 0;
+}
+
+static int trick_member(Scan *s, int k, void *into) {
+    unsigned char *t = (unsigned char *)into;
+    if (k == 1) return cards_at(s, t + 1, 3);
+    int v = seat_at(s);
+    t[0] = (unsigned char)v;
+    return v >= 0;
+}
+
+/* A list of `want` objects (up to `most`, when most > 0), each read by object_at. */
+static int objects_at(Scan *s, int want, int most, int *got, const char *const *keys, int nkeys, MemberFn one,
+                      unsigned char *into, int stride) {
+    int n = 0;
+    if (!eat(s, '[')) return 0;
+    if (!eat(s, ']')) {
+        do {
+            if (n >= (most ? most : want) || !object_at(s, keys, nkeys, one, into + n * stride)) return 0;
+            n++;
+        } while (eat(s, ','));
+        if (!eat(s, ']')) return 0;
+    }
+    if (got) *got = n;
+    return most ? 1 : n == want;
+}
+
+static int deal_member(Scan *s, int k, void *into) {
+    DealCodes *d = (DealCodes *)into;
+    switch (k) {
+    case 0: return (d->dealer = seat_at(s)) >= 0;
+    case 1: return hands_at(s, d);
+    case 2: return cards_at(s, d->kitty, 4);
+    case 3: return objects_at(s, 3, 0, NULL, PASS_KEYS, 4, pass_member, &d->pass[0][0], 4);
+    case 4: return cards_at(s, d->discards, 4);
+    default: return objects_at(s, 0, 16, &d->ntricks, TRICK_KEYS, 2, trick_member, &d->trick[0][0], 4);
+    }
+}
+
+/* The deals, each as its block. */
+static int deals_at(Scan *s, Buf *blocks) {
+    unsigned char block[BLOCK];
+    if (!eat(s, '[')) return 0;
+    do {
+        DealCodes d;
+        memset(&d, 0, sizeof d);
+        if (!object_at(s, DEAL_KEYS, 6, deal_member, &d)) return 0;
+        memset(block, 0, sizeof block);
+        block[0] = (unsigned char)d.dealer;
+        memcpy(block + 1, d.hand, 48);
+        memcpy(block + 49, d.kitty, 4);
+        memcpy(block + 53, d.discards, 4);
+        memcpy(block + 57, d.pass, 12);
+        block[69] = (unsigned char)d.ntricks;
+        memcpy(block + 70, d.trick, 64);
+        if (buf_put(blocks, block, BLOCK) < 0) return -1;
+    } while (eat(s, ','));
+    return eat(s, ']');
+}
+
+/* The record's members: deals into blocks, the others copied into the head. 1 plain, 0 not, -1 error. */
+static int record_at(Scan *s, Buf *head, Buf *blocks) {
+    const unsigned char *a;
+    Py_ssize_t n;
+    int players = 0, deals = 0;
+    if (!eat(s, '{')) return 0;
+    if (buf_put(head, "{", 1) < 0) return -1;
+    do {
+        ws(s);
+        const unsigned char *start = s->p;
+        if (!member(s, &a, &n)) return 0;
+        if (key_is(a, n, "deals")) {
+            if (deals || !players) return 0;
+            int r = deals_at(s, blocks);
+            if (r <= 0) return r;
+            deals = 1;
+            continue;
+        }
+        if (key_is(a, n, "players")) {
+            if (players || !players_at(s)) return 0;
+            players = 1;
+        } else if (!skip_value(s)) {
+            return 0;
+        }
+        if ((head->n > 1 && buf_put(head, ",", 1) < 0) || buf_put(head, start, s->p - start) < 0) return -1;
+    } while (eat(s, ','));
+    if (!eat(s, '}')) return 0;
+    ws(s);
+    if (s->p != s->end || !deals) return 0;
+    return buf_put(head, "}", 1) < 0 ? -1 : 1;
+}
+
+static PyObject *lane_scan(PyObject *self, PyObject *args) {
+    PyObject *text, *cards;
+    if (!PyArg_ParseTuple(args, "UO!", &text, &PyDict_Type, &cards)) return NULL;
+    Py_ssize_t len;
+    const char *utf8 = PyUnicode_AsUTF8AndSize(text, &len);
+    if (!utf8) {
+        PyErr_Clear(); /* a lone surrogate: the full path says what is wrong */
+        Py_RETURN_NONE;
+    }
+    if (tokens_from(cards) < 0) return NULL;
+    Scan s;
+    memset(&s, 0, sizeof s);
+    s.p = (const unsigned char *)utf8;
+    s.end = s.p + len;
+    Buf head = {NULL, 0, 0}, blocks = {NULL, 0, 0};
+    int r = record_at(&s, &head, &blocks);
+    PyObject *out = NULL;
+    if (r > 0)
+        out = Py_BuildValue("y#y#", head.b, head.n, blocks.b, blocks.n);
+    else if (r == 0)
+        out = Py_NewRef(Py_None);
+    else
+        PyErr_NoMemory();
+    free(head.b);
+    free(blocks.b);
+    return out;
+}
+
+static void block_deal(const unsigned char *b, DealCodes *d) {
+    d->dealer = b[0];
+    memcpy(d->hand, b + 1, 48);
+    memcpy(d->kitty, b + 49, 4);
+    memcpy(d->discards, b + 53, 4);
+    memcpy(d->pass, b + 57, 12);
+    d->ntricks = b[69] > 16 ? 16 : b[69];
+    memcpy(d->trick, b + 70, 64);
+}
+
+/* The deals' blocks tallied: ((dealer, won0, won1, won2, winners, decided), ...) for a game won with
+ * nothing amiss; None when a deal needs the full replay, one is dealt out of turn (rotation left),
+ * a deal short of its tricks is not the last, a deal follows the winning one, or nobody won. */
+static PyObject *lane_replay(PyObject *self, PyObject *args) {
+    const unsigned char *b;
+    Py_ssize_t len;
+    int highest, target, rotation;
+    if (!PyArg_ParseTuple(args, "y#ppi", &b, &len, &highest, &rotation, &target)) return NULL;
+    if (len % BLOCK || !len) {
+        PyErr_SetString(PyExc_ValueError, "the deals' blocks");
+        return NULL;
+    }
+    Py_ssize_t n = len / BLOCK;
+    PyObject *out = PyTuple_New(n);
+    if (!out) return NULL;
+    int prev = -1, over = 0;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        DealCodes d;
+        DealTally t;
+        block_deal(b + i * BLOCK, &d);
+        if (over || (rotation && prev >= 0 && d.dealer != (prev + 1) % 3) || clean_codes(&d, highest, target, &t) < 0
+            || (!t.decided && i + 1 < n && d.ntricks < 16)) {
+            Py_DECREF(out);
+            Py_RETURN_NONE;
+        }
+        prev = d.dealer;
+        over = t.decided;
+        PyObject *tally = tally_tuple(&t), *item = tally ? Py_BuildValue("iN", d.dealer, tally) : NULL;
+        if (!item) { Py_DECREF(out); return NULL; } /* a failed build has released the tally */
+        PyTuple_SET_ITEM(out, i, item);
+    }
+    if (!over) { Py_DECREF(out); Py_RETURN_NONE; }
+    return out;
 }
 
 /* ---- the decoder's name checks: every name in every deal is one of the three players ---- */
@@ -771,6 +1218,11 @@ static PyMethodDef core_methods[] = {
     {"deal_codes", deal_codes, METH_VARARGS,
      "deal_codes(deal, players, seats, cards, n_tricks, columns): append a deal's kitty, discards, hands, "
      "passes and first n_tricks tricks as codes to the archive's nine flat columns (twin of store.deal_codes)."},
+    {"lane_scan", lane_scan, METH_VARARGS,
+     "lane_scan(text, cards): (head, blocks) for a plain record's text, else None (twin of lane.scan)."},
+    {"lane_replay", lane_replay, METH_VARARGS,
+     "lane_replay(blocks, highest, rotation_left, target): each deal's (dealer, (won0, won1, won2, winners, "
+     "decided)) for a game won with nothing amiss, else None (twin of lane.replay)."},
     {"claim_line", claim_line, METH_VARARGS,
      "claim_line(h0, h1, h2, leader, trick, t0, t1, t2, played, target, x, k, best_play): the cards of a "
      "line that stops x from taking the next k tricks, or None when the claim holds."},

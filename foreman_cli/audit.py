@@ -13,7 +13,7 @@ from typing import Any, BinaryIO
 
 import msgspec
 
-from . import engine, records
+from . import engine, lane, records
 from .reader import DEFAULT_MAX_RECORD_BYTES, LineChunk, RawRecord, expand, is_plain_lines, line_chunks, read_records
 from .findings import ERROR, Finding
 from .results import GameLine, GameResult, Status
@@ -38,6 +38,15 @@ def check_record(raw: RawRecord, overrides: dict[str, Any] | None = None) -> Gam
         return GameResult(id=data.id, source=raw.where, status=Status.INVALID, findings=fs, text=raw.text,
                           fingerprint=_fingerprint(raw.text))
     return engine.replay(data, source=raw.where, text=raw.text, fingerprint=_fingerprint(raw.text))
+
+
+def _lane_or_full(raw: RawRecord, overrides: dict[str, Any] | None = None) -> GameResult:
+    """check_record, through the compiled lane when the record is plain (lane.py)."""
+    if raw.text is not None:
+        res = lane.result(raw.text, raw.where, overrides, _fingerprint)
+        if res is not None:
+            return res
+    return check_record(raw, overrides)
 
 
 def _fingerprint(text: str) -> bytes:
@@ -241,8 +250,11 @@ def pieces(paths: list[str], max_record_bytes: int = DEFAULT_MAX_RECORD_BYTES,
 def _check_batch(task: tuple[Piece, dict[str, Any] | None, Any, Any]) -> Batch:
     piece, overrides, shape, stage = task
     raws = piece.records() if isinstance(piece, LineChunk) else piece
+    # The compiled lane's results keep neither the record's text nor its data: only where the
+    # shape drops them anyway and no stage needs them.
+    check = _lane_or_full if shape is not None and stage is None else check_record
     with no_cyclic_gc():
-        out = [check_record(raw, overrides) for raw in raws]
+        out = [check(raw, overrides) for raw in raws]
         staged = stage(out) if stage is not None else None
         if shape is not None:
             out = [shape(r) for r in out]  # before it is pickled back: most of a result's size

@@ -275,7 +275,18 @@ def _run(g: GameData, source: str, trace: ev.Visitor | None,
         deal_results.append(res)
         if res.decided:
             winner, won_at = by, (dn, won_at_trick)
-    return _result(g, ctx, findings, source, deal_results, winner, record)
+    return _result(g, ctx.add, findings, source, deal_results, winner, record)
+
+
+def tallied(g: GameData, tallies, source: str = "", fingerprint: bytes | None = None,
+            first_dealer: str | None = None) -> GameResult:
+    """The result of a won game whose every deal the compiled lane tallied with nothing amiss
+    (lane.py): `tallies` holds each deal's (dealer, (won0, won1, won2, winners, decided))."""
+    findings: list[Finding] = []
+    deal_results = [DealResult(dn, D, _quotas(g.rules, D), [w0, w1, w2], len(ws), decided, ws, None)
+                    for dn, (D, (w0, w1, w2, ws, decided)) in enumerate(tallies, 1)]
+    winner = deal_results[-1].winners[-1]
+    return _result(g, findings.append, findings, source, deal_results, winner, (None, fingerprint), first_dealer)
 
 
 def _quotas(rules, D: int) -> tuple[int, int, int]:
@@ -500,15 +511,16 @@ def _tricks(ctx: _Game, H: _Hands, dn: int, d, D: int, stop_at: tuple[int, int] 
     return won, winners, False, leader_due, None
 
 
-def _result(g: GameData, ctx: _Game, findings: list[Finding], source: str, deal_results: list[DealResult],
-            winner: int | None, record: tuple[str | None, bytes | None]) -> GameResult:
-    """The game's result: won or unfinished, the nets, and the table's claimed result compared."""
+def _result(g: GameData, add, findings: list[Finding], source: str, deal_results: list[DealResult],
+            winner: int | None, record: tuple[str | None, bytes | None], first_dealer: str | None = None) -> GameResult:
+    """The game's result: won or unfinished, the nets, and the table's claimed result compared.
+    Without deals (the lane's), `first_dealer` names who dealt first and the result keeps no data."""
     P, rules = g.players, g.rules
     net = payments = None
     if winner is None:
         last = deal_results[-1] if deal_results else None
         tallies = ", ".join(f"{P[s]} {last.tricks[s]}" for s in range(3)) if last else ""
-        ctx.add(Finding("UNFINISHED", f"the record ends after {plural(len(deal_results), 'deal')} with nobody at "
+        add(Finding("UNFINISHED", f"the record ends after {plural(len(deal_results), 'deal')} with nobody at "
                         f"{rules.target} tricks (last deal: {tallies})", evidence={"deals": len(deal_results)}))
     elif g.stake is not None:
         net, payments = settle_game(P, winner, deal_results[-1], g.stake)
@@ -517,10 +529,11 @@ def _result(g: GameData, ctx: _Game, findings: list[Finding], source: str, deal_
         findings=findings, players=P, winner=P[winner] if winner is not None else None, deals=deal_results,
         stake=g.stake, currency=g.currency, net=net, payments=payments or [],
         rules=rules.as_dict(), series=g.series, played_at=g.played_at,
-        first_dealer=g.deals[0].dealer if g.deals else None, data=g, text=record[0], fingerprint=record[1],
+        first_dealer=g.deals[0].dealer if g.deals else first_dealer, data=g if g.deals else None, text=record[0],
+        fingerprint=record[1],
     )
     if g.claimed is not None:
-        _check_claim(g, result, ctx.add)
+        _check_claim(g, result, add)
     return result
 
 

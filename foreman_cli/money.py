@@ -12,7 +12,16 @@ ZERO = Decimal(0)
 
 def amount(text: str) -> Decimal:
     """Parse an amount string already checked by the record schema ('1.00', '0.5', '12')."""
-    return EXACT.create_decimal(text)
+    v = _AMOUNTS.get(text)
+    if v is None:
+        v = EXACT.create_decimal(text)
+        if len(_AMOUNTS) < _AMOUNTS_KEPT:
+            _AMOUNTS[text] = v  # a Decimal never changes: one object serves every game of that stake
+    return v
+
+
+_AMOUNTS: dict[str, Decimal] = {}
+_AMOUNTS_KEPT = 4096  # distinct amount strings remembered; a season of games has a handful
 
 
 def add(a: Decimal, b: Decimal) -> Decimal:

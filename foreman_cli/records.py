@@ -87,29 +87,28 @@ def quote(value: Any, limit: int = 60) -> str:
 
 def _claim(g: Any, seat: dict[str, int], problems: list[SchemaProblem]) -> ClaimData | None:
     """The claimed result, with a problem for each name that is not a player."""
-    def who(name: str, path: str) -> None:
-        if name not in seat:
-            problems.append(SchemaProblem(path, f"{name!r} is not one of the players {list(g.players)}"))
+    def who(name: str, path: str, *at: Any) -> None:
+        if name not in seat:  # the path is made only for a problem: this runs for every game
+            problems.append(SchemaProblem(path.format(*at), f"{name!r} is not one of the players {list(g.players)}"))
 
-    claim = None
-    if g.claimed is not None:
-        cl = g.claimed
-        if isinstance(cl.winner, str):
-            who(cl.winner, "$.claimed.winner")
-        for name in cl.tricks or {}:
-            who(name, f"$.claimed.tricks[{name!r}]")
-        pays = None
-        if cl.payments is not None:
-            pays = []
-            for j, pm in enumerate(cl.payments):
-                who(pm.from_, f"$.claimed.payments[{j}].from")
-                who(pm.to, f"$.claimed.payments[{j}].to")
-                if pm.from_ == pm.to:
-                    problems.append(SchemaProblem(f"$.claimed.payments[{j}]", f"a payment from {pm.from_!r} to himself"))
-                pays.append((pm.from_, pm.to, money.amount(pm.amount)))
-        claimed_winner = _winner_claimed(cl)
-        claim = ClaimData(claimed_winner, cl.winner if claimed_winner else None, cl.tricks, pays)
-    return claim
+    if g.claimed is None:
+        return None
+    cl = g.claimed
+    if isinstance(cl.winner, str):
+        who(cl.winner, "$.claimed.winner")
+    for name in cl.tricks or ():
+        who(name, "$.claimed.tricks[{!r}]", name)
+    pays = None
+    if cl.payments is not None:
+        pays = []
+        for j, pm in enumerate(cl.payments):
+            who(pm.from_, "$.claimed.payments[{}].from", j)
+            who(pm.to, "$.claimed.payments[{}].to", j)
+            if pm.from_ == pm.to:
+                problems.append(SchemaProblem(f"$.claimed.payments[{j}]", f"a payment from {pm.from_!r} to himself"))
+            pays.append((pm.from_, pm.to, money.amount(pm.amount)))
+    claimed_winner = _winner_claimed(cl)
+    return ClaimData(claimed_winner, cl.winner if claimed_winner else None, cl.tricks, pays)
 
 
 def _winner_claimed(cl: Any) -> bool:
@@ -123,12 +122,25 @@ _ISO_4217 = re.compile(r"[A-Za-z]{3}")
 
 def currency_code(c: str | None) -> str | None:
     """An ISO 4217 code in upper case ('gbp' is GBP); any other label as written."""
-    return c.upper() if c is not None and _ISO_4217.fullmatch(c) else c
+    if c is None:
+        return None
+    code = _CODES.get(c)
+    if code is None:
+        code = c.upper() if _ISO_4217.fullmatch(c) else c
+        if len(_CODES) < 1024:
+            _CODES[c] = code
+    return code
+
+
+_CODES: dict[str, str] = {}
+
+
+_DEFAULT_RULES = HouseRules()
 
 
 def _finish(g: Any, deals: list[Any], claim: ClaimData | None, overrides: dict[str, Any] | None) -> GameData:
     if g.rules is None:
-        rules = HouseRules()
+        rules = _DEFAULT_RULES
     elif isinstance(g.rules, msgspec.Struct):
         rules = HouseRules(**msgspec.structs.asdict(g.rules))
     else:
@@ -193,15 +205,35 @@ def decode(text: bytes | str, overrides: dict[str, Any] | None = None) -> GameDa
     except msgspec.DecodeError:
         return decode_careful(text, overrides)
     seat = {n: i for i, n in enumerate(g.players)}
-    if len(seat) != 3 or (g.played_at is not None and not _is_iso(g.played_at)):
-        return decode_careful(text, overrides)
     if not (core.names_ok or names_ok)(g.deals, seat) or (g.format == FORMAT and any(d.claim for d in g.deals)):
         return decode_careful(text, overrides)
+    claim = _head_checked(g, seat)
+    if claim is False:
+        return decode_careful(text, overrides)
+    return _finish(g, g.deals, claim, overrides)
+
+
+def decode_head(head: bytes, overrides: dict[str, Any] | None = None) -> GameData | None:
+    """A plain record's head (every member but its deals, which the compiled scan has read) as a
+    GameData without deals, checked as `decode` checks a whole record; None: take the full path."""
+    try:
+        g = _HEAD.decode(head)
+    except msgspec.DecodeError:
+        return None
+    claim = _head_checked(g, {n: i for i, n in enumerate(g.players)})
+    return None if claim is False else _finish(g, [], claim, overrides)
+
+
+def _head_checked(g: Any, seat: dict[str, int]) -> ClaimData | None | bool:
+    """The checks of a decoded record that its types cannot make, but for the deals' names: the
+    claimed result (None when there is none), or False when the careful path must decide."""
+    if len(seat) != 3 or (g.played_at is not None and not _is_iso(g.played_at)):
+        return False
     problems: list[SchemaProblem] = []
     claim = _claim(g, seat, problems)
     if problems or (g.ext is not None and ext_problem(g.ext)):
-        return decode_careful(text, overrides)
-    return _finish(g, g.deals, claim, overrides)
+        return False
+    return claim
 
 
 def names_ok(deals: list[Any], seat: dict[str, int]) -> bool:
@@ -320,11 +352,12 @@ class _FClaimed(msgspec.Struct, forbid_unknown_fields=True):
     payments: list[_FPayment] | None = None
 
 
-class _FGame(msgspec.Struct, forbid_unknown_fields=True):
+class _FHead(msgspec.Struct, forbid_unknown_fields=True):
+    """A record but for its deals: what the compiled scan leaves to this decoder (lane.py)."""
+
     format: Literal["foreman/1", "foreman/1.1"]
     id: Annotated[str, msgspec.Meta(pattern=r"\A[A-Za-z0-9._:-]{1,128}\Z")]
     players: Annotated[list[_MName], msgspec.Meta(min_length=3, max_length=3)]
-    deals: Annotated[list[_FDeal], msgspec.Meta(min_length=1)]
     played_at: str | None = None
     series: _FSeries | None = None
     rules: _FRules | None = None
@@ -336,7 +369,12 @@ class _FGame(msgspec.Struct, forbid_unknown_fields=True):
     ext: dict[str, Any] | None = None
 
 
+class _FGame(_FHead, forbid_unknown_fields=True, kw_only=True):
+    deals: Annotated[list[_FDeal], msgspec.Meta(min_length=1)]
+
+
 _FAST = msgspec.json.Decoder(_FGame)
+_HEAD = msgspec.json.Decoder(_FHead)
 
 
 def __getattr__(name: str) -> Any:

@@ -1,0 +1,155 @@
+"""The fast lane (lane.py): the compiled scan and replay answer as their Python twins, and a record
+the lane takes gives the same line of `validate --json`, byte for byte, as the full path."""
+
+from __future__ import annotations
+
+import json
+import random
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from foreman_cli import audit, core, lane, records
+from foreman_cli.cards import CARD_OF
+from foreman_cli.generate import INJECTABLE, generate
+from foreman_cli.reader import RawRecord
+from foreman_cli.rules import CHOICES, HouseRules
+
+_core = core._core
+need_c = pytest.mark.skipif(_core is None, reason="the compiled core is not built (or FOREMAN_PURE=1)")
+NAMES = ["Björn", "ann", 'o"neil', "zoë"]
+
+
+def _rules(seed: int) -> HouseRules:
+    rnd = random.Random(seed)
+    return HouseRules(**{k: rnd.choice(v) for k, v in CHOICES.items()}, target=rnd.choice([12, 12, 10, 14]))
+
+
+def _write(rec: dict, n: int) -> str:
+    """A record as JSON in one of several spellings: compact or spaced, escaped or UTF-8, keys in order or not."""
+    if n % 5 == 3:
+        rec = dict(reversed(list(rec.items())))  # deals before players: the lane leaves it
+    if n % 4 == 1:
+        return json.dumps(rec, ensure_ascii=False, separators=(",", ":"))
+    if n % 4 == 2:
+        return json.dumps(rec, indent=1 if n % 8 == 2 else None)
+    return json.dumps(rec, separators=(",", ":"))
+
+
+def _texts() -> list[str]:
+    out = []
+    n = 0
+    for k in range(10):
+        players = None if k % 3 else [NAMES[k % 4], "bob", "carl"]
+        for rec, _ in generate(12, 700 + k, rules=_rules(k), max_deals=12, claims=0.15 if k % 2 else 0,
+                               series_size=3 if k % 4 == 0 else 0, players=players):
+            out.append(_write(rec, n))
+            n += 1
+    for k, code in enumerate(INJECTABLE):
+        for rec, _ in generate(4, 900 + k, inject=code, rules=_rules(40 + k), max_deals=4):
+            out.append(_write(rec, n))
+            n += 1
+    return out
+
+
+@pytest.fixture(scope="module")
+def texts() -> list[str]:
+    return _texts()
+
+
+def _line(res) -> tuple:
+    g = audit.game_line(res)
+    return g.line, g.facts, g.fingerprint, g.codes, g.errors, g.series
+
+
+@need_c
+def test_the_compiled_scan_answers_as_its_twin(texts):
+    taken = 0
+    for t in texts:
+        got = _core.lane_scan(t, CARD_OF)
+        assert got == lane.scan(t, CARD_OF), t[:200]
+        taken += got is not None
+    assert taken > len(texts) // 3 and taken < len(texts)  # both answers are exercised
+
+
+@need_c
+def test_the_compiled_replay_answers_as_its_twin(texts):
+    answers = {"won": 0, "closer": 0}
+    for i, t in enumerate(texts):
+        scanned = lane.scan(t, CARD_OF)
+        if scanned is None:
+            continue
+        r = records.decode_head(scanned[0]).rules  # the record's own rules, then others
+        own = (r.return_rule == "highest", r.deal_rotation == "left", r.target)
+        for highest, rotation, target in (own, (True, True, 12), (False, False, 10), (i % 2 == 0, True, 14)):
+            want = lane.replay(scanned[1], highest, rotation, target)
+            assert _core.lane_replay(scanned[1], highest, rotation, target) == want
+            answers["won" if want is not None else "closer"] += 1
+    assert answers["won"] > 40 and answers["closer"] > 50
+    with pytest.raises(ValueError):
+        _core.lane_replay(b"\0" * (lane.BLOCK - 1), True, True, 12)
+
+
+@pytest.mark.parametrize("overrides", [None, {"target": 10}, {"return_rule": "higher", "deal_rotation": "free"}])
+def test_a_record_the_lane_takes_gives_the_full_paths_line(texts, overrides):
+    taken = 0
+    for i, t in enumerate(texts):
+        raw = RawRecord("games.jsonl", i + 1, t)
+        fast = lane.result(t, raw.where, overrides, audit._fingerprint)
+        full = audit.check_record(raw, overrides)
+        if fast is not None:
+            taken += 1
+            assert _line(fast) == _line(full), t[:200]
+            assert fast.data is None and full.data is not None
+        assert _line(audit._lane_or_full(raw, overrides)) == _line(full)
+    if _core is not None:
+        assert taken > 15  # of 188: the kitty under pickup, claims, keys out of order and a lower target go the full way
+    else:
+        assert taken == 0  # without the core every record takes the full path
+
+
+def _plain() -> str:
+    """A game won with nothing amiss, a name in it escaped."""
+    for rec, _ in generate(20, 7, players=["Björn", "ann", "carl"]):
+        t = json.dumps(rec)
+        r = audit.check_record(RawRecord("x", 1, t))
+        if r.status == "won" and not r.findings:
+            return t
+    raise AssertionError("no plain game")
+
+
+_PLAIN = _plain()
+
+
+@need_c
+def test_the_lane_takes_a_plain_record_and_leaves_what_is_not():
+    assert lane.result(_PLAIN, "x:1", None, audit._fingerprint) is not None
+    rec = json.loads(_PLAIN)
+    stranger = json.loads(_PLAIN)
+    stranger["deals"][0]["hands"]["zed"] = stranger["deals"][0]["hands"].pop("ann")
+    twice = _PLAIN[:-1] + ', "deals": ' + json.dumps(rec["deals"]) + "}"
+    claimed = json.loads(_PLAIN)
+    claimed["format"] = "foreman/1.1"
+    claimed["deals"][-1]["claim"] = {"by": "ann", "accepted": True}
+    for t in (json.dumps(stranger), twice, json.dumps(claimed), _PLAIN.replace('"2S"', '"2s"'),
+              _PLAIN.replace('"players"', '"players" ', 1).replace('"id"', '"ext": {"a": NaN}, "id"', 1)):
+        assert lane.result(t, "x:1", None, audit._fingerprint) is None
+        assert _core.lane_scan(t, CARD_OF) == lane.scan(t, CARD_OF)
+
+
+_CHARS = list('"\\,:{}[] 0123456789-+.eEuSHDCA\n\t\x01ébnrt/') + ["true", "null", "\\u00e9", "\\ud800", "10"]
+
+
+@need_c
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.tuples(st.floats(0, 1), st.sampled_from(["insert", "delete", "replace"]), st.sampled_from(_CHARS)),
+                min_size=1, max_size=3))
+def test_a_mutated_record_reads_alike_in_both_scans_and_both_paths(edits):
+    t = _PLAIN
+    for where, op, s in edits:
+        i = int(where * len(t))
+        t = t[:i] + ("" if op == "delete" else s) + t[i + (op != "insert"):]
+    assert _core.lane_scan(t, CARD_OF) == lane.scan(t, CARD_OF)
+    raw = RawRecord("m.jsonl", 1, t)
+    assert _line(audit._lane_or_full(raw)) == _line(audit.check_record(raw))
