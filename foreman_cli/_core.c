@@ -689,7 +689,8 @@ static int buf_put(Buf *o, const void *src, Py_ssize_t n) {
     return 0;
 }
 
-static void ws(Scan *s) {
+static inline void ws(Scan *s) {
+    if (s->p < s->end && *s->p > ' ') return; /* the usual case: no space to pass */
     while (s->p < s->end && (*s->p == ' ' || *s->p == '\t' || *s->p == '\n' || *s->p == '\r')) s->p++;
 }
 
@@ -814,12 +815,20 @@ static int tokens_from(PyObject *cards) {
     return 0;
 }
 
+/* A card token: "XY" or "10Y" read in place (most of a record's bytes are these); -1 for anything
+ * else, a token with an escape included, which the full path reads. */
 static int card_at(Scan *s) {
-    const unsigned char *a;
-    Py_ssize_t n;
-    if (!string_at(s, &a, &n)) return -1;
-    if (n == 2) return TOKEN2[a[0]][a[1]];
-    if (n == 3 && a[0] == '1' && a[1] == '0') return TOKEN10[a[2]];
+    ws(s);
+    const unsigned char *p = s->p;
+    Py_ssize_t left = s->end - p;
+    if (left >= 4 && p[0] == '"' && p[1] < 128 && p[2] < 128 && p[3] == '"') {
+        s->p = p + 4;
+        return TOKEN2[p[1]][p[2]];
+    }
+    if (left >= 5 && p[0] == '"' && p[1] == '1' && p[2] == '0' && p[3] < 128 && p[4] == '"') {
+        s->p = p + 5;
+        return TOKEN10[p[3]];
+    }
     return -1;
 }
 

@@ -13,6 +13,7 @@ from .cards import BIT, BIT_OF, CANONICAL, CARD_OF, SUIT_MASK, SUIT_NAMES, SUIT_
 from .findings import Finding
 from .records import GameData
 from .results import DealResult, GameResult, Status
+from .rules import QUOTAS
 from .words import plural
 
 HAND_SIZE = 16
@@ -290,9 +291,17 @@ def tallied(g: GameData, tallies, source: str = "", fingerprint: bytes | None = 
 
 
 def _quotas(rules, D: int) -> tuple[int, int, int]:
+    return _QUOTAS_BY_SEAT[rules.quota][D]
+
+
+def _by_seat(quotas: tuple[int, int, int], D: int) -> tuple[int, int, int]:
     q = [0, 0, 0]
-    q[D], q[(D + 1) % 3], q[(D + 2) % 3] = rules.quotas
+    q[D], q[(D + 1) % 3], q[(D + 2) % 3] = quotas
     return q[0], q[1], q[2]
+
+
+# Quotas by seat for each quota option and dealer: made once, asked for every deal.
+_QUOTAS_BY_SEAT = {name: tuple(_by_seat(q, D) for D in range(3)) for name, q in QUOTAS.items()}
 
 
 def _deal_started(ctx: _Game, dn: int, d, D: int, prev_dealer: int | None) -> None:
@@ -556,19 +565,35 @@ def _claim(P, H: _Hands, x: int, claim, leader: int, won: list[int], recorded: i
 def settle_game(players: tuple[str, ...], winner: int, deciding: DealResult,
                 stake: Decimal) -> tuple[dict[str, Decimal], list[tuple[str, str, Decimal]]]:
     """Each player's net and the payments of a won game (RULES.md 8); the nets sum to zero."""
-    net: dict[str, Decimal] = {}
-    payments = []
+    shorts = tuple(deciding.tricks[s] < deciding.quotas[s] for s in range(3))
+    # A season has few stakes: the sums are made once for each stake (as text, which tells 0.5
+    # from 0.50), winner and shortfall; every game gets its own dict and list of those amounts.
+    key = (winner, shorts, str(stake))
+    by_seat = _SETTLED.get(key)
+    if by_seat is None:
+        by_seat = _settle(winner, shorts, stake)
+        if len(_SETTLED) < 4096:
+            _SETTLED[key] = by_seat
+    nets, pays = by_seat
+    return ({p: nets[s] for s, p in enumerate(players)},
+            [(p, players[winner], pays[s]) for s, p in enumerate(players) if s != winner])
+
+
+_SETTLED: dict[tuple, tuple[tuple[Decimal, ...], tuple[Decimal | None, ...]]] = {}
+
+
+def _settle(winner: int, shorts: tuple[bool, ...], stake: Decimal) -> tuple[tuple[Decimal, ...], tuple[Decimal | None, ...]]:
+    """Nets and payments by seat: a loser pays the stake, twice when short of quota."""
+    pays: list[Decimal | None] = [None, None, None]
+    nets = [money.ZERO] * 3
     win_total = money.ZERO
-    for s, p in enumerate(players):
-        if s == winner:
-            continue
-        short = deciding.tricks[s] < deciding.quotas[s]
-        pay = money.times(stake, 2 if short else 1)
-        payments.append((p, players[winner], pay))
-        net[p] = money.times(pay, -1)
-        win_total = money.add(win_total, pay)
-    net = {p: (win_total if s == winner else net[p]) for s, p in enumerate(players)}
-    return net, payments
+    for s in range(3):
+        if s != winner:
+            pays[s] = pay = money.times(stake, 2 if shorts[s] else 1)
+            nets[s] = money.times(pay, -1)
+            win_total = money.add(win_total, pay)
+    nets[winner] = win_total
+    return tuple(nets), tuple(pays)
 
 
 def _pair_nets(pays, players: tuple[str, ...]) -> dict[tuple[str, str], Decimal]:

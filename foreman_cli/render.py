@@ -95,8 +95,7 @@ def validation_json(results: Iterable[GameResult], out: IO[str] | None = None) -
     for r in results:
         summary.add(r)
         if isinstance(r, GameLine):  # made in a worker
-            out.write(r.json().decode())
-            out.write("\n")
+            out.write(r.json().decode() + "\n")
         else:
             json_line(r.to_dict(), out)
     return summary

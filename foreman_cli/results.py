@@ -144,6 +144,11 @@ class GameLine:
     line: bytes  # the JSON of GameResult.to_dict()
     findings: list[Finding] = field(default_factory=list)
 
+    def __reduce__(self):
+        # As a plain tuple: workers send one of these a game, and the slots state pickles slower.
+        return (GameLine, (self.id, self.source, self.status, self.fingerprint, self.series, self.facts, self.codes,
+                           self.errors, self.line, self.findings))
+
     @property
     def has_errors(self) -> bool:
         """True when any finding, the replay's or one added since, is a breach."""
