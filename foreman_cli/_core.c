@@ -1217,7 +1217,24 @@ static PyObject *deal_codes(PyObject *self, PyObject *args) {
     Py_RETURN_NONE;
 }
 
+/* ---- the reader's line count: newlines in a stretch of a buffer (a memory map), without a copy ---- */
+
+static PyObject *count_lines(PyObject *self, PyObject *args) {
+    Py_buffer view;
+    Py_ssize_t start, end;
+    if (!PyArg_ParseTuple(args, "y*nn", &view, &start, &end)) return NULL;
+    if (start < 0) start = 0;
+    if (end > view.len) end = view.len;
+    Py_ssize_t n = 0;
+    const char *p = (const char *)view.buf + start, *stop = (const char *)view.buf + end;
+    while (p < stop && (p = memchr(p, '\n', (size_t)(stop - p)))) { n++; p++; }
+    PyBuffer_Release(&view);
+    return PyLong_FromSsize_t(n);
+}
+
 static PyMethodDef core_methods[] = {
+    {"count_lines", count_lines, METH_VARARGS,
+     "count_lines(buffer, start, end): the newlines in buffer[start:end] (twin of reader.count_lines)."},
     {"names_ok", names_ok, METH_VARARGS,
      "names_ok(deals, seats): True when every deal's hands, dealer, leaders, passes and claim name only the "
      "players in seats (twin of records.names_ok)."},

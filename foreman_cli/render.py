@@ -18,7 +18,7 @@ from typing import IO, Any
 import msgspec
 
 from . import money
-from .audit import Summary
+from .audit import LineRun, Summary
 from .cards import CANONICAL
 from .claims import claim_words
 from .events import ClaimJudged, DealStarted, FindingMade, GameEnded, KittyExchanged, PassMade, TrickWon, Visitor
@@ -93,6 +93,10 @@ def validation_json(results: Iterable[GameResult], out: IO[str] | None = None) -
     out = out or sys.stdout
     summary = Summary()
     for r in results:
+        if isinstance(r, LineRun):  # a batch of lines, written where it was replayed
+            summary.merge(r.summary)
+            out.write(r.text.decode())
+            continue
         summary.add(r)
         if isinstance(r, GameLine):  # made in a worker
             out.write(r.json().decode() + "\n")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from typer.testing import CliRunner
 
 from builders import base_deal, game
@@ -184,6 +185,29 @@ def test_a_game_line_with_findings_added_reads_as_the_whole_result_does(tmp_path
         one.add(a)
         two.add(b)
     assert one == two and one.errors
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_batches_written_whole_read_as_game_by_game(tmp_path, jobs):
+    """A batch the checks across games add nothing to goes out as one run of lines (audit.LineRun):
+    the output and the counts are those of the results game by game."""
+    import msgspec
+    from foreman_cli import audit, render
+    from foreman_cli.generate import generate
+    recs = [r for r, _ in generate(600, 11, max_deals=12)]  # some 4 MB: chunks of 1 MB for the workers
+    recs.insert(150, recs[20])  # a repeat: its batch goes game by game
+    path = write(tmp_path, "runs.jsonl", recs)
+    whole = list(audit.audit_paths([path]))
+    items = list(audit.audit_paths([path], jobs=jobs, lines=True))
+    assert any(isinstance(i, audit.LineRun) for i in items) and any(isinstance(i, audit.GameLine) for i in items)
+    import io
+    out = io.StringIO()
+    summary = render.validation_json(items, out)
+    assert out.getvalue() == "".join(msgspec.json.encode(r.to_dict()).decode() + "\n" for r in whole)
+    one = audit.Summary()
+    for r in whole:
+        one.add(r)
+    assert summary == one and one.by_code.get("DUPLICATE_GAME") == 1
 
 
 # --- Hardening II: terminal safety ---
