@@ -552,8 +552,9 @@ static int plain_tricks(const DealCodes *d, u64 *m, int due, int target, DealTal
     return 0;
 }
 
-/* A deal with nothing amiss, tallied: 0, or -1 for "look closer" (the full replay words why). */
-static int clean_codes(const DealCodes *d, int highest, int target, DealTally *t) {
+/* A deal with nothing amiss, tallied: 0, or -1 for "look closer" (the full replay words why).
+ * Under kitty 'pickup' the dealer takes the kitty first and sets aside any four of his twenty. */
+static int clean_codes(const DealCodes *d, int highest, int target, int pickup, DealTally *t) {
     int dealer = d->dealer;
     u64 m[3] = {0, 0, 0}, seen = 0, km = 0, dm = 0, none = 0;
     if (dealer < 0 || dealer > 2) return -1;
@@ -564,8 +565,9 @@ static int clean_codes(const DealCodes *d, int highest, int target, DealTally *t
     int order[3][2] = {{L, R}, {R, dealer}, {dealer, L}};
     for (int i = 0; i < 3; i++)
         if (plain_pass(d->pass[i], order[i][0], order[i][1], m, highest) < 0) return -1;
+    if (pickup) m[dealer] |= km;
     if (code_mask(d->discards, 4, &none, &dm) < 0 || (m[dealer] & dm) != dm) return -1;
-    m[dealer] = (m[dealer] ^ dm) | km;
+    m[dealer] = (m[dealer] ^ dm) | (pickup ? 0 : km);
     memset(t, 0, sizeof *t);
     return plain_tricks(d, m, L, target, t);
 }
@@ -633,9 +635,9 @@ static PyObject *tally_tuple(const DealTally *t) {
 
 static PyObject *clean_deal(PyObject *self, PyObject *args) {
     PyObject *hands, *kitty, *passes, *discards, *tricks, *seats, *cards;
-    int dealer, highest, target;
-    if (!PyArg_ParseTuple(args, "OOOOOO!iiiO!", &hands, &kitty, &passes, &discards, &tricks, &PyDict_Type, &seats,
-                          &dealer, &highest, &target, &PyDict_Type, &cards))
+    int dealer, highest, target, pickup = 0;
+    if (!PyArg_ParseTuple(args, "OOOOOO!iiiO!|p", &hands, &kitty, &passes, &discards, &tricks, &PyDict_Type, &seats,
+                          &dealer, &highest, &target, &PyDict_Type, &cards, &pickup))
         return NULL;
     DealCodes d;
     DealTally t;
@@ -646,7 +648,7 @@ static PyObject *clean_deal(PyObject *self, PyObject *args) {
         PyErr_Clear();  /* an odd object: the full replay looks at it */
         r = -1;
     }
-    if (r < 0 || clean_codes(&d, highest, target, &t) < 0) Py_RETURN_NONE;
+    if (r < 0 || clean_codes(&d, highest, target, pickup, &t) < 0) Py_RETURN_NONE;
     return tally_tuple(&t);
 }
 
@@ -1034,8 +1036,8 @@ static void block_deal(const unsigned char *b, DealCodes *d) {
 static PyObject *lane_replay(PyObject *self, PyObject *args) {
     const unsigned char *b;
     Py_ssize_t len;
-    int highest, target, rotation;
-    if (!PyArg_ParseTuple(args, "y#ppi", &b, &len, &highest, &rotation, &target)) return NULL;
+    int highest, target, rotation, pickup;
+    if (!PyArg_ParseTuple(args, "y#ppip", &b, &len, &highest, &rotation, &target, &pickup)) return NULL;
     if (len % BLOCK || !len) {
         PyErr_SetString(PyExc_ValueError, "the deals' blocks");
         return NULL;
@@ -1048,7 +1050,7 @@ static PyObject *lane_replay(PyObject *self, PyObject *args) {
         DealCodes d;
         DealTally t;
         block_deal(b + i * BLOCK, &d);
-        if (over || (rotation && prev >= 0 && d.dealer != (prev + 1) % 3) || clean_codes(&d, highest, target, &t) < 0
+        if (over || (rotation && prev >= 0 && d.dealer != (prev + 1) % 3) || clean_codes(&d, highest, target, pickup, &t) < 0
             || (!t.decided && i + 1 < n && d.ntricks < 16)) {
             Py_DECREF(out);
             Py_RETURN_NONE;
@@ -1239,7 +1241,7 @@ static PyMethodDef core_methods[] = {
      "names_ok(deals, seats): True when every deal's hands, dealer, leaders, passes and claim name only the "
      "players in seats (twin of records.names_ok)."},
     {"clean_deal", clean_deal, METH_VARARGS,
-     "clean_deal(hands, kitty, passes, discards, tricks, seats, dealer, highest, target, cards): "
+     "clean_deal(hands, kitty, passes, discards, tricks, seats, dealer, highest, target, cards, pickup=False): "
      "(won0, won1, won2, winners, decided) for a deal with nothing amiss, else None (twin of engine.clean_deal)."},
     {"deal_codes", deal_codes, METH_VARARGS,
      "deal_codes(deal, players, seats, cards, n_tricks, columns): append a deal's kitty, discards, hands, "
@@ -1247,7 +1249,7 @@ static PyMethodDef core_methods[] = {
     {"lane_scan", lane_scan, METH_VARARGS,
      "lane_scan(text, cards): (head, blocks) for a plain record's text, else None (twin of lane.scan)."},
     {"lane_replay", lane_replay, METH_VARARGS,
-     "lane_replay(blocks, highest, rotation_left, target): each deal's (dealer, (won0, won1, won2, winners, "
+     "lane_replay(blocks, highest, rotation_left, target, pickup): each deal's (dealer, (won0, won1, won2, winners, "
      "decided)) for a game won with nothing amiss, else None (twin of lane.replay)."},
     {"claim_line", claim_line, METH_VARARGS,
      "claim_line(h0, h1, h2, leader, trick, t0, t1, t2, played, target, x, k, best_play): the cards of a "

@@ -324,7 +324,7 @@ def _fast_deal(ctx: _Game, fast, dn: int, d, D: int, n_deals: int):
     """A deal with nothing amiss, tallied in one compiled pass; None when it needs the full replay."""
     P, target = ctx.P, ctx.rules.target
     r = fast((d.hands[P[0]], d.hands[P[1]], d.hands[P[2]]), d.kitty, d.passes, d.discards, d.tricks, ctx.seat, D,
-             ctx.highest_rule, target, CARD_OF)
+             ctx.highest_rule, target, CARD_OF, not ctx.swap)
     if r is None:
         return None
     won, winners, decided = [r[0], r[1], r[2]], r[3], r[4]
@@ -665,7 +665,7 @@ def _fast_pass():
 
 
 def clean_deal(hands, kitty, passes, discards, tricks, seat: dict, dealer: int, highest: bool,
-               target: int, card_of=None) -> tuple[int, int, int, list[int], bool] | None:
+               target: int, card_of=None, pickup: bool = False) -> tuple[int, int, int, list[int], bool] | None:
     """A deal replayed in one pass when nothing in it is amiss: (tricks won by seat, winners, decided).
 
     None means "look closer": anything unusual (a wrong size or a repeated card, a pass or a
@@ -673,7 +673,8 @@ def clean_deal(hands, kitty, passes, discards, tricks, seat: dict, dealer: int, 
     trick led out of turn, short or long, a card not held, a revoke, a trick after the target)
     is left to the full replay, which finds and words it. The compiled core has the same
     function (`_core.clean_deal`); both answer alike on every deal (tests/test_fast_replay.py).
-    `card_of` is the compiled one's token table, unused here.
+    `card_of` is the compiled one's token table, unused here. Under kitty 'pickup' (`pickup`) the
+    dealer takes the kitty before he sets aside four cards, which may then be kitty cards.
     """
     if len(kitty) != KITTY_SIZE or len(discards) != DISCARDS or len(passes) != 3:
         return None
@@ -707,12 +708,14 @@ def clean_deal(hands, kitty, passes, discards, tricks, seat: dict, dealer: int, 
             return None
         m[gv] ^= bc | bx
         m[rc] ^= bc | bx
+    if pickup:
+        m[dealer] |= km
     dm = 0
     for t in discards:
         dm |= BIT_OF[t]
     if dm.bit_count() != DISCARDS or m[dealer] & dm != dm:
         return None
-    m[dealer] = (m[dealer] ^ dm) | km
+    m[dealer] = (m[dealer] ^ dm) | (0 if pickup else km)
     won = [0, 0, 0]
     winners: list[int] = []
     due = L

@@ -38,7 +38,7 @@ def result(text: str, source: str, overrides: dict[str, Any] | None,
     if g is None:
         return None
     r = g.rules
-    tallies = _REPLAY(scanned[1], r.return_rule == "highest", r.deal_rotation == "left", r.target)
+    tallies = _REPLAY(scanned[1], r.return_rule == "highest", r.deal_rotation == "left", r.target, r.kitty == "pickup")
     if tallies is None:
         return None
     return engine.tallied(g, tallies, source, fingerprint(text), g.players[tallies[0][0]])
@@ -296,7 +296,7 @@ def scan(text: str, card_of: dict[str, int]) -> tuple[bytes, bytes] | None:
 _SEATS = {0: 0, 1: 1, 2: 2}  # the blocks hold seats where the record has names
 
 
-def replay(blocks: bytes, highest: bool, rotation_left: bool, target: int) -> tuple | None:
+def replay(blocks: bytes, highest: bool, rotation_left: bool, target: int, pickup: bool = False) -> tuple | None:
     """Each deal's (dealer, tally) for a game won with nothing amiss, else None: the twin of
     `_core.lane_replay`, on engine.clean_deal (the replay's own one-pass check)."""
     if not blocks or len(blocks) % BLOCK:
@@ -316,7 +316,8 @@ def replay(blocks: bytes, highest: bool, rotation_left: bool, target: int) -> tu
         passes = [SimpleNamespace(from_=b[57 + 4 * k], to=b[58 + 4 * k], card=CANONICAL[b[59 + 4 * k]],
                                   returned=CANONICAL[b[60 + 4 * k]]) for k in range(3)]
         tricks = [SimpleNamespace(leader=b[70 + 4 * j], cards=tokens(b[71 + 4 * j:74 + 4 * j])) for j in range(ntricks)]
-        tally = engine.clean_deal(hands, tokens(b[49:53]), passes, tokens(b[53:57]), tricks, _SEATS, D, highest, target)
+        tally = engine.clean_deal(hands, tokens(b[49:53]), passes, tokens(b[53:57]), tricks, _SEATS, D, highest, target,
+                                  pickup=pickup)
         if (over or (rotation_left and prev is not None and D != (prev + 1) % 3) or tally is None
                 or (not tally[4] and i + 1 < n and ntricks < 16)):
             return None

@@ -41,7 +41,7 @@ def _deal_args(g: records.GameData):
     P, seat = g.players, g.seat
     for d in g.deals:
         yield ((d.hands[P[0]], d.hands[P[1]], d.hands[P[2]]), d.kitty, d.passes, d.discards, d.tricks, seat,
-               seat[d.dealer], g.rules.return_rule == "highest", g.rules.target)
+               seat[d.dealer], g.rules.return_rule == "highest", g.rules.target, g.rules.kitty == "pickup")
 
 
 @need_c
@@ -49,8 +49,8 @@ def test_the_compiled_pass_answers_as_its_python_twin_on_every_deal(decoded):
     answers = {"plain": 0, "closer": 0}
     for g in decoded:
         for args in _deal_args(g):
-            want = engine.clean_deal(*args)
-            got = core.clean_deal(*args, engine.CARD_OF)
+            want = engine.clean_deal(*args[:-1], pickup=args[-1])
+            got = core.clean_deal(*args[:-1], engine.CARD_OF, args[-1])
             assert got == want, args
             answers["plain" if want is not None else "closer"] += 1
     assert answers["plain"] > 300 and answers["closer"] > 100  # both answers are exercised

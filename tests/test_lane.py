@@ -81,14 +81,14 @@ def test_the_compiled_replay_answers_as_its_twin(texts):
         if scanned is None:
             continue
         r = records.decode_head(scanned[0]).rules  # the record's own rules, then others
-        own = (r.return_rule == "highest", r.deal_rotation == "left", r.target)
-        for highest, rotation, target in (own, (True, True, 12), (False, False, 10), (i % 2 == 0, True, 14)):
-            want = lane.replay(scanned[1], highest, rotation, target)
-            assert _core.lane_replay(scanned[1], highest, rotation, target) == want
+        own = (r.return_rule == "highest", r.deal_rotation == "left", r.target, r.kitty == "pickup")
+        for args in (own, (True, True, 12, False), (False, False, 10, True), (i % 2 == 0, True, 14, i % 3 == 0)):
+            want = lane.replay(scanned[1], *args)
+            assert _core.lane_replay(scanned[1], *args) == want
             answers["won" if want is not None else "closer"] += 1
     assert answers["won"] > 40 and answers["closer"] > 50
     with pytest.raises(ValueError):
-        _core.lane_replay(b"\0" * (lane.BLOCK - 1), True, True, 12)
+        _core.lane_replay(b"\0" * (lane.BLOCK - 1), True, True, 12, False)
 
 
 @pytest.mark.parametrize("overrides", [None, {"target": 10}, {"return_rule": "higher", "deal_rotation": "free"}])
@@ -153,3 +153,13 @@ def test_a_mutated_record_reads_alike_in_both_scans_and_both_paths(edits):
     assert _core.lane_scan(t, CARD_OF) == lane.scan(t, CARD_OF)
     raw = RawRecord("m.jsonl", 1, t)
     assert _line(audit._lane_or_full(raw)) == _line(audit.check_record(raw))
+
+
+@need_c
+@settings(max_examples=200, deadline=None)
+@given(st.binary(max_size=300), st.integers(0, 320), st.integers(0, 320))
+def test_the_compiled_line_count_answers_as_its_twin(data, a, b):
+    from foreman_cli import reader
+    start, end = min(a, b), max(a, b)
+    assert _core.count_lines(data, start, end) == reader.count_lines(data, start, end)
+    assert _core.count_lines(bytearray(data), start, end) == reader.count_lines(bytearray(data), start, end)
