@@ -1234,7 +1234,56 @@ static PyObject *count_lines(PyObject *self, PyObject *args) {
     return PyLong_FromSsize_t(n);
 }
 
+/* ---- the archive's card lists from the lane's blocks (twin of store.block_codes) ---- */
+
+/* Append n codes of src (one every `stride` bytes) to a column's flat bytes, then its new length to inner. */
+static int put_codes(PyObject *flat, PyObject *inner, const unsigned char *src, Py_ssize_t n, int stride) {
+    Py_ssize_t at = PyByteArray_GET_SIZE(flat);
+    if (PyByteArray_Resize(flat, at + n) < 0) return -1;
+    char *out = PyByteArray_AS_STRING(flat) + at;
+    for (Py_ssize_t i = 0; i < n; i++) out[i] = (char)src[i * stride];
+    PyObject *end = PyLong_FromSsize_t(at + n);
+    int r = end ? PyList_Append(inner, end) : -1;
+    Py_XDECREF(end);
+    return r;
+}
+
+static PyObject *lane_codes(PyObject *self, PyObject *args) {
+    const unsigned char *b;
+    Py_ssize_t len, index, n_tricks;
+    PyObject *cols, *f, *in, *out;
+    if (!PyArg_ParseTuple(args, "y#nnO!", &b, &len, &index, &n_tricks, &PyList_Type, &cols)) return NULL;
+    if (PyList_GET_SIZE(cols) != 9) { PyErr_SetString(PyExc_ValueError, "nine columns"); return NULL; }
+    if (index < 0 || (index + 1) * BLOCK > len || n_tricks < 0 || n_tricks > b[index * BLOCK + 69]) {
+        PyErr_SetString(PyExc_IndexError, "no such deal or trick in the blocks");
+        return NULL;
+    }
+    const unsigned char *d = b + index * BLOCK;
+    /* kitty, discards, hands by seat, then the passes' giver, receiver, card, returned */
+    static const int at[7] = {49, 53, 1, 57, 58, 59, 60};
+    for (int k = 0; k < 7; k++) {
+        if (column(cols, k, &f, &in, &out) < 0) return NULL;
+        if (k == 2) {
+            for (int s = 0; s < 3; s++)
+                if (put_codes(f, in, d + 1 + 16 * s, 16, 1) < 0) return NULL;
+            if (append_end(out, in) < 0) return NULL;
+        } else if (put_codes(f, in, d + at[k], k < 2 ? 4 : 3, k < 2 ? 1 : 4) < 0) {
+            return NULL;
+        }
+    }
+    /* the leaders and the cards of the first n_tricks tricks */
+    if (column(cols, 7, &f, &in, &out) < 0 || put_codes(f, in, d + 70, n_tricks, 4) < 0) return NULL;
+    if (column(cols, 8, &f, &in, &out) < 0) return NULL;
+    for (Py_ssize_t j = 0; j < n_tricks; j++)
+        if (put_codes(f, in, d + 71 + 4 * j, 3, 1) < 0) return NULL;
+    if (append_end(out, in) < 0) return NULL;
+    Py_RETURN_NONE;
+}
+
 static PyMethodDef core_methods[] = {
+    {"lane_codes", lane_codes, METH_VARARGS,
+     "lane_codes(blocks, index, n_tricks, columns): append deal `index` of the lane's blocks, its first n_tricks "
+     "tricks, to the archive's nine flat columns as deal_codes does (twin of store.block_codes)."},
     {"count_lines", count_lines, METH_VARARGS,
      "count_lines(buffer, start, end): the newlines in buffer[start:end] (twin of reader.count_lines)."},
     {"names_ok", names_ok, METH_VARARGS,

@@ -40,10 +40,11 @@ def check_record(raw: RawRecord, overrides: dict[str, Any] | None = None) -> Gam
     return engine.replay(data, source=raw.where, text=raw.text, fingerprint=_fingerprint(raw.text))
 
 
-def _lane_or_full(raw: RawRecord, overrides: dict[str, Any] | None = None) -> GameResult:
-    """check_record, through the compiled lane when the record is plain (lane.py)."""
+def _lane_or_full(raw: RawRecord, overrides: dict[str, Any] | None = None, keep: bool = False) -> GameResult:
+    """check_record, through the compiled lane when the record is plain (lane.py); `keep` keeps
+    the text and the game as the archive needs them."""
     if raw.text is not None:
-        res = lane.result(raw.text, raw.where, overrides, _fingerprint)
+        res = lane.result(raw.text, raw.where, overrides, _fingerprint, keep)
         if res is not None:
             return res
     return check_record(raw, overrides)
@@ -219,16 +220,18 @@ Piece = list[RawRecord] | LineChunk
 
 def checked_batches(pieces: Iterable[Piece], overrides: dict[str, Any] | None = None, jobs: int = 1,
                     shape: Callable[[GameResult], Any] | None = None,
-                    stage: Callable[[list[GameResult]], Any] | None = None) -> Iterator[Batch]:
+                    stage: Callable[[list[GameResult]], Any] | None = None, lane: bool = True) -> Iterator[Batch]:
     """Decode and replay the input a piece at a time (a batch of records, or a chunk of lines that
     the worker cuts itself), in input order: the one pipeline of `validate` and `load`. The checks
     across games are the caller's (CrossChecks).
 
     `stage` (a module-level function, so workers can run it) turns a batch's full results into
     what the caller keeps of them; `shape` then turns each result into what is sent back (a slim
-    result, a GameLine). With jobs > 1 both run in the workers.
+    result, a GameLine). With jobs > 1 both run in the workers. With a shape (which drops the
+    decoded game) and `lane`, plain records take the compiled lane (lane.py); a stage that
+    replays positions (the analysis) needs the decoded deals and says `lane=False`.
     """
-    tasks = ((p, overrides, shape, stage) for p in pieces)
+    tasks = ((p, overrides, shape, stage, lane) for p in pieces)
     batches = ordered_map(_check_batch, tasks, jobs) if jobs > 1 else map(_check_batch, tasks)
     try:
         with no_cyclic_gc():
@@ -270,14 +273,18 @@ def pieces(paths: list[str], max_record_bytes: int = DEFAULT_MAX_RECORD_BYTES,
             yield from chunked(read_records([p], max_record_bytes, stdin=stdin), BATCH)
 
 
-def _check_batch(task: tuple[Piece, dict[str, Any] | None, Any, Any]) -> Batch:
-    piece, overrides, shape, stage = task
+def _check_batch(task: tuple[Piece, dict[str, Any] | None, Any, Any, bool]) -> Batch:
+    piece, overrides, shape, stage, lane_ok = task
     raws = piece.records() if isinstance(piece, LineChunk) else piece
-    # The compiled lane's results keep neither the record's text nor its data: only where the
-    # shape drops them anyway and no stage needs them.
-    check = _lane_or_full if shape is not None and stage is None else check_record
+    # The compiled lane's results hold no decoded deals, only their codes: for the validation's
+    # lines and results (which drop the data) and the archive's stage, not for what replays
+    # positions (the analysis).
+    keep = stage is not None
     with no_cyclic_gc():
-        out = [check(raw, overrides) for raw in raws]
+        if lane_ok and shape is not None:
+            out = [_lane_or_full(raw, overrides, keep) for raw in raws]
+        else:
+            out = [check_record(raw, overrides) for raw in raws]
         staged = stage(out) if stage is not None else None
         if shape is not None:
             out = [shape(r) for r in out]  # before it is pickled back: most of a result's size

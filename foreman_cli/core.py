@@ -21,6 +21,8 @@ clean_deal = _core.clean_deal if _core is not None else None
 names_ok = _core.names_ok if _core is not None else None
 # A deal's cards as codes for the archive (store.deal_codes is the twin).
 deal_codes = _core.deal_codes if _core is not None else None
+# The same from the compiled lane's blocks (store.block_codes is the twin).
+lane_codes = _core.lane_codes if _core is not None else None
 
 
 def table_bits(b: Board) -> int:

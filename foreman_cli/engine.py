@@ -280,14 +280,16 @@ def _run(g: GameData, source: str, trace: ev.Visitor | None,
 
 
 def tallied(g: GameData, tallies, source: str = "", fingerprint: bytes | None = None,
-            first_dealer: str | None = None) -> GameResult:
+            first_dealer: str | None = None, text: str | None = None) -> GameResult:
     """The result of a won game whose every deal the compiled lane tallied with nothing amiss
-    (lane.py): `tallies` holds each deal's (dealer, (won0, won1, won2, winners, decided))."""
+    (lane.py): `tallies` holds each deal's (dealer, (won0, won1, won2, winners, decided)). With
+    `text` the result keeps it and the game (its deals as blocks), as the archive needs."""
     findings: list[Finding] = []
     deal_results = [DealResult(dn, D, _quotas(g.rules, D), [w0, w1, w2], len(ws), decided, ws, None)
                     for dn, (D, (w0, w1, w2, ws, decided)) in enumerate(tallies, 1)]
     winner = deal_results[-1].winners[-1]
-    return _result(g, findings.append, findings, source, deal_results, winner, (None, fingerprint), first_dealer)
+    return _result(g, findings.append, findings, source, deal_results, winner, (text, fingerprint), first_dealer,
+                   keep=text is not None)
 
 
 def _quotas(rules, D: int) -> tuple[int, int, int]:
@@ -521,9 +523,10 @@ def _tricks(ctx: _Game, H: _Hands, dn: int, d, D: int, stop_at: tuple[int, int] 
 
 
 def _result(g: GameData, add, findings: list[Finding], source: str, deal_results: list[DealResult],
-            winner: int | None, record: tuple[str | None, bytes | None], first_dealer: str | None = None) -> GameResult:
+            winner: int | None, record: tuple[str | None, bytes | None], first_dealer: str | None = None,
+            keep: bool = True) -> GameResult:
     """The game's result: won or unfinished, the nets, and the table's claimed result compared.
-    Without deals (the lane's), `first_dealer` names who dealt first and the result keeps no data."""
+    Without deals (the lane's), `first_dealer` names who dealt first; `keep` keeps the game as data."""
     P, rules = g.players, g.rules
     net = payments = None
     if winner is None:
@@ -538,7 +541,7 @@ def _result(g: GameData, add, findings: list[Finding], source: str, deal_results
         findings=findings, players=P, winner=P[winner] if winner is not None else None, deals=deal_results,
         stake=g.stake, currency=g.currency, net=net, payments=payments or [],
         rules=rules.as_dict(), series=g.series, played_at=g.played_at,
-        first_dealer=g.deals[0].dealer if g.deals else first_dealer, data=g if g.deals else None, text=record[0],
+        first_dealer=g.deals[0].dealer if g.deals else first_dealer, data=g if keep else None, text=record[0],
         fingerprint=record[1],
     )
     if g.claimed is not None:

@@ -27,8 +27,9 @@ _REPLAY = core._core.lane_replay if core._core is not None else None
 
 
 def result(text: str, source: str, overrides: dict[str, Any] | None,
-           fingerprint: Callable[[str], bytes]) -> GameResult | None:
-    """The result of a plain record, won with nothing amiss; None: take the full path."""
+           fingerprint: Callable[[str], bytes], keep: bool = False) -> GameResult | None:
+    """The result of a plain record, won with nothing amiss; None: take the full path. With `keep`
+    it keeps the record's text and the game, its deals as blocks (what the archive stores)."""
     if _SCAN is None:
         return None
     scanned = _SCAN(text, CARD_OF)
@@ -41,7 +42,9 @@ def result(text: str, source: str, overrides: dict[str, Any] | None,
     tallies = _REPLAY(scanned[1], r.return_rule == "highest", r.deal_rotation == "left", r.target, r.kitty == "pickup")
     if tallies is None:
         return None
-    return engine.tallied(g, tallies, source, fingerprint(text), g.players[tallies[0][0]])
+    if keep:
+        g.blocks = scanned[1]
+    return engine.tallied(g, tallies, source, fingerprint(text), g.players[tallies[0][0]], text if keep else None)
 
 
 # --- the twins ---
@@ -293,7 +296,21 @@ def scan(text: str, card_of: dict[str, int]) -> tuple[bytes, bytes] | None:
         return None
 
 
-_SEATS = {0: 0, 1: 1, 2: 2}  # the blocks hold seats where the record has names
+def block_deal(b: bytes) -> SimpleNamespace:
+    """One deal's block as the decoder's structs would hold it, with seats where names were."""
+    def tokens(codes: bytes) -> list[str]:
+        return [CANONICAL[c] for c in codes]
+
+    return SimpleNamespace(
+        dealer=b[0], hands={s: tokens(b[1 + 16 * s:17 + 16 * s]) for s in range(3)}, kitty=tokens(b[49:53]),
+        discards=tokens(b[53:57]),
+        passes=[SimpleNamespace(from_=b[57 + 4 * k], to=b[58 + 4 * k], card=CANONICAL[b[59 + 4 * k]],
+                                returned=CANONICAL[b[60 + 4 * k]]) for k in range(3)],
+        tricks=[SimpleNamespace(leader=b[70 + 4 * j], cards=tokens(b[71 + 4 * j:74 + 4 * j]))
+                for j in range(min(b[69], 16))])
+
+
+SEATS = {0: 0, 1: 1, 2: 2}  # the blocks hold seats where the record has names
 
 
 def replay(blocks: bytes, highest: bool, rotation_left: bool, target: int, pickup: bool = False) -> tuple | None:
@@ -306,20 +323,12 @@ def replay(blocks: bytes, highest: bool, rotation_left: bool, target: int, picku
     prev = None
     over = False
     for i in range(n):
-        b = blocks[i * BLOCK:(i + 1) * BLOCK]
-        D, ntricks = b[0], min(b[69], 16)
-
-        def tokens(codes: bytes) -> list[str]:
-            return [CANONICAL[c] for c in codes]
-
-        hands = tuple(tokens(b[1 + 16 * s:17 + 16 * s]) for s in range(3))
-        passes = [SimpleNamespace(from_=b[57 + 4 * k], to=b[58 + 4 * k], card=CANONICAL[b[59 + 4 * k]],
-                                  returned=CANONICAL[b[60 + 4 * k]]) for k in range(3)]
-        tricks = [SimpleNamespace(leader=b[70 + 4 * j], cards=tokens(b[71 + 4 * j:74 + 4 * j])) for j in range(ntricks)]
-        tally = engine.clean_deal(hands, tokens(b[49:53]), passes, tokens(b[53:57]), tricks, _SEATS, D, highest, target,
-                                  pickup=pickup)
+        d = block_deal(blocks[i * BLOCK:(i + 1) * BLOCK])
+        D = d.dealer
+        tally = engine.clean_deal((d.hands[0], d.hands[1], d.hands[2]), d.kitty, d.passes, d.discards, d.tricks,
+                                  SEATS, D, highest, target, pickup=pickup)
         if (over or (rotation_left and prev is not None and D != (prev + 1) % 3) or tally is None
-                or (not tally[4] and i + 1 < n and ntricks < 16)):
+                or (not tally[4] and i + 1 < n and len(d.tricks) < 16)):
             return None
         prev, over = D, tally[4]
         out.append((D, tally))

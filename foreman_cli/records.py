@@ -57,6 +57,7 @@ class GameData:
     `deals` holds the fast decoder's structs: `dealer`, `hands` (name -> tokens), `kitty`,
     `passes` (`from_`, `to`, `card`, `returned`), `discards`, `tricks` (`leader`, `cards`). The
     engine turns tokens into card ints as it goes, so a record is never copied into other objects.
+    A game the compiled lane read (lane.py) has no `deals` but `blocks`, its deals as card codes.
     """
 
     id: str
@@ -69,6 +70,7 @@ class GameData:
     claimed: ClaimData | None
     series: tuple[str, int] | None
     played_at: str | None
+    blocks: bytes | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -269,6 +269,16 @@ class _Codes:
         return pa.ListArray.from_arrays(pa.array(self.outer, pa.int32()), a) if self.nested else a
 
 
+def block_codes(blocks: bytes, index: int, n_tricks: int, columns: list[tuple[bytearray, list[int], list[int]]]) -> None:
+    """deal_codes for deal `index` of the compiled lane's blocks (lane.py); `_core.lane_codes` is
+    the compiled one."""
+    from . import lane
+    if index < 0 or (index + 1) * lane.BLOCK > len(blocks) or not 0 <= n_tricks <= blocks[index * lane.BLOCK + 69]:
+        raise IndexError("no such deal or trick in the blocks")
+    deal = lane.block_deal(blocks[index * lane.BLOCK:(index + 1) * lane.BLOCK])
+    deal_codes(deal, (0, 1, 2), lane.SEATS, CARD_OF, n_tricks, columns)
+
+
 def deal_codes(deal, players: tuple[str, ...], seats: dict[str, int], cards: dict[str, int], n_tricks: int,
                columns: list[tuple[bytearray, list[int], list[int]]]) -> None:
     """Append a deal's kitty, discards, hands (by seat), passes (giver, receiver, card, returned)
@@ -314,12 +324,17 @@ def _flatten(b: _Batch, r: GameResult, now: datetime, n: int) -> None:
     cols = b.deals.values()
     lists = [(c.flat, c.inner, c.outer) for c in b.deal_lists.values()]
     codes = core.deal_codes or deal_codes
+    blocks = d.blocks  # a game the compiled lane read: its deals as codes already
+    from_blocks = core.lane_codes or block_codes
     for dr in r.deals:
         for col, v in zip(cols, (gid, dr.number, P[dr.dealer], dr.dealer, dr.decided, dr.tricks_played, dr.quotas,
                                  dr.tricks, dr.winners, n)):
             col.append(v)
         # the tricks until play stopped: not those after the game was won
-        codes(d.deals[dr.number - 1], P, d.seat, CARD_OF, len(dr.winners), lists)
+        if blocks is not None:
+            from_blocks(blocks, dr.number - 1, len(dr.winners), lists)
+        else:
+            codes(d.deals[dr.number - 1], P, d.seat, CARD_OF, len(dr.winners), lists)
         c = dr.claim
         if c is not None:
             for col, v in zip(b.claims.values(), (gid, dr.number, P[c.by], c.accepted, c.first_trick, c.tricks, c.rule,
@@ -496,7 +511,7 @@ def load_paths(paths: list[str], path: str, overrides: dict[str, Any] | None = N
     # 200 MB, chunks made the load slower (18.3 s against 15.5 s) and this process larger (505
     # against 325 MB); the archive's writes, not the reading, are what a load waits for.
     parts = record_batches(read_records(paths, max_record_bytes), batch_games, BATCH_BYTES)
-    batches = checked_batches(parts, overrides, jobs, shape=slim, stage=stage)
+    batches = checked_batches(parts, overrides, jobs, shape=slim, stage=stage, lane=analyze is None)
     return _store(path, batches, replace, progress, CrossChecks(hold=False))
 
 

@@ -163,3 +163,31 @@ def test_the_compiled_line_count_answers_as_its_twin(data, a, b):
     start, end = min(a, b), max(a, b)
     assert _core.count_lines(data, start, end) == reader.count_lines(data, start, end)
     assert _core.count_lines(bytearray(data), start, end) == reader.count_lines(bytearray(data), start, end)
+
+
+@need_c
+def test_the_archive_codes_from_blocks_answer_as_their_twin(texts):
+    from foreman_cli import store
+
+    def columns():
+        return [(bytearray(), [0], [0]) for _ in range(9)]
+    deals = 0
+    for t in texts:
+        scanned = lane.scan(t, CARD_OF)
+        if scanned is None:
+            continue
+        blocks = scanned[1]
+        want, got = columns(), columns()
+        for i in range(len(blocks) // lane.BLOCK):
+            n = blocks[i * lane.BLOCK + 69] - deals % 2  # every trick, or all but the last
+            n = max(n, 0)
+            store.block_codes(blocks, i, n, want)
+            _core.lane_codes(blocks, i, n, got)
+            deals += 1
+        assert got == want
+    assert deals > 200
+    for bad in ((len(blocks) // lane.BLOCK, 0), (0, 17)):
+        with pytest.raises(IndexError):
+            _core.lane_codes(blocks, *bad, columns())
+        with pytest.raises(IndexError):
+            store.block_codes(blocks, *bad, columns())
