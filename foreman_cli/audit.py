@@ -19,8 +19,18 @@ from .findings import ERROR, Finding
 from .results import GameLine, GameResult, Status
 
 
-def check_record(raw: RawRecord, overrides: dict[str, Any] | None = None) -> GameResult:
-    """Decode and replay one raw record; an unreadable one gives an `invalid` result."""
+def check_record(raw: RawRecord, overrides: dict[str, Any] | None = None, fast: bool = False,
+                 keep: bool = True) -> GameResult:
+    """Decode and replay one raw record; an unreadable one gives an `invalid` result.
+
+    With `fast`, a plain record takes the compiled lane (lane.py): the same result, but its game
+    holds the deals only as card codes (blocks), which the archive reads and nothing that replays
+    positions can; without `keep` it holds neither the game nor the record's text.
+    """
+    if fast and raw.text is not None:
+        res = lane.result(raw.text, raw.where, overrides, _fingerprint, keep)
+        if res is not None:
+            return res
     if raw.text is None:
         where = f"line {raw.line}" + (f" column {raw.column}" if raw.column else "")
         f = Finding("RECORD_SYNTAX", f"{raw.error} ({where})", path="$",
@@ -38,16 +48,6 @@ def check_record(raw: RawRecord, overrides: dict[str, Any] | None = None) -> Gam
         return GameResult(id=data.id, source=raw.where, status=Status.INVALID, findings=fs, text=raw.text,
                           fingerprint=_fingerprint(raw.text))
     return engine.replay(data, source=raw.where, text=raw.text, fingerprint=_fingerprint(raw.text))
-
-
-def _lane_or_full(raw: RawRecord, overrides: dict[str, Any] | None = None, keep: bool = False) -> GameResult:
-    """check_record, through the compiled lane when the record is plain (lane.py); `keep` keeps
-    the text and the game as the archive needs them."""
-    if raw.text is not None:
-        res = lane.result(raw.text, raw.where, overrides, _fingerprint, keep)
-        if res is not None:
-            return res
-    return check_record(raw, overrides)
 
 
 def _fingerprint(text: str) -> bytes:
@@ -281,10 +281,8 @@ def _check_batch(task: tuple[Piece, dict[str, Any] | None, Any, Any, bool]) -> B
     # positions (the analysis).
     keep = stage is not None
     with no_cyclic_gc():
-        if lane_ok and shape is not None:
-            out = [_lane_or_full(raw, overrides, keep) for raw in raws]
-        else:
-            out = [check_record(raw, overrides) for raw in raws]
+        fast = lane_ok and shape is not None
+        out = [check_record(raw, overrides, fast, keep) for raw in raws]
         staged = stage(out) if stage is not None else None
         if shape is not None:
             out = [shape(r) for r in out]  # before it is pickled back: most of a result's size

@@ -181,7 +181,7 @@ def _audit(records, overrides: dict[str, Any] | None):
             out: dict[str, list] = {k: [] for k in ("file_index", "line", "id", "status", "fingerprint",
                                                      "series_id", "series_seq", "facts", "result")}
             for raw, i in zip(raws, fidx):
-                res = check_record(raw, overrides)
+                res = check_record(raw, overrides, fast=True, keep=False)
                 series = res.series if res.status != "invalid" else None
                 for k, v in (("file_index", i), ("line", raw.line), ("id", res.id), ("status", res.status),
                              ("fingerprint", res.fingerprint), ("series_id", series[0] if series else None),
@@ -305,7 +305,7 @@ def _tables(records, overrides: dict[str, Any] | None) -> dict[str, Any]:
 
     def flatten(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         for b in batches:
-            results = [check_record(raw, overrides) for raw in _raws(b)]
+            results = [check_record(raw, overrides, fast=True) for raw in _raws(b)]
             for name, t in store.archive_rows(results).items():
                 sink = io.BytesIO()
                 with pa.ipc.new_stream(sink, t.schema) as w:
