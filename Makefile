@@ -44,7 +44,7 @@ test: $(STAMP)
 	$(BIN)/python -m pytest
 	FOREMAN_PURE=1 $(BIN)/python -m pytest -p no:cacheprovider tests/test_claims.py tests/test_analysis.py \
 	    tests/test_solver.py tests/test_properties.py tests/test_fast_replay.py tests/test_engine.py tests/test_events.py \
-	    tests/test_store.py
+	    tests/test_store.py tests/test_lane.py
 
 # Regenerate the golden outputs of the samples (never edit them by hand).
 golden: $(STAMP)

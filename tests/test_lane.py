@@ -191,3 +191,30 @@ def test_the_archive_codes_from_blocks_answer_as_their_twin(texts):
             _core.lane_codes(blocks, *bad, columns())
         with pytest.raises(IndexError):
             store.block_codes(blocks, *bad, columns())
+
+
+def _shuffled(value, rnd: random.Random):
+    """The same JSON value with every object's keys in another order."""
+    if isinstance(value, dict):
+        items = list(value.items())
+        rnd.shuffle(items)
+        return {k: _shuffled(v, rnd) for k, v in items}
+    if isinstance(value, list):
+        return [_shuffled(v, rnd) for v in value]
+    return value
+
+
+_RECORDS = [rec for k in range(3) for rec, _ in generate(3, 40 + k, rules=_rules(60 + k), max_deals=6,
+                                                         players=[NAMES[k], "bob", "carl"])]
+
+
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(0, len(_RECORDS) - 1), st.integers(0, 2**32), st.sampled_from([None, 0, 2]),
+       st.booleans(), st.sampled_from([(",", ":"), (", ", ": "), (" ,\t", " :\n")]))
+def test_a_record_in_any_key_order_and_spacing_reads_alike_on_both_paths(i, seed, indent, ascii_only, seps):
+    t = json.dumps(_shuffled(_RECORDS[i], random.Random(seed)), indent=indent, ensure_ascii=ascii_only,
+                   separators=seps if indent is None else None)
+    raw = RawRecord("k.jsonl", 1, t)
+    assert _line(audit.check_record(raw, fast=True, keep=False)) == _line(audit.check_record(raw))
+    if _core is not None:
+        assert _core.lane_scan(t, CARD_OF) == lane.scan(t, CARD_OF)
