@@ -220,7 +220,7 @@ Piece = list[RawRecord] | LineChunk
 
 def checked_batches(pieces: Iterable[Piece], overrides: dict[str, Any] | None = None, jobs: int = 1,
                     shape: Callable[[GameResult], Any] | None = None,
-                    stage: Callable[[list[GameResult]], Any] | None = None, lane: bool = True) -> Iterator[Batch]:
+                    stage: Callable[[list[GameResult]], Any] | None = None, fast: bool = True) -> Iterator[Batch]:
     """Decode and replay the input a piece at a time (a batch of records, or a chunk of lines that
     the worker cuts itself), in input order: the one pipeline of `validate` and `load`. The checks
     across games are the caller's (CrossChecks).
@@ -228,10 +228,10 @@ def checked_batches(pieces: Iterable[Piece], overrides: dict[str, Any] | None = 
     `stage` (a module-level function, so workers can run it) turns a batch's full results into
     what the caller keeps of them; `shape` then turns each result into what is sent back (a slim
     result, a GameLine). With jobs > 1 both run in the workers. With a shape (which drops the
-    decoded game) and `lane`, plain records take the compiled lane (lane.py); a stage that
-    replays positions (the analysis) needs the decoded deals and says `lane=False`.
+    decoded game) and `fast`, plain records take the compiled lane (lane.py); a stage that
+    replays positions (the analysis) needs the decoded deals and says `fast=False`.
     """
-    tasks = ((p, overrides, shape, stage, lane) for p in pieces)
+    tasks = ((p, overrides, shape, stage, fast) for p in pieces)
     batches = ordered_map(_check_batch, tasks, jobs) if jobs > 1 else map(_check_batch, tasks)
     try:
         with no_cyclic_gc():
@@ -274,14 +274,13 @@ def pieces(paths: list[str], max_record_bytes: int = DEFAULT_MAX_RECORD_BYTES,
 
 
 def _check_batch(task: tuple[Piece, dict[str, Any] | None, Any, Any, bool]) -> Batch:
-    piece, overrides, shape, stage, lane_ok = task
+    piece, overrides, shape, stage, fast = task
     raws = piece.records() if isinstance(piece, LineChunk) else piece
     # The compiled lane's results hold no decoded deals, only their codes: for the validation's
-    # lines and results (which drop the data) and the archive's stage, not for what replays
-    # positions (the analysis).
-    keep = stage is not None
+    # lines and results (a shape drops the data) and the archive's stage (which keeps the text
+    # and the codes), not for what replays positions (the analysis).
+    fast, keep = fast and shape is not None, stage is not None
     with no_cyclic_gc():
-        fast = lane_ok and shape is not None
         out = [check_record(raw, overrides, fast, keep) for raw in raws]
         staged = stage(out) if stage is not None else None
         if shape is not None:

@@ -533,7 +533,7 @@ def _result(g: GameData, add, findings: list[Finding], source: str, deal_results
         last = deal_results[-1] if deal_results else None
         tallies = ", ".join(f"{P[s]} {last.tricks[s]}" for s in range(3)) if last else ""
         add(Finding("UNFINISHED", f"the record ends after {plural(len(deal_results), 'deal')} with nobody at "
-                        f"{rules.target} tricks (last deal: {tallies})", evidence={"deals": len(deal_results)}))
+                    f"{rules.target} tricks (last deal: {tallies})", evidence={"deals": len(deal_results)}))
     elif g.stake is not None:
         net, payments = settle_game(P, winner, deal_results[-1], g.stake)
     result = GameResult(
@@ -585,7 +585,8 @@ def settle_game(players: tuple[str, ...], winner: int, deciding: DealResult,
 _SETTLED: dict[tuple, tuple[tuple[Decimal, ...], tuple[Decimal | None, ...]]] = {}
 
 
-def _settle(winner: int, shorts: tuple[bool, ...], stake: Decimal) -> tuple[tuple[Decimal, ...], tuple[Decimal | None, ...]]:
+def _settle(winner: int, shorts: tuple[bool, ...],
+            stake: Decimal) -> tuple[tuple[Decimal, ...], tuple[Decimal | None, ...]]:
     """Nets and payments by seat: a loser pays the stake, twice when short of quota."""
     pays: list[Decimal | None] = [None, None, None]
     nets = [money.ZERO] * 3

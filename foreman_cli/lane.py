@@ -107,7 +107,7 @@ class _Scanner:
 
     def digits(self) -> bool:
         start = self.i
-        while self.i < len(self.t) and self.t[self.i].isdigit():
+        while self.i < len(self.t) and "0" <= self.t[self.i] <= "9":  # not str.isdigit: '²' is a digit to it
             self.i += 1
         return self.i > start
 

@@ -511,7 +511,7 @@ def load_paths(paths: list[str], path: str, overrides: dict[str, Any] | None = N
     # 200 MB, chunks made the load slower (18.3 s against 15.5 s) and this process larger (505
     # against 325 MB); the archive's writes, not the reading, are what a load waits for.
     parts = record_batches(read_records(paths, max_record_bytes), batch_games, BATCH_BYTES)
-    batches = checked_batches(parts, overrides, jobs, shape=slim, stage=stage, lane=analyze is None)
+    batches = checked_batches(parts, overrides, jobs, shape=slim, stage=stage, fast=analyze is None)
     return _store(path, batches, replace, progress, CrossChecks(hold=False))
 
 

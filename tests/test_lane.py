@@ -133,12 +133,13 @@ def test_the_lane_takes_a_plain_record_and_leaves_what_is_not():
     claimed["format"] = "foreman/1.1"
     claimed["deals"][-1]["claim"] = {"by": "ann", "accepted": True}
     for t in (json.dumps(stranger), twice, json.dumps(claimed), _PLAIN.replace('"2S"', '"2s"'),
-              _PLAIN.replace('"players"', '"players" ', 1).replace('"id"', '"ext": {"a": NaN}, "id"', 1)):
+              _PLAIN.replace('"players"', '"players" ', 1).replace('"id"', '"ext": {"a": NaN}, "id"', 1),
+              _PLAIN.replace('"id"', '"ext": {"a": 1\u00b2}, "id"', 1)):  # a digit to str.isdigit, not to JSON
         assert lane.result(t, "x:1", None, audit._fingerprint) is None
         assert _core.lane_scan(t, CARD_OF) == lane.scan(t, CARD_OF)
 
 
-_CHARS = list('"\\,:{}[] 0123456789-+.eEuSHDCA\n\t\x01ébnrt/') + ["true", "null", "\\u00e9", "\\ud800", "10"]
+_CHARS = list('"\\,:{}[] 0123456789-+.eEuSHDCA\n\t\x01ébnrt/²') + ["true", "null", "\\u00e9", "\\ud800", "10", '"ext":1²,']
 
 
 @need_c
