@@ -8,7 +8,7 @@ import itertools
 from contextlib import contextmanager
 from collections import defaultdict, deque
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from typing import Any, BinaryIO
 
 import msgspec
@@ -485,7 +485,8 @@ class Summary:
 
     def merge(self, other: Summary) -> None:
         """Add the counts of another run of results."""
-        for name in ("games", "clean", "with_breaches", "unfinished", "invalid", "won", "errors"):
-            setattr(self, name, getattr(self, name) + getattr(other, name))
+        for f in fields(self):
+            if f.name != "by_code":
+                setattr(self, f.name, getattr(self, f.name) + getattr(other, f.name))
         for code, n in other.by_code.items():
             self.by_code[code] = self.by_code.get(code, 0) + n

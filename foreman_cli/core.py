@@ -23,6 +23,12 @@ names_ok = _core.names_ok if _core is not None else None
 deal_codes = _core.deal_codes if _core is not None else None
 # The same from the compiled lane's blocks (store.block_codes is the twin).
 lane_codes = _core.lane_codes if _core is not None else None
+# The fast lane's scan and tally of a plain record (lane.scan and lane.replay are the twins; with
+# no compiled core there is no lane: the full path is the reference).
+lane_scan = _core.lane_scan if _core is not None else None
+lane_replay = _core.lane_replay if _core is not None else None
+# Newlines in a stretch of a memory map without copying it (reader.count_lines is the twin).
+count_lines = _core.count_lines if _core is not None else None
 
 
 def table_bits(b: Board) -> int:

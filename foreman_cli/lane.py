@@ -22,8 +22,8 @@ from .results import GameResult
 
 LANE_DEPTH = 64  # nesting a passed-over value may have; deeper goes to the full path
 BLOCK = 134  # a deal: dealer, 3 hands of 16, kitty 4, discards 4, passes 3 x 4, tricks, 16 x (leader + 3)
-_SCAN = core._core.lane_scan if core._core is not None else None
-_REPLAY = core._core.lane_replay if core._core is not None else None
+_SCAN = core.lane_scan
+_REPLAY = core.lane_replay
 
 
 def result(text: str, source: str, overrides: dict[str, Any] | None,

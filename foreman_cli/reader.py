@@ -127,8 +127,8 @@ def line_chunks(path: str, limit: int = DEFAULT_MAX_RECORD_BYTES, size: int = CH
     `--jobs` read themselves: the reading process only finds the cuts and counts the lines
     (through a memory map, so it copies nothing but what it counts). A line too long to read
     that runs over a cut comes as its record, so no chunk is much longer than `size`."""
-    from .core import _core
-    count = _core.count_lines if _core is not None else count_lines
+    from . import core
+    count = core.count_lines or count_lines
     try:
         f = open(path, "rb")
     except OSError as e:

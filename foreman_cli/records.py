@@ -140,7 +140,8 @@ _CODES: dict[str, str] = {}
 _DEFAULT_RULES = HouseRules()
 
 
-def _finish(g: Any, deals: list[Any], claim: ClaimData | None, overrides: dict[str, Any] | None) -> GameData:
+def _finish(g: Any, deals: list[Any], claim: ClaimData | None, overrides: dict[str, Any] | None,
+            seat: dict[str, int] | None = None) -> GameData:
     if g.rules is None:
         rules = _DEFAULT_RULES
     elif isinstance(g.rules, msgspec.Struct):
@@ -151,7 +152,7 @@ def _finish(g: Any, deals: list[Any], claim: ClaimData | None, overrides: dict[s
         rules = rules.with_overrides(overrides)
     players = tuple(g.players)
     return GameData(
-        id=g.id, players=players, seat={n: i for i, n in enumerate(players)}, rules=rules, deals=deals,
+        id=g.id, players=players, seat=seat or {n: i for i, n in enumerate(players)}, rules=rules, deals=deals,
         stake=money.amount(g.stake) if g.stake is not None else None,
         currency=currency_code(g.currency), claimed=claim,
         series=(g.series.id, g.series.seq) if g.series is not None else None,
@@ -212,7 +213,7 @@ def decode(text: bytes | str, overrides: dict[str, Any] | None = None) -> GameDa
     claim = _head_checked(g, seat)
     if claim is False:
         return decode_careful(text, overrides)
-    return _finish(g, g.deals, claim, overrides)
+    return _finish(g, g.deals, claim, overrides, seat)
 
 
 def decode_head(head: bytes, overrides: dict[str, Any] | None = None) -> GameData | None:
@@ -222,8 +223,9 @@ def decode_head(head: bytes, overrides: dict[str, Any] | None = None) -> GameDat
         g = _HEAD.decode(head)
     except msgspec.DecodeError:
         return None
-    claim = _head_checked(g, {n: i for i, n in enumerate(g.players)})
-    return None if claim is False else _finish(g, [], claim, overrides)
+    seat = {n: i for i, n in enumerate(g.players)}
+    claim = _head_checked(g, seat)
+    return None if claim is False else _finish(g, [], claim, overrides, seat)
 
 
 def _head_checked(g: Any, seat: dict[str, int]) -> ClaimData | None | bool:
