@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import gc
-import hashlib
 import itertools
 from contextlib import contextmanager
 from collections import defaultdict, deque
@@ -12,6 +11,11 @@ from dataclasses import dataclass, field, fields, replace
 from typing import Any, BinaryIO
 
 import msgspec
+
+try:  # the hash itself, without hashlib's loading of OpenSSL (a few ms of every start-up)
+    from _blake2 import blake2b
+except ImportError:  # pragma: no cover - a Python built without it
+    from hashlib import blake2b
 
 from . import engine, lane, records
 from .reader import DEFAULT_MAX_RECORD_BYTES, LineChunk, RawRecord, expand, is_plain_lines, line_chunks, read_records
@@ -52,7 +56,7 @@ def check_record(raw: RawRecord, overrides: dict[str, Any] | None = None, fast: 
 
 def _fingerprint(text: str) -> bytes:
     """What tells two copies of a game apart: a hash of the record's text."""
-    return hashlib.blake2b(text.encode(), digest_size=16).digest()
+    return blake2b(text.encode(), digest_size=16).digest()
 
 
 @dataclass

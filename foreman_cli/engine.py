@@ -4,10 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from . import claims, core, money
-from . import events as ev
 from .board import legal_mask
 from .cards import BIT, BIT_OF, CANONICAL, CARD_OF, SUIT_MASK, SUIT_NAMES, SUIT_OF, SUITS, hand_cards, names
 from .findings import Finding
@@ -15,6 +14,9 @@ from .records import GameData
 from .results import DealResult, GameResult, Status
 from .rules import QUOTAS
 from .words import plural
+
+if TYPE_CHECKING:  # the events load only for a traced replay: validate never builds one
+    from . import events as ev
 
 HAND_SIZE = 16
 KITTY_SIZE = 4
@@ -112,6 +114,7 @@ def _check_trick(P, H: _Hands, add, trace, dn: int, tn: int, ld: int, leader_due
             elif mp & led_mask:
                 add(_revoke(P, dn, tn, p, c, led, mp))
         if trace is not None:
+            from . import events as ev
             trace.visit(ev.CardPlayed(dn, tn, P[p], CANONICAL[c], names(hand_cards(legal_mask(mp, led if j else None)))))
     return w
 
@@ -149,6 +152,7 @@ def _revoke(P, dn: int, tn: int, p: int, c: int, led: int, hand: int) -> Finding
 
 
 def _pass_event(P, dn: int, pn: int, gv: int, rc: int, c: int, x: int, before: int) -> ev.PassMade:
+    from . import events as ev
     return ev.PassMade(dn, pn, P[gv], P[rc], CANONICAL[c], CANONICAL[x],
                        names(hand_cards(before & SUIT_MASK[SUIT_OF[c]])))
 
@@ -250,6 +254,7 @@ def _run(g: GameData, source: str, trace: ev.Visitor | None,
     if trace is not None:
         def add(f: Finding, _append=findings.append) -> None:  # noqa: F811 - traced variant
             _append(f)
+            from . import events as ev
             trace.visit(ev.FindingMade(f))
     ctx = _Game(P, g.seat, rules, add, trace, rules.return_rule == "highest", rules.kitty == "swap")
     # The compiled pass for plain deals; the traced replay and a stop at a position need every event.
@@ -312,6 +317,7 @@ def _deal_started(ctx: _Game, dn: int, d, D: int, prev_dealer: int | None) -> No
     if ctx.trace is not None:
         L, R = (D + 1) % 3, (D + 2) % 3
         quotas = _quotas(ctx.rules, D)
+        from . import events as ev
         ctx.trace.visit(ev.DealStarted(dn, P[D], {P[D]: "D", P[L]: "L", P[R]: "R"},
                                        {P[s]: quotas[s] for s in range(3)},
                                        {P[s]: names(map(CARD_OF.__getitem__, d.hands[P[s]])) for s in range(3)},
@@ -482,6 +488,7 @@ def _kitty(ctx: _Game, H: _Hands, dn: int, d, D: int, kitty: list[int], kitty_ma
     for c in kit:
         H.add(D, c)
     if trace is not None:
+        from . import events as ev
         trace.visit(ev.KittyExchanged(dn, P[D], names(kitty), list(d.discards),
                                       {P[s]: names(H.cards(s)) for s in range(3)}))
 
@@ -508,6 +515,7 @@ def _tricks(ctx: _Game, H: _Hands, dn: int, d, D: int, stop_at: tuple[int, int] 
             winners.append(None)
             continue
         if trace is not None:
+            from . import events as ev
             trace.visit(ev.TrickWon(dn, tn, P[ld], list(cs[:3]), P[w],
                                     {P[s]: won[s] + (s == w) for s in range(3)}))
         n = won[w] + 1
@@ -559,6 +567,7 @@ def _claim(P, H: _Hands, x: int, claim, leader: int, won: list[int], recorded: i
     if f is not None:
         add(f)
     if trace is not None:
+        from . import events as ev
         trace.visit(ev.ClaimJudged(dn, res.first_trick, P[x], res.accepted, res.statement, res.tricks, res.rule,
                                    res.holds, res.line_names(), P[leader],
                                    {P[s]: won[s] + (res.tricks if s == x else 0) for s in range(3)}))

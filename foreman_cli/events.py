@@ -1,4 +1,4 @@
-"""What a replay meets, as typed events, and the visitor that receives them (python-chess's BaseVisitor).
+"""What a replay meets, as typed events (their receiver, the visitor, is in visitor.py).
 
 The engine sends events only when it is given a visitor: a replay without one builds none. The
 views (the terminal replay, the HTML page) and `replay --json` all read these same events.
@@ -10,6 +10,7 @@ from dataclasses import dataclass, field, fields
 from typing import Any, ClassVar
 
 from .findings import Finding
+from .visitor import Recorder, Visitor  # noqa: F401 - the events' receivers, named here too
 
 
 class _Event:
@@ -148,24 +149,3 @@ class PositionReached(_Event):
 
 Event = (DealStarted | PassMade | KittyExchanged | CardPlayed | TrickWon | FindingMade | ClaimJudged | GameEnded
          | PositionReached)
-
-
-class Visitor:
-    """Receives a replay's events: `visit` calls `on_<kind>` (on_deal, on_pass, ...) when defined."""
-
-    def visit(self, event: Event) -> None:
-        """Hand one event to its handler."""
-        handler = getattr(self, "on_" + event.kind, None)
-        if handler is not None:
-            handler(event)
-
-
-class Recorder(Visitor):
-    """A visitor that keeps every event, in order."""
-
-    def __init__(self) -> None:
-        self.events: list[Event] = []
-
-    def visit(self, event: Event) -> None:
-        """Keep the event."""
-        self.events.append(event)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import codecs
-import gzip
 import io
 import json
 import mmap
@@ -90,14 +89,18 @@ def read_stream(stream: BinaryIO, name: str, max_record_bytes: int = DEFAULT_MAX
     """
     buffered = stream if hasattr(stream, "peek") else io.BufferedReader(stream)  # type: ignore[arg-type]
     head = buffered.peek(2)[:2]
-    src: BinaryIO = gzip.GzipFile(fileobj=buffered, mode="rb") if head == b"\x1f\x8b" else buffered
+    src: BinaryIO = buffered
+    corrupt: tuple[type[Exception], ...] = (EOFError, zlib.error)
+    if head == b"\x1f\x8b":
+        import gzip  # loaded for a gzip input only: start-up stays light
+        src, corrupt = gzip.GzipFile(fileobj=buffered, mode="rb"), (gzip.BadGzipFile, *corrupt)
     line = 0
     try:
         gen = _read_layout(src, name, max_record_bytes, lines)
         for rec in gen:
             line = rec.line
             yield rec
-    except (gzip.BadGzipFile, EOFError, zlib.error) as e:
+    except corrupt as e:
         yield RawRecord(name, line + 1 if line else 1, None,
                         error=f"corrupt or truncated gzip data ({e}); the rest of the file is not read")
     except OSError as e:

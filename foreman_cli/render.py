@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import csv
 import dataclasses
 import decimal
 import itertools
@@ -13,7 +12,7 @@ import sys
 from collections.abc import Iterable
 from datetime import date, datetime
 from decimal import Decimal
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 import msgspec
 
@@ -21,11 +20,13 @@ from . import money
 from .audit import LineRun, Summary
 from .cards import CANONICAL
 from .claims import claim_words
-from .events import ClaimJudged, DealStarted, FindingMade, GameEnded, KittyExchanged, PassMade, TrickWon, Visitor
 from .findings import CODES, ERROR, Finding
 from .results import GameLine, GameResult
-from .trace import follower_legal, pass_proof
+from .visitor import Visitor
 from .words import plural
+
+if TYPE_CHECKING:  # the event classes load only where a replay is traced
+    from .events import ClaimJudged, DealStarted, FindingMade, GameEnded, KittyExchanged, PassMade, TrickWon
 
 
 # Characters of record text (or query results) that a terminal would obey rather than show: C0 and
@@ -292,6 +293,7 @@ class SettlementJSON:
 
 def transfers_csv(s, out: IO[str] | None = None) -> None:
     """Write the transfers as CSV: from,to,amount,currency."""
+    import csv  # CSV output only
     w = csv.writer(out or sys.stdout, lineterminator="\n")
     w.writerow(["from", "to", "amount", "currency"])
     for t in s.transfers:
@@ -420,6 +422,7 @@ class _ReplayView(Visitor):
         line.append_text(_card(e.card, self.sym))
         line.append(f" to {e.receiver}; {e.receiver} returned ")
         line.append_text(_card(e.returned, self.sym))
+        from .trace import pass_proof  # the replay's wording, loaded with the replay
         line.append(f"  ({pass_proof(e, self.rules.return_rule)})", style="dim")
         self.con.print(line)
         self.show_held("pass_", e.number)
@@ -485,6 +488,7 @@ def _position_block(con: Console, t, sym: bool) -> None:
     con.print()
     con.print(Text(f"Before deal {pos.deal}, trick {pos.trick}", style="bold underline")
               + Text("  tricks so far: " + ", ".join(f"{p} {n}" for p, n in zip(t.data.players, pos.tricks))))
+    from .trace import follower_legal
     rows = follower_legal(t)
     for j, (p, hand, legal) in enumerate(rows):
         line = Text(f"  {p:<10} held ") + _by_suit(hand, sym)
@@ -632,6 +636,7 @@ def query_json(res, out: IO[str] | None = None) -> None:
 
 def query_csv(res, out: IO[str] | None = None) -> None:
     """A query result as CSV with a header, written as the rows come."""
+    import csv  # CSV output only
     w = csv.writer(out or sys.stdout, lineterminator="\n")
     w.writerow(res.columns)
     for row in res.rows:
