@@ -20,6 +20,11 @@ from .errors import InputError
 SUFFIXES = (".json", ".jsonl", ".json.gz", ".jsonl.gz")
 DEFAULT_MAX_RECORD_BYTES = 16 * 1024 * 1024  # a 20-deal game is about 25 KB
 CHUNK = 1 << 20
+# What a worker of `--jobs` reads at a time. Measured on 200 MB with two workers: 4 MiB against
+# 1 MiB takes the reading process from 0.80 to 0.64 s of CPU and the whole run from 5.4 to 5.15 s
+# (the hand-over is per chunk); an input under two chunks is read in one process, sooner than a
+# pool would start.
+WORKER_CHUNK = 4 << 20
 _WS = re.compile(r"[ \t\n\r]*")
 _BOM = b"\xef\xbb\xbf"
 
@@ -125,13 +130,16 @@ class LineChunk:
         return _read_layout(io.BytesIO(data), self.source, self.limit, lines=True, first_line=self.first_line)
 
 
-def line_chunks(path: str, limit: int = DEFAULT_MAX_RECORD_BYTES, size: int = CHUNK) -> Iterator[LineChunk | RawRecord]:
+def line_chunks(path: str, limit: int = DEFAULT_MAX_RECORD_BYTES,
+                size: int | None = None) -> Iterator[LineChunk | RawRecord]:
     """A plain JSON Lines file as chunks of about `size` bytes of whole lines, which the workers of
     `--jobs` read themselves: the reading process only finds the cuts and counts the lines
     (through a memory map, so it copies nothing but what it counts). A line too long to read
-    that runs over a cut comes as its record, so no chunk is much longer than `size`."""
+    that runs over a cut comes as its record, so no chunk is much longer than `size` (by default
+    WORKER_CHUNK)."""
     from . import core
     count = core.count_lines or count_lines
+    size = size or WORKER_CHUNK
     try:
         f = open(path, "rb")
     except OSError as e:
