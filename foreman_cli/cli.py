@@ -11,9 +11,9 @@ from typing import Annotated, Optional
 
 import typer
 
-from . import audit, generate as gen, records, render
+from . import audit, records, render
 from .errors import ForemanError, OutputError, UsageError
-from .findings import CODES
+from .findings import CODES, INJECTABLE
 from .reader import DEFAULT_MAX_RECORD_BYTES
 from .rules import HouseRules, parse_overrides
 
@@ -493,7 +493,7 @@ def generate(
     games: Annotated[int, typer.Option("--games", "-n", min=0, metavar="N", help="How many games.")] = 10,
     seed: Annotated[int, typer.Option(metavar="N", help="Random seed: the same seed gives the same games.")] = 1,
     inject: Annotated[Optional[str], typer.Option(
-        metavar="CODE", help=f"Make one breach of this kind in each game: {', '.join(gen.INJECTABLE)}.")] = None,
+        metavar="CODE", help=f"Make one breach of this kind in each game: {', '.join(INJECTABLE)}.")] = None,
     rule: RuleOpt = None,
     max_deals: Annotated[int, typer.Option(metavar="N", help="Stop after this many deals (the game is then unfinished).")] = 20,
     stacked: Annotated[float, typer.Option(
@@ -513,6 +513,7 @@ def generate(
 
     Example: foreman generate -n 1000 --seed 7 --inject REVOKE > revokes.jsonl
     """
+    from . import generate as gen  # the bots load for this command only
     rules = HouseRules().with_overrides(parse_overrides(rule))
     out = sys.stdout
     for rec, _ in gen.generate(games, seed, inject.upper() if inject else None, rules, max_deals, stacked, series_size,

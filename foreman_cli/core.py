@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import os
 
-from . import solver
-from .board import Board
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .board import Board
 
 try:
     if os.environ.get("FOREMAN_PURE") == "1":
@@ -42,6 +44,7 @@ class Paranoid:
 
     def __init__(self, x: int, b: Board | None = None, pure: bool = False) -> None:
         self.x = x
+        from . import solver  # the Python twin, loaded with the first search: a validate run makes none
         self._c = None if pure or _core is None else _core.Paranoid(x, table_bits(b) if b else 18)
         self._py = solver.Paranoid(x) if self._c is None else None
 
@@ -51,6 +54,7 @@ class Paranoid:
             h, t = b.hands, b.tallies
             return self._c.sure(h[0], h[1], h[2], b.leader, b.trick, t[0], t[1], t[2], b.played, b.target,
                                 -1.0 if budget_ms is None else float(budget_ms), -1 if guess is None else guess)
+        from . import solver
         self._py.budget_ms = budget_ms
         try:
             return self._py.sure(b, guess)
@@ -59,6 +63,7 @@ class Paranoid:
 
     def line(self, b: Board) -> list[int]:
         """A line of best play from `b` to the end of the deal that proves X's sure tricks."""
+        from . import solver
         return solver.principal_line(b, self.x, self.sure)
 
     @property
@@ -70,6 +75,7 @@ class Paranoid:
 def claim_line(b: Board, x: int, k: int, best_play: bool, pure: bool = False) -> list[int] | None:
     """A line that stops x from taking the next k tricks, or None when the claim holds."""
     if pure or _core is None:
+        from . import solver
         return solver.claim_line(b, x, k, best_play)
     h, t = b.hands, b.tallies
     return _core.claim_line(h[0], h[1], h[2], b.leader, b.trick, t[0], t[1], t[2], b.played, b.target,

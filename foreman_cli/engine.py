@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
-from . import claims, core, money
+from . import core, money
 from .board import legal_mask
 from .cards import BIT, BIT_OF, CANONICAL, CARD_OF, SUIT_MASK, SUIT_NAMES, SUIT_OF, SUITS, hand_cards, names
 from .findings import Finding
@@ -15,7 +15,8 @@ from .results import DealResult, GameResult, Status
 from .rules import QUOTAS
 from .words import plural
 
-if TYPE_CHECKING:  # the events load only for a traced replay: validate never builds one
+if TYPE_CHECKING:  # the events load only for a traced replay, the claims' judge for a claim
+    from . import claims
     from . import events as ev
 
 HAND_SIZE = 16
@@ -561,6 +562,7 @@ def _claim(P, H: _Hands, x: int, claim, leader: int, won: list[int], recorded: i
            trace) -> claims.ClaimResult:
     """Judge a deal's claim from the hands as replayed (RULES.md 12); report it when it fails."""
     sizes = [len(H.cards(s)) if H.dup[s] else H.m[s].bit_count() for s in range(3)]
+    from . import claims  # for a deal with a claim only
     res = claims.adjudicate(list(H.m), sizes, x, claim.accepted, claim.statement, leader, won, recorded,
                             rules.target, rules.claim_rule)
     f = claims.finding(res, P, dn, leader)

@@ -19,7 +19,8 @@ class CodeInfo:
     line), 'inline' (where the replay meets it: it has no line of its own, as for a missing pass
     or a trick after the end), 'dealer' (the deal's dealer line), 'game' (the top of the game),
     'result' (beside the result). `leaves_out`: the record is left out of a settlement whatever
-    its play (a repeated copy).
+    its play (a repeated copy). `injectable`: `foreman generate --inject` can make a game with one
+    (the tests' records that trigger each code come from it).
     """
 
     code: str
@@ -32,6 +33,7 @@ class CodeInfo:
     cross_game: bool = False
     shown_at: str = "place"
     leaves_out: bool = False
+    injectable: bool = False
 
 
 CODES: dict[str, CodeInfo] = {
@@ -50,64 +52,68 @@ CODES: dict[str, CodeInfo] = {
         CodeInfo("DEAL_SIZE", ERROR, "a hand is not 16 cards, or the kitty is not 4",
                  "Each player is dealt 16 cards and the kitty holds the other 4 (RULES.md 3).",
                  "the number of cards dealt",
-                 "deal 1: bob was dealt 15 cards, not 16 (DEAL_SIZE)"),
+                 "deal 1: bob was dealt 15 cards, not 16 (DEAL_SIZE)", injectable=True),
         CodeInfo("DEAL_DUPLICATE", ERROR, "a card is dealt more than once",
                  "The hands and the kitty are exactly the 52 distinct cards of one deck (RULES.md 3).",
                  "where each copy was dealt",
-                 "deal 1: QS was dealt 2 times (alice, the kitty) (DEAL_DUPLICATE)"),
+                 "deal 1: QS was dealt 2 times (alice, the kitty) (DEAL_DUPLICATE)", injectable=True),
         CodeInfo("WRONG_DEALER", ERROR, "a later deal has the wrong dealer",
                  "Under deal_rotation 'left' the next deal of a game is dealt by the previous deal's L, "
                  "the player to the dealer's left (RULES.md 7).",
                  "the dealer the rotation names",
-                 "deal 2: carol dealt; the deal passes left, to bob (WRONG_DEALER)"),
+                 "deal 2: carol dealt; the deal passes left, to bob (WRONG_DEALER)", injectable=True),
         CodeInfo("PASS_SEQUENCE", ERROR, "passes missing, extra, out of order, or to the wrong player",
                  "Three passes in this order: L gives to R, R gives to D, D gives to L (RULES.md 4).",
                  "the pass expected at that position and the one recorded",
-                 "deal 1, pass 2: recorded carol to alice; expected bob to carol (PASS_SEQUENCE)", shown_at="inline"),
+                 "deal 1, pass 2: recorded carol to alice; expected bob to carol (PASS_SEQUENCE)", shown_at="inline",
+                 injectable=True),
         CodeInfo("PASS_NOT_HELD", ERROR, "the giver did not hold the card he gave",
                  "A player can only pass a card from his own hand (RULES.md 4).",
                  "the giver's hand at that moment",
-                 "deal 1, pass 1: bob gave 4D but did not hold it; held ... (PASS_NOT_HELD)"),
+                 "deal 1, pass 1: bob gave 4D but did not hold it; held ... (PASS_NOT_HELD)", injectable=True),
         CodeInfo("RETURN_NOT_HELD", ERROR, "the receiver returned a card he did not hold before the pass",
                  "The returned card comes from the receiver's hand as it was before the pass; giving "
                  "back the card just received is this breach (RULES.md 4, 11).",
                  "the receiver's hand before the pass",
-                 "deal 1, pass 2: carol returned 9H but did not hold it before the pass (RETURN_NOT_HELD)"),
+                 "deal 1, pass 2: carol returned 9H but did not hold it before the pass (RETURN_NOT_HELD)",
+                 injectable=True),
         CodeInfo("RETURN_WRONG_CARD", ERROR, "the returned card breaks the return rule",
                  "Under return_rule 'highest' the receiver returns his highest card of the suit "
                  "received; under 'higher' any card of that suit above the one received, if he has "
                  "one. With no such card he may return any card (RULES.md 4).",
                  "the card or cards he should have returned",
-                 "deal 1, pass 3: alice returned 9D for 4D; her highest diamond was AD (RETURN_WRONG_CARD)"),
+                 "deal 1, pass 3: alice returned 9D for 4D; her highest diamond was AD (RETURN_WRONG_CARD)",
+                 injectable=True),
         CodeInfo("DISCARD_COUNT", ERROR, "the dealer did not set aside exactly 4 cards",
                  "The dealer exchanges exactly 4 of his cards for the 4 kitty cards (RULES.md 5).",
                  "the number of discards recorded",
-                 "deal 1: alice set aside 3 cards, not 4 (DISCARD_COUNT)"),
+                 "deal 1: alice set aside 3 cards, not 4 (DISCARD_COUNT)", injectable=True),
         CodeInfo("DISCARD_NOT_HELD", ERROR, "a discard the dealer could not discard",
                  "Under kitty 'swap' the 4 discards come from the 16 cards he held before taking the "
                  "kitty; under 'pickup' from the 20 he holds with it (RULES.md 5).",
                  "his hand before the kitty, and the kitty",
-                 "deal 1: alice discarded 7D, a kitty card, under swap (DISCARD_NOT_HELD)"),
+                 "deal 1: alice discarded 7D, a kitty card, under swap (DISCARD_NOT_HELD)", injectable=True),
         CodeInfo("LEAD_OUT_OF_TURN", ERROR, "a trick led by the wrong player",
                  "L leads the first trick of a deal; the winner of a trick leads the next (RULES.md 6).",
                  "who should have led",
-                 "deal 1, trick 5: carol led; bob won trick 4 and should lead (LEAD_OUT_OF_TURN)"),
+                 "deal 1, trick 5: carol led; bob won trick 4 and should lead (LEAD_OUT_OF_TURN)", injectable=True),
         CodeInfo("TRICK_SIZE", ERROR, "a trick without exactly 3 cards",
                  "Each player plays one card to every trick (RULES.md 6).",
                  "the number of cards recorded",
-                 "deal 1, trick 9: 2 cards recorded, not 3 (TRICK_SIZE)"),
+                 "deal 1, trick 9: 2 cards recorded, not 3 (TRICK_SIZE)", injectable=True),
         CodeInfo("CARD_NOT_HELD", ERROR, "a card played that the player did not hold",
                  "A player plays from his own hand (RULES.md 6).",
                  "the player's hand at that moment",
-                 "deal 2, trick 3: bob played KS but did not hold it; held ... (CARD_NOT_HELD)"),
+                 "deal 2, trick 3: bob played KS but did not hold it; held ... (CARD_NOT_HELD)", injectable=True),
         CodeInfo("REVOKE", ERROR, "did not follow suit while holding the suit led",
                  "Each following player must play a card of the suit led if he has one (RULES.md 6).",
                  "the cards of the suit led that he held",
-                 "deal 2, trick 7: bob played 4H on a spade lead while holding 9S QS (REVOKE)"),
+                 "deal 2, trick 7: bob played 4H on a spade lead while holding 9S QS (REVOKE)", injectable=True),
         CodeInfo("PLAY_AFTER_END", ERROR, "a trick or a deal recorded after the game was won",
                  "The game ends at once when a player takes the target number of tricks (RULES.md 7).",
                  "where the game was won",
-                 "deal 3, trick 13: recorded after alice won at deal 3, trick 12 (PLAY_AFTER_END)", shown_at="inline"),
+                 "deal 3, trick 13: recorded after alice won at deal 3, trick 12 (PLAY_AFTER_END)", shown_at="inline",
+                 injectable=True),
         CodeInfo("DEAL_INCOMPLETE", ERROR, "a deal other than the last ended early with nobody at the target",
                  "A deal goes on for all 16 tricks unless a player reaches the target (RULES.md 7).",
                  "the number of tricks recorded",
@@ -121,7 +127,7 @@ CODES: dict[str, CodeInfo] = {
                  "the replay; payments between two players are compared as one net amount.",
                  "what the table wrote and what the rules give",
                  "the table wrote bob pays alice 1.00; the rules say 2.00 (CLAIM_MISMATCH)",
-                 disputes=False, shown_at="result"),
+                 disputes=False, shown_at="result", injectable=True),
         CodeInfo("CLAIM_REFUTED", ERROR, "a contested claim of the remaining tricks fails",
                  "A player who claims the rest of the deal must take every claimed trick: under claim_rule "
                  "'any-order' whatever legal cards anyone plays, his own included; under 'best-play' "
@@ -129,13 +135,13 @@ CODES: dict[str, CodeInfo] = {
                  "(RULES.md 12).",
                  "a line of play that stops the claimer, ending with the first trick he loses",
                  "deal 2, trick 11: alice claimed the rest (2 tricks, contested); bob stops alice: he wins "
-                 "trick 12 with KH after carol leads 5H; ... (CLAIM_REFUTED)"),
+                 "trick 12 with KH after carol leads 5H; ... (CLAIM_REFUTED)", injectable=True),
         CodeInfo("CLAIM_DOUBTFUL", WARNING, "an accepted claim of the remaining tricks fails",
                  "Both others agreed to the claim, so it stands, but it fails under claim_rule (RULES.md "
                  "12). A warning, not a breach.",
                  "a line of play that stops the claimer, ending with the first trick he loses",
                  "deal 1, trick 13: bob claimed the rest (4 tricks, accepted); carol stops bob: ... "
-                 "(CLAIM_DOUBTFUL)"),
+                 "(CLAIM_DOUBTFUL)", injectable=True),
         CodeInfo("DEALER_SUCCESSION", ERROR, "a series' next game dealt by the wrong player",
                  "Under next_dealer 'winner-or-loser' the next game of a series is dealt by the last "
                  "game's winner or its loser (the other player with fewer tricks) (RULES.md 9).",
@@ -153,6 +159,7 @@ CODES: dict[str, CodeInfo] = {
 # Derived from the registry, for the places that ask the question of many findings at once.
 CROSS_GAME = frozenset(c.code for c in CODES.values() if c.cross_game)
 UNDISPUTED = frozenset(c.code for c in CODES.values() if not c.disputes)
+INJECTABLE = tuple(c.code for c in CODES.values() if c.injectable)  # in the registry's order
 
 
 def code_dicts(selected: list[str]) -> list[dict[str, str]]:

@@ -13,17 +13,13 @@ from .cards import BIT, CANONICAL, RANK_OF, SUIT_OF
 from .claims import covered
 from .engine import legal_cards, settle_game
 from .errors import UsageError
+from .findings import INJECTABLE  # what --inject can make: the registry says, code by code
 from .results import DealResult
 from .rules import HouseRules
 
 if TYPE_CHECKING:
     import random
 
-INJECTABLE = (
-    "DEAL_SIZE", "DEAL_DUPLICATE", "WRONG_DEALER", "PASS_SEQUENCE", "PASS_NOT_HELD", "RETURN_NOT_HELD",
-    "RETURN_WRONG_CARD", "DISCARD_COUNT", "DISCARD_NOT_HELD", "LEAD_OUT_OF_TURN", "TRICK_SIZE",
-    "CARD_NOT_HELD", "REVOKE", "PLAY_AFTER_END", "CLAIM_MISMATCH", "CLAIM_REFUTED", "CLAIM_DOUBTFUL",
-)
 CLAIM_CODES = ("CLAIM_REFUTED", "CLAIM_DOUBTFUL")
 CLAIM_HORIZON = 6  # bots claim only when this many tricks or fewer remain
 NAMES = ("alice", "bob", "carol", "dave", "erin", "frank", "grace", "heidi", "ivan", "judy", "Björn", "olivia")

@@ -19,7 +19,6 @@ import msgspec
 from . import money
 from .audit import LineRun, Summary
 from .cards import CANONICAL
-from .claims import claim_words
 from .findings import CODES, ERROR, Finding
 from .results import GameLine, GameResult
 from .visitor import Visitor
@@ -450,6 +449,7 @@ class _ReplayView(Visitor):
         self.show_held("trick", e.trick)
 
     def on_claim(self, e: ClaimJudged) -> None:
+        from .claims import claim_words  # with the replay view, as trace's wording is
         self.con.print(Text(claim_words(e.to_dict()), style="bold"))
         self.show_held("trick", e.trick)
 

@@ -49,8 +49,8 @@ def test_a_json_run_loads_neither_rich_nor_duckdb_nor_the_models():
 
 def test_a_one_record_validate_loads_no_pydantic_and_bad_values_still_get_typers_messages(tmp_path):
     """Start-up (issue 11): typer would build a pydantic TypeAdapter per parameter; cli.py takes a
-    plainly right value as it is. The event classes (a traced replay's), hashlib (OpenSSL), gzip
-    and csv load only where they are used. Should a typer release move the names it relies on, this fails."""
+    plainly right value as it is. The event classes (a traced replay's), the generator, the claims'
+    judge and the solver, hashlib (OpenSSL), gzip, csv and random load only where they are used. Should a typer release move the names it relies on, this fails."""
     from builders import game
     import json
     path = tmp_path / "one.jsonl"
@@ -58,7 +58,8 @@ def test_a_one_record_validate_loads_no_pydantic_and_bad_values_still_get_typers
     code = ("import sys; from foreman_cli.cli import app\n"
             "try:\n    app(['validate', '--json', '--jobs', '2', sys.argv[1]])\nexcept SystemExit:\n    pass\n"
             "print(sorted(m for m in ('pydantic', 'rich', 'duckdb', 'pyarrow', 'multiprocessing', 'foreman_cli.models',"
-            " 'foreman_cli.events', 'foreman_cli.trace', 'hashlib', 'gzip', 'csv') if m in sys.modules), file=sys.stderr)")
+            " 'foreman_cli.events', 'foreman_cli.trace', 'foreman_cli.generate', 'foreman_cli.claims', 'foreman_cli.solver',"
+            " 'hashlib', 'gzip', 'csv', 'random') if m in sys.modules), file=sys.stderr)")
     run = subprocess.run([sys.executable, "-c", code, str(path)], capture_output=True, text=True, check=True)
     assert '"status":"won"' in run.stdout and run.stderr.strip() == "[]"
     from typer.testing import CliRunner
