@@ -20,7 +20,7 @@ class CodeInfo:
     or a trick after the end), 'dealer' (the deal's dealer line), 'game' (the top of the game),
     'result' (beside the result). `leaves_out`: the record is left out of a settlement whatever
     its play (a repeated copy). `injectable`: `foreman generate --inject` can make a game with one
-    (the tests' records that trigger each code come from it).
+    (the property tests inject each such code into generated games).
     """
 
     code: str
