@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
@@ -580,25 +581,18 @@ def settle_game(players: tuple[str, ...], winner: int, deciding: DealResult,
                 stake: Decimal) -> tuple[dict[str, Decimal], list[tuple[str, str, Decimal]]]:
     """Each player's net and the payments of a won game (RULES.md 8); the nets sum to zero."""
     shorts = tuple(deciding.tricks[s] < deciding.quotas[s] for s in range(3))
-    # A season has few stakes: the sums are made once for each stake (as text, which tells 0.5
-    # from 0.50), winner and shortfall; every game gets its own dict and list of those amounts.
-    key = (winner, shorts, str(stake))
-    by_seat = _SETTLED.get(key)
-    if by_seat is None:
-        by_seat = _settle(winner, shorts, stake)
-        if len(_SETTLED) < 4096:
-            _SETTLED[key] = by_seat
-    nets, pays = by_seat
+    # The stake goes as text, which tells 0.5 from 0.50 (equal Decimals, one cache entry otherwise).
+    nets, pays = _settle(winner, shorts, str(stake))
     return ({p: nets[s] for s, p in enumerate(players)},
             [(p, players[winner], pays[s]) for s, p in enumerate(players) if s != winner])
 
 
-_SETTLED: dict[tuple, tuple[tuple[Decimal, ...], tuple[Decimal | None, ...]]] = {}
-
-
+@functools.lru_cache(maxsize=4096)  # a season has few stakes: the sums are made once for each
 def _settle(winner: int, shorts: tuple[bool, ...],
-            stake: Decimal) -> tuple[tuple[Decimal, ...], tuple[Decimal | None, ...]]:
-    """Nets and payments by seat: a loser pays the stake, twice when short of quota."""
+            stake_text: str) -> tuple[tuple[Decimal, ...], tuple[Decimal | None, ...]]:
+    """Nets and payments by seat: a loser pays the stake, twice when short of quota; every game
+    gets its own dict and list of these amounts."""
+    stake = Decimal(stake_text)  # exactly the stake, exponent and all
     pays: list[Decimal | None] = [None, None, None]
     nets = [money.ZERO] * 3
     win_total = money.ZERO

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from decimal import Context, Decimal, Inexact, InvalidOperation, Rounded
 
 # Amounts are at most 40 characters (records.AMOUNT_MAX), so this precision is never reached by
@@ -10,18 +11,10 @@ EXACT = Context(prec=200, traps=[Inexact, Rounded, InvalidOperation])
 ZERO = Decimal(0)
 
 
+@functools.lru_cache(maxsize=4096)  # a season of games has a handful of stakes; a Decimal never changes
 def amount(text: str) -> Decimal:
     """Parse an amount string already checked by the record schema ('1.00', '0.5', '12')."""
-    v = _AMOUNTS.get(text)
-    if v is None:
-        v = EXACT.create_decimal(text)
-        if len(_AMOUNTS) < _AMOUNTS_KEPT:
-            _AMOUNTS[text] = v  # a Decimal never changes: one object serves every game of that stake
-    return v
-
-
-_AMOUNTS: dict[str, Decimal] = {}
-_AMOUNTS_KEPT = 4096  # distinct amount strings remembered; a season of games has a handful
+    return EXACT.create_decimal(text)
 
 
 def add(a: Decimal, b: Decimal) -> Decimal:

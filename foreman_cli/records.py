@@ -123,19 +123,10 @@ def _winner_claimed(cl: Any) -> bool:
 _ISO_4217 = re.compile(r"[A-Za-z]{3}")
 
 
+@functools.lru_cache(maxsize=1024)  # asked for every game; an archive has a few currencies
 def currency_code(c: str | None) -> str | None:
     """An ISO 4217 code in upper case ('gbp' is GBP); any other label as written."""
-    if c is None:
-        return None
-    code = _CODES.get(c)
-    if code is None:
-        code = c.upper() if _ISO_4217.fullmatch(c) else c
-        if len(_CODES) < 1024:
-            _CODES[c] = code
-    return code
-
-
-_CODES: dict[str, str] = {}
+    return c.upper() if c is not None and _ISO_4217.fullmatch(c) else c
 
 
 _DEFAULT_RULES = HouseRules()

@@ -512,8 +512,9 @@ def load_paths(paths: list[str], path: str, overrides: dict[str, Any] | None = N
     # against 325 MB); the archive's writes, not the reading, are what a load waits for.
     if jobs > 1:
         # pyarrow's first conversion imports pandas where it is installed (0.4 s and 58 MB): made
-        # here, before the workers fork, it is done once, not once a worker (measured on 200 MB:
-        # the workers' CPU 9.0 -> 7.7 s, the load 15.2 -> 14.1 s, median of 3).
+        # here, before the workers fork, it is done once, not once a worker (measured on 200 MB,
+        # three pairs interleaved: the workers' CPU 8.8-9.2 -> 6.8-8.3 s, the load 15.1-15.2 ->
+        # 13.1-14.8 s).
         stage_tables([])
     parts = record_batches(read_records(paths, max_record_bytes), batch_games, BATCH_BYTES)
     batches = checked_batches(parts, overrides, jobs, shape=slim, stage=stage, fast=analyze is None)
