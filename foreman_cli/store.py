@@ -34,6 +34,11 @@ BATCH_GAMES = 500
 # database's memory limit (memory grows with the rows of one uncommitted batch).
 BATCH_BYTES = 8 * 1024 * 1024
 LOAD_MEMORY = "96MB"  # DuckDB's limit during a load
+# Row groups of the archive a load writes (DuckDB's default is 122,880 rows). A whole archive's
+# games are then several row groups, not one, and the checkpoint at the end compresses them on
+# every core: measured on 200 MB of records, three loads interleaved with the default's, the
+# checkpoint 3.4 -> 2.1 s, the load 13.4-14.6 -> 12.0-13.2 s, the file 57 -> 59 MB.
+ROW_GROUP_ROWS = 8192
 
 
 RANK_VALUE = {t: RANK_OF[c] + 2 for t, c in CARD_OF.items()}  # 2..14 (ace high), by token
@@ -163,12 +168,25 @@ def db_path(path: str | None) -> str:
     return path or os.environ.get("FOREMAN_DB") or DEFAULT_DB
 
 
-def connect(path: str, read_only: bool = False) -> duckdb.DuckDBPyConnection:
-    """Open the archive, turning DuckDB's errors into one-line messages."""
+def connect(path: str, read_only: bool = False, row_group_rows: int | None = None) -> duckdb.DuckDBPyConnection:
+    """Open the archive, turning DuckDB's errors into one-line messages; with `row_group_rows`,
+    for writing in row groups of that many rows."""
     if read_only and not Path(path).exists():
         raise DatabaseError(f"{path}: no such database", hint="load games first: foreman load PATH --db FILE")
     try:
-        return duckdb.connect(path, read_only=read_only)
+        if row_group_rows is None:
+            return duckdb.connect(path, read_only=read_only)
+        # The row group size is an option of ATTACH, which DuckDB does not keep in the file. The
+        # spill files go where DuckDB puts them for a file opened directly, not in the working directory.
+        con = duckdb.connect(":memory:", config={"temp_directory": path + ".tmp"})
+        try:
+            quoted = path.replace("'", "''")
+            con.execute(f"ATTACH '{quoted}' AS archive (ROW_GROUP_SIZE {int(row_group_rows)})")
+            con.execute("USE archive")
+        except BaseException:
+            con.close()
+            raise
+        return con
     except duckdb.IOException as e:
         text = str(e)
         m = re.search(r"PID (\d+)", text)
@@ -525,7 +543,7 @@ def _store(path: str, batches: Iterator[Batch], replace: bool, progress: Callabl
            cross: CrossChecks | None) -> LoadReport:
     """Commit batch after batch; with `cross`, run the checks across games and add what the end
     of the input finds (dealer succession) to the games it concerns."""
-    con = connect(path)
+    con = connect(path, row_group_rows=ROW_GROUP_ROWS)
     # Checkpoint at the end rather than every few batches: each batch is still its own durable
     # transaction (in the write-ahead log), and the file is written once, smaller (measured: 57
     # against 73 MB for 200 MB of records) and sooner. The memory limit keeps a long load flat

@@ -101,6 +101,35 @@ def test_generated_corpus_twice_same_counts(tmp_path):
     assert store.counts(db) == first and rep.unchanged == 300 and first["games"] == 300
 
 
+def test_a_load_writes_row_groups_of_the_size_it_asks_for(tmp_path, monkeypatch):
+    # DuckDB keeps no row group size in the file: a load asks for its own at each ATTACH.
+    recs = [r for r, _ in generate(1600, 12)]
+    path = write(tmp_path, "c.jsonl", recs)
+    sizes = {}
+    for rows in (2048, None):
+        monkeypatch.setattr(store, "ROW_GROUP_ROWS", rows)
+        db = str(tmp_path / f"rg-{rows}.duckdb")
+        load([path], db)
+        con = duckdb.connect(db, read_only=True)
+        sizes[rows] = (con.execute("SELECT count(DISTINCT row_group_id) FROM pragma_storage_info('deal_facts')").fetchone()[0],
+                       con.execute("SELECT count(*) FROM deal_facts").fetchone()[0])
+        con.close()
+    deals = sizes[None][1]
+    assert deals > 2 * 2048 and sizes[None][0] == 1
+    assert sizes[2048][0] == -(-deals // 2048)
+
+
+def test_an_archive_written_in_row_groups_spills_beside_itself(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    db = str(tmp_path / "a.duckdb")
+    con = store.connect(db, row_group_rows=store.ROW_GROUP_ROWS)
+    try:
+        assert con.execute("SELECT current_setting('temp_directory')").fetchone()[0] == db + ".tmp"
+        assert con.execute("SELECT current_database()").fetchone()[0] == "archive"
+    finally:
+        con.close()
+
+
 def test_query_is_read_only(tmp_path):
     db = str(tmp_path / "a.duckdb")
     load([SAMPLES], db)
