@@ -1,6 +1,8 @@
 """Benchmarks (make bench): the JSON-parse floor against foreman on the same generated corpus.
 
-Prints plays/s, games/s and MB/s for each step and the ratios. Never part of `make test`.
+Prints plays/s, games/s and MB/s for each step and the ratios, and beside two of them what this
+machine allows: two processes that share nothing (for --jobs), the archive's writes alone (for
+load). Never part of `make test`.
 """
 
 from __future__ import annotations
@@ -59,6 +61,46 @@ def timed(cmd: list[str]) -> tuple[float, int]:
     return dt, usage.ru_maxrss
 
 
+def timed_pair(cmds: list[list[str]]) -> tuple[float, int]:
+    """Wall seconds until every one of the commands, started at once, has ended; the largest peak RSS."""
+    t = time.perf_counter()
+    procs = [subprocess.Popen(c, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) for c in cmds]
+    peak = 0
+    for proc in procs:
+        _, status, usage = os.wait4(proc.pid, 0)
+        if os.waitstatus_to_exitcode(status) not in (0, 1):
+            raise SystemExit(f"{' '.join(proc.args)} failed")
+        peak = max(peak, usage.ru_maxrss)
+    return time.perf_counter() - t, peak
+
+
+def halves(path: Path) -> list[Path]:
+    """The corpus cut in two files of half its games each (made once)."""
+    out = [path.with_name(f"{path.stem}.half{i}.jsonl") for i in (1, 2)]
+    if not all(p.exists() for p in out):
+        # Streamed: this process's size would count in the peak RSS of every command it starts.
+        with open(path, "rb") as f:
+            half = sum(1 for _ in f) // 2
+        with open(path, "rb") as f, open(out[0], "wb") as first, open(out[1], "wb") as second:
+            for n, line in enumerate(f):
+                (first if n < half else second).write(line)
+    return out
+
+
+def writes_alone(path: Path, jobs: int, repeat: int) -> float:
+    """Median seconds of a load's archive writes alone, on batches replayed and staged beforehand
+    (load_parts.py): the floor under any load of this corpus on this machine."""
+    import tempfile
+    sys.path.insert(0, str(ROOT / "bench"))
+    import load_parts
+    batches, _ = load_parts.staged(str(path), jobs)
+    runs = []
+    for _ in range(repeat):
+        with tempfile.TemporaryDirectory() as tmp:
+            runs.append(load_parts.written(batches, str(Path(tmp) / "floor.duckdb"))[0])
+    return median(runs)
+
+
 FLOOR = "import orjson,sys\nfor line in open(sys.argv[1],'rb'): orjson.loads(line)\n"
 
 
@@ -100,6 +142,7 @@ def main() -> None:
          plays, games),
         ("d", "load into a fresh database", fresh_load, plays, games),
     ]
+    pair = [[foreman, "validate", "--json", "--jobs", "1", str(h)] for h in halves(path)]
     print(f"corpus: {path.name}: {size:.1f} MB, {games:,} games, {plays:,} plays "
           f"(and a tenth: {s_games:,} games, {s_plays:,} plays)")
     print(f"machine: {platform.machine()}, {cores} cores, Python {platform.python_version()}, "
@@ -115,13 +158,23 @@ def main() -> None:
         mb = size / 10 if key == "b/10" else size
         print(f"{key:<5} {what:<44} {t[key]:8.2f} {n_plays / t[key]:>12,.0f} {n_games / t[key]:>9,.0f} "
               f"{mb / t[key]:7.1f} {rss[key] / 1024:7.0f} MB")
+    # What the machine gives two processes that share nothing: --jobs 2 cannot beat it.
+    runs = [timed_pair(pair) for _ in range(args.repeat)]
+    t["c2"] = median([r[0] for r in runs])
+    print(f"{'c2':<5} {'two validate --jobs 1 at once, half each':<44} {t['c2']:8.2f} {plays / t['c2']:>12,.0f} "
+          f"{games / t['c2']:>9,.0f} {size / t['c2']:7.1f} {max(r[1] for r in runs) / 1024:7.0f} MB")
+    t["d0"] = writes_alone(path, cores, args.repeat)
+    print(f"{'d0':<5} {'the archive writes alone, rows made before':<44} {t['d0']:8.2f} {plays / t['d0']:>12,.0f} "
+          f"{games / t['d0']:>9,.0f} {size / t['d0']:7.1f}")
     start = startup(foreman, small)
     print(f"e     validate --json ONE_RECORD (start-up), median of {STARTUP_RUNS} runs: {start:.3f} s")
     print()
     print(f"b/a  validate / floor:              {t['b'] / t['a']:.2f}   (target <= 2.0)")
     print(f"b    plays/s on one core:           {plays / t['b']:,.0f}   (target >= 1,000,000)")
     print(f"b/c  speed-up with --jobs {cores}:          {t['b'] / t['c']:.2f}   (target >= 1.8)")
+    print(f"b/c2 the machine's own ceiling:     {t['b'] / t['c2']:.2f}   (two processes sharing nothing)")
     print(f"b/d  load throughput / validate's:  {t['b'] / t['d']:.2f}   (target >= 0.5)")
+    print(f"b/d0 the archive writes' ceiling:   {t['b'] / t['d0']:.2f}   (DuckDB storing rows made beforehand)")
     print(f"b/(b/10) time for 10x the games:    {t['b'] / t['b/10']:.2f}   (target <= 11)")
     print(f"peak RSS validate / load:           {rss['b'] / 1024:.0f} MB / {rss['d'] / 1024:.0f} MB   "
           "(targets < 100 / < 400)")
