@@ -147,22 +147,24 @@ def main() -> None:
           f"(and a tenth: {s_games:,} games, {s_plays:,} plays)")
     print(f"machine: {platform.machine()}, {cores} cores, Python {platform.python_version()}, "
           f"{platform.platform()}")
-    print(f"median of {args.repeat} runs each\n")
+    print(f"median of {args.repeat} rounds, each round every step once\n")
     print(f"{'step':<5} {'what':<44} {'seconds':>8} {'plays/s':>12} {'games/s':>9} {'MB/s':>7} {'peak RSS':>9}")
+    # What the machine gives two processes that share nothing: --jobs 2 cannot beat it.
+    steps.append(("c2", "two validate --jobs 1 at once, half each", lambda: pair, plays, games))
+    # Round by round, every step once a round: this machine's speed drifts by a quarter within
+    # minutes, and steps timed minutes apart made ratios of the drift (a --jobs 2 of 2.3x).
+    runs: dict[str, list[tuple[float, int]]] = {key: [] for key, *_ in steps}
+    for _ in range(args.repeat):
+        for key, _what, cmd, _p, _g in steps:
+            runs[key].append(timed_pair(cmd()) if key == "c2" else timed(cmd()))
     t: dict[str, float] = {}
     rss: dict[str, int] = {}
-    for key, what, cmd, n_plays, n_games in steps:
-        runs = [timed(cmd()) for _ in range(args.repeat)]
-        t[key] = median([r[0] for r in runs])
-        rss[key] = max(r[1] for r in runs)
+    for key, what, _cmd, n_plays, n_games in steps:
+        t[key] = median([r[0] for r in runs[key]])
+        rss[key] = max(r[1] for r in runs[key])
         mb = size / 10 if key == "b/10" else size
         print(f"{key:<5} {what:<44} {t[key]:8.2f} {n_plays / t[key]:>12,.0f} {n_games / t[key]:>9,.0f} "
               f"{mb / t[key]:7.1f} {rss[key] / 1024:7.0f} MB")
-    # What the machine gives two processes that share nothing: --jobs 2 cannot beat it.
-    runs = [timed_pair(pair) for _ in range(args.repeat)]
-    t["c2"] = median([r[0] for r in runs])
-    print(f"{'c2':<5} {'two validate --jobs 1 at once, half each':<44} {t['c2']:8.2f} {plays / t['c2']:>12,.0f} "
-          f"{games / t['c2']:>9,.0f} {size / t['c2']:7.1f} {max(r[1] for r in runs) / 1024:7.0f} MB")
     t["d0"] = writes_alone(path, cores, args.repeat)
     print(f"{'d0':<5} {'the archive writes alone, rows made before':<44} {t['d0']:8.2f} {plays / t['d0']:>12,.0f} "
           f"{games / t['d0']:>9,.0f} {size / t['d0']:7.1f}")
