@@ -48,28 +48,17 @@ def corpus(mb: float, seed: int) -> tuple[Path, int, int]:
     return path, m["games"], m["plays"]
 
 
-def timed(cmd: list[str]) -> tuple[float, int]:
-    """Wall seconds and peak RSS (KiB) of a command, its output thrown away."""
+def timed(*cmds: list[str]) -> tuple[float, int]:
+    """Wall seconds until every command, all started at once, has ended, and the largest peak RSS
+    (KiB) among them; their output thrown away."""
     t = time.perf_counter()
-    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    _, status, usage = os.wait4(proc.pid, 0)
-    dt = time.perf_counter() - t
-    err = proc.stderr.read().decode()
-    code = os.waitstatus_to_exitcode(status)
-    if code not in (0, 1):
-        raise SystemExit(f"{' '.join(cmd)} failed ({code}): {err[-500:]}")
-    return dt, usage.ru_maxrss
-
-
-def timed_pair(cmds: list[list[str]]) -> tuple[float, int]:
-    """Wall seconds until every one of the commands, started at once, has ended; the largest peak RSS."""
-    t = time.perf_counter()
-    procs = [subprocess.Popen(c, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) for c in cmds]
+    procs = [subprocess.Popen(c, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE) for c in cmds]
     peak = 0
     for proc in procs:
         _, status, usage = os.wait4(proc.pid, 0)
-        if os.waitstatus_to_exitcode(status) not in (0, 1):
-            raise SystemExit(f"{' '.join(proc.args)} failed")
+        code = os.waitstatus_to_exitcode(status)
+        if code not in (0, 1):
+            raise SystemExit(f"{' '.join(proc.args)} failed ({code}): {proc.stderr.read().decode()[-500:]}")
         peak = max(peak, usage.ru_maxrss)
     return time.perf_counter() - t, peak
 
@@ -150,13 +139,13 @@ def main() -> None:
     print(f"median of {args.repeat} rounds, each round every step once\n")
     print(f"{'step':<5} {'what':<44} {'seconds':>8} {'plays/s':>12} {'games/s':>9} {'MB/s':>7} {'peak RSS':>9}")
     # What the machine gives two processes that share nothing: --jobs 2 cannot beat it.
-    steps.append(("c2", "two validate --jobs 1 at once, half each", lambda: pair, plays, games))
+    steps.append(("c2", "two validate --jobs 1 at once, half each", None, plays, games))
     # Round by round, every step once a round: this machine's speed drifts by a quarter within
     # minutes, and steps timed minutes apart made ratios of the drift (a --jobs 2 of 2.3x).
     runs: dict[str, list[tuple[float, int]]] = {key: [] for key, *_ in steps}
     for _ in range(args.repeat):
         for key, _what, cmd, _p, _g in steps:
-            runs[key].append(timed_pair(cmd()) if key == "c2" else timed(cmd()))
+            runs[key].append(timed(*pair) if key == "c2" else timed(cmd()))
     t: dict[str, float] = {}
     rss: dict[str, int] = {}
     for key, what, _cmd, n_plays, n_games in steps:
