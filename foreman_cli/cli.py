@@ -386,7 +386,7 @@ def load(
     db: DbOpt = None,
     replace: Annotated[bool, typer.Option("--replace", help="Overwrite a stored game whose id comes with new content.")] = False,
     rule: RuleOpt = None,
-    batch: Annotated[int, typer.Option(min=1, metavar="N", help="Games per transaction: an interruption loses at most one batch.")] = 500,
+    batch: Annotated[int, typer.Option(min=1, metavar="N", help="Games per transaction: a load killed loses at most one batch, Ctrl-C none.")] = 8192,
     jobs: JobsOpt = None,
     analyze: Annotated[bool, typer.Option(
         "--analyze", help="Also cost every card of the games added (tables play_costs, deal_accuracy); slow.")] = False,

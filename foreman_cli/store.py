@@ -29,16 +29,26 @@ if TYPE_CHECKING:
     import pyarrow as pa
 
 DEFAULT_DB = "foreman.duckdb"
-BATCH_GAMES = 500
-# A batch also ends at this much record text, so a batch of very long games still fits the
-# database's memory limit (memory grows with the rows of one uncommitted batch).
+BATCH_GAMES = 500  # games replayed and staged together (a worker's task)
+# A batch also ends at this much record text, so a batch of very long games stays small.
 BATCH_BYTES = 8 * 1024 * 1024
-LOAD_MEMORY = "96MB"  # DuckDB's limit during a load
+# Games a transaction holds (`load --batch`): batches are inserted into one open transaction
+# until it holds this many games or TRANSACTION_BYTES of staged rows. A transaction of a whole
+# row group or more is one DuckDB writes straight into the file, compressed, and logs by
+# reference; a small one goes through the write-ahead log in full and is compressed again at the
+# checkpoint. Measured on 200 MB of records, three loads interleaved with transactions of 500
+# games: 12.4-14.8 -> 10.4-12.0 s, the reading process's CPU 13.9-16.1 -> 9.7-10.5 s, nothing
+# spilled (175 MB before), a file of 62 MB (59 before).
+# DuckDB's limit during a load: it keeps a long load flat and the process under 400 MB
+# (measured on 200 MB, transactions of 8,192 games: a peak of 365-378 MB; 349-361 MB at 80 MB).
+LOAD_MEMORY = "96MB"
 # Row groups of the archive a load writes (DuckDB's default is 122,880 rows). A whole archive's
 # games are then several row groups, not one, and the checkpoint at the end compresses them on
 # every core: measured on 200 MB of records, three loads interleaved with the default's, the
 # checkpoint 3.4 -> 2.1 s, the load 13.4-14.6 -> 12.0-13.2 s, the file 57 -> 59 MB.
 ROW_GROUP_ROWS = 8192
+TRANSACTION_GAMES = ROW_GROUP_ROWS  # see above: a whole row group of games
+TRANSACTION_BYTES = 96 * 1024 * 1024
 
 
 RANK_VALUE = {t: RANK_OF[c] + 2 for t, c in CARD_OF.items()}  # 2..14 (ace high), by token
@@ -507,19 +517,47 @@ def stage_tables(results: list[GameResult], analyze: float | None = None) -> dic
         return tables
 
 
-def load(results: Iterable[GameResult], path: str, replace: bool = False, batch_games: int = BATCH_GAMES,
+def load(results: Iterable[GameResult], path: str, replace: bool = False, batch_games: int = TRANSACTION_GAMES,
          progress: Callable[[int], None] | None = None) -> LoadReport:
     """Load what the audit gave (audit_records: its cross-game findings included) into the archive,
-    a batch per transaction."""
-    batches = (Batch(b, stage_tables(b)) for b in chunked(results, batch_games))
-    return _store(path, batches, replace, progress, None)
+    `batch_games` games a transaction."""
+    batches = (Batch(b, stage_tables(b)) for b in chunked(results, min(batch_games, BATCH_GAMES)))
+    return _store(path, batches, replace, progress, None, batch_games)
+
+
+class _NoPandas:
+    """An import hook that says pandas is not there."""
+
+    @staticmethod
+    def find_spec(name: str, path: Any = None, target: Any = None) -> None:
+        if name == "pandas":
+            raise ModuleNotFoundError("No module named 'pandas'", name="pandas")
+
+
+def _arrow_without_pandas() -> None:
+    """Have pyarrow settle, once, that it has no pandas, unless pandas is imported already.
+
+    pyarrow imports pandas, wherever it is installed (the spark extra installs it), at its first
+    conversion of a Python list, to ask whether the list is a pandas object: 0.4 s and 30-58 MB
+    that a load, which converts only lists, never uses. pyarrow asks once and keeps the answer;
+    a later `to_pandas()` still imports pandas, as it asks again when it needs it.
+    """
+    import sys
+    if "pandas" in sys.modules:
+        return
+    import pyarrow as pa
+    sys.meta_path.insert(0, _NoPandas)
+    try:
+        pa.array([0])
+    finally:
+        sys.meta_path.remove(_NoPandas)
 
 
 def load_paths(paths: list[str], path: str, overrides: dict[str, Any] | None = None, replace: bool = False,
-               batch_games: int = BATCH_GAMES, jobs: int = 1, max_record_bytes: int = DEFAULT_MAX_RECORD_BYTES,
+               batch_games: int = TRANSACTION_GAMES, jobs: int = 1, max_record_bytes: int = DEFAULT_MAX_RECORD_BYTES,
                progress: Callable[[int], None] | None = None, analyze: float | None = None) -> LoadReport:
-    """Read, replay and load record files through the audit's pipeline; with jobs > 1 the replays
-    and the flattening run in workers.
+    """Read, replay and load record files through the audit's pipeline, `batch_games` games a
+    transaction; with jobs > 1 the replays and the flattening run in workers.
 
     With `analyze` (a search budget in ms) every deal added is analysed into play_costs and
     deal_accuracy.
@@ -528,51 +566,118 @@ def load_paths(paths: list[str], path: str, overrides: dict[str, Any] | None = N
     # Batches of records read here, not chunks read by the workers as validate's are: measured on
     # 200 MB, chunks made the load slower (18.3 s against 15.5 s) and this process larger (505
     # against 325 MB); the archive's writes, not the reading, are what a load waits for.
+    _arrow_without_pandas()
     if jobs > 1:
-        # pyarrow's first conversion imports pandas where it is installed (0.4 s and 58 MB): made
-        # here, before the workers fork, it is done once, not once a worker (measured on 200 MB,
-        # three pairs interleaved: the workers' CPU 8.8-9.2 -> 6.8-8.3 s, the load 15.1-15.2 ->
-        # 13.1-14.8 s).
+        # pyarrow's first conversion costs 0.1 s (its compute functions, the shim it checks
+        # numpy and pandas with): made here, before the workers fork, it is made once.
         stage_tables([])
-    parts = record_batches(read_records(paths, max_record_bytes), batch_games, BATCH_BYTES)
+    parts = record_batches(read_records(paths, max_record_bytes), min(batch_games, BATCH_GAMES), BATCH_BYTES)
     batches = checked_batches(parts, overrides, jobs, shape=slim, stage=stage, fast=analyze is None)
-    return _store(path, batches, replace, progress, CrossChecks(hold=False))
+    return _store(path, batches, replace, progress, CrossChecks(hold=False), batch_games)
+
+
+class _Transaction:
+    """The load's open transaction: games go in until it holds `games` games or `size` bytes of
+    staged rows, then it commits, and the next begins. A batch may be split between two, but a
+    game never is: one call of `_write` writes each game whole.
+
+    Transactions of exactly a row group of games let DuckDB write every full row group of the
+    records' text once, compressed, straight into the file; a transaction that stopped short of
+    one would copy its last part row group again when it commits."""
+
+    def __init__(self, con: duckdb.DuckDBPyConnection, games: int, size: int) -> None:
+        self.con, self.games, self.size = con, games, size
+        self.open = False
+        self.held = self.bytes = 0
+
+    def add(self, batch: Batch, keep: list[int], report: LoadReport) -> None:
+        """Write the batch's games at places `keep`, committing whenever the transaction is full."""
+        row_bytes = sum(t.nbytes for t in batch.staged.values()) / max(len(batch.results), 1) if batch.staged else 0
+        try:
+            while keep:
+                self.begin()
+                part, keep = keep[:self.games - self.held], keep[self.games - self.held:]
+                _write(self.con, batch.staged, part, report)
+                self.held += len(part)
+                self.bytes += int(row_bytes * len(part))
+                if self.held >= self.games or self.bytes >= self.size:
+                    self.commit()
+        except BaseException:
+            self.rollback()
+            raise
+
+    def begin(self) -> None:
+        """Begin a transaction, unless one is open."""
+        if not self.open:
+            self.con.execute("BEGIN TRANSACTION")
+            self.open = True
+
+    def commit(self) -> None:
+        """Commit what the transaction holds, if anything."""
+        if self.open:
+            self.open = False
+            self.held = self.bytes = 0
+            self.con.execute("COMMIT")
+
+    def rollback(self) -> None:
+        """Drop what the transaction holds, if anything."""
+        if self.open:
+            self.open = False
+            try:
+                self.con.execute("ROLLBACK")
+            except duckdb.Error:
+                pass  # a failed COMMIT has already ended the transaction; the first error is the one to tell
+
+    def stop_if(self, stop: BatchInterrupt) -> None:
+        """At a batch boundary after Ctrl-C: keep the whole batches held, then stop."""
+        if stop.requested:
+            self.commit()
+        stop.check()
 
 
 def _store(path: str, batches: Iterator[Batch], replace: bool, progress: Callable[[int], None] | None,
-           cross: CrossChecks | None) -> LoadReport:
-    """Commit batch after batch; with `cross`, run the checks across games and add what the end
-    of the input finds (dealer succession) to the games it concerns."""
+           cross: CrossChecks | None, batch_games: int = TRANSACTION_GAMES) -> LoadReport:
+    """Insert batch after batch, `batch_games` games a transaction; with `cross`, run the checks
+    across games and add what the end of the input finds (dealer succession) to the games it concerns."""
     con = connect(path, row_group_rows=ROW_GROUP_ROWS)
-    # Checkpoint at the end rather than every few batches: each batch is still its own durable
-    # transaction (in the write-ahead log), and the file is written once, smaller (measured: 57
-    # against 73 MB for 200 MB of records) and sooner. The memory limit keeps a long load flat
-    # and the process under 400 MB (measured on 200 MB: 96 MB gives a peak of 330-377 MB, 256 MB
-    # one of 530 MB); a batch is at most BATCH_BYTES of records, which fits in it.
+    # Checkpoint at the end rather than every few transactions: each is still durable when it
+    # commits, and the file is written once, smaller (measured: 57 against 73 MB for 200 MB of
+    # records) and sooner.
     con.execute("SET checkpoint_threshold = '1GB'")
     con.execute(f"SET memory_limit = '{LOAD_MEMORY}'")
+    # A transaction's last row group of each table is written part full; the checkpoint's vacuum
+    # would rewrite it whole and leave its old blocks free inside the file (measured on 200 MB,
+    # transactions of 4,000 games: a 71 MB file with 43 free blocks of 256 kB, against 61 MB and
+    # none). Only a load that deleted rows (--replace) needs the vacuum, and gets it at the end.
+    con.execute("SET max_vacuum_tasks = 0")
     report = LoadReport()
     added: set[str] = set()
     stop = BatchInterrupt()
+    txn = _Transaction(con, batch_games, TRANSACTION_BYTES)
     try:
         with stop:
             init(con, path)
             # Empty when the load began: a game met again is a repeat the audit marks, never a stored one.
             fresh = cross is not None and con.execute("SELECT count(*) FROM games").fetchall()[0][0] == 0
             for batch in batches:
-                stop.check()
+                txn.stop_if(stop)
                 if cross is not None:
                     for r in batch.results:
                         cross.feed(r)
-                added.update(_commit(con, batch, replace, report, lookup=not fresh))
+                txn.begin()
+                keep = _insert(con, batch, replace, report, added, lookup=not fresh)
+                txn.add(batch, keep, report)
                 if progress:
                     progress(len(batch.results))
+            txn.commit()
             stop.check()
+            if report.replaced:
+                con.execute("RESET max_vacuum_tasks")
             if cross is not None:
                 # A repeat is held too (it cancels the check) but was not added: its id is its first copy's.
                 _add_late_findings(con, [r for r in cross.finish() if r.id in added and not _repeat(r)])
     except duckdb.InterruptException:
-        raise KeyboardInterrupt from None  # the batch in progress was rolled back
+        raise KeyboardInterrupt from None  # the transaction in progress was rolled back
     except duckdb.Error as e:
         raise _write_error(path, e) from None
     except RuntimeError as e:
@@ -581,6 +686,7 @@ def _store(path: str, batches: Iterator[Batch], replace: bool, progress: Callabl
             raise KeyboardInterrupt from None
         raise
     finally:
+        txn.rollback()  # after a failure: nothing of the transaction it broke off
         close = getattr(batches, "close", None)
         if close is not None:
             close()  # ends the worker pool here, in order
@@ -653,9 +759,10 @@ def _repeat(r: GameResult) -> Finding | None:
     return next((f for f in r.findings if CODES[f.code].leaves_out), None)
 
 
-def _commit(con: duckdb.DuckDBPyConnection, batch: Batch, replace: bool, report: LoadReport,
-            lookup: bool = True) -> list[str]:
-    """One transaction: skip repeats and games already there, refuse or replace conflicts, insert the rest.
+def _insert(con: duckdb.DuckDBPyConnection, batch: Batch, replace: bool, report: LoadReport, added: set[str],
+            lookup: bool = True) -> list[int]:
+    """A batch, in the open transaction: skip repeats and games already there, refuse conflicts or
+    delete what they replace; the places in the batch of the games to write (their ids go in `added`).
 
     Without `lookup` (an archive empty when the load began, whose repeats the audit marks) no
     game can be there already: the look-up, a scan of every game stored so far, is skipped.
@@ -663,13 +770,13 @@ def _commit(con: duckdb.DuckDBPyConnection, batch: Batch, replace: bool, report:
     import pyarrow as pa
     existing: dict[str, str] = {}
     if lookup:
-        ids = [r.id for r in batch.results if r.status != "invalid"]
-        con.register("_ids", pa.table({"id": pa.array(ids, type=pa.string())}))
+        looked = [r.id for r in batch.results if r.status != "invalid"]
+        con.register("_ids", pa.table({"id": pa.array(looked, type=pa.string())}))
         existing = dict(con.execute("SELECT g.id, g.content_hash FROM games g SEMI JOIN _ids USING (id)").fetchall())
         con.unregister("_ids")
     keep: list[int] = []  # places in the batch of the games to insert
     drop: list[str] = []
-    added: list[str] = []
+    ids: list[str] = []
     for n, r in enumerate(batch.results):
         if r.status == "invalid":
             report.invalid += 1
@@ -695,24 +802,15 @@ def _commit(con: duckdb.DuckDBPyConnection, batch: Batch, replace: bool, report:
         else:
             report.added += 1
         keep.append(n)
-        added.append(r.id)
-    con.execute("BEGIN TRANSACTION")
-    try:
-        if drop:
-            con.register("_drop", pa.table({"id": drop}))
-            for name in STORED:
-                key = "id" if name == "games" else "game_id"
-                con.execute(f"DELETE FROM {name} WHERE {key} IN (SELECT id FROM _drop)")
-            con.unregister("_drop")
-        _write(con, batch.staged, keep, report)
-        con.execute("COMMIT")
-    except BaseException:
-        try:
-            con.execute("ROLLBACK")
-        except duckdb.Error:
-            pass  # a failed COMMIT has already ended the transaction; the first error is the one to tell
-        raise
-    return added
+        ids.append(r.id)
+    if drop:
+        con.register("_drop", pa.table({"id": drop}))
+        for name in STORED:
+            key = "id" if name == "games" else "game_id"
+            con.execute(f"DELETE FROM {name} WHERE {key} IN (SELECT id FROM _drop)")
+        con.unregister("_drop")
+    added.update(ids)
+    return keep
 
 
 @dataclass

@@ -119,6 +119,65 @@ def test_a_load_writes_row_groups_of_the_size_it_asks_for(tmp_path, monkeypatch)
     assert sizes[2048][0] == -(-deals // 2048)
 
 
+class _Counting:
+    """A connection that counts the transactions committed through it."""
+
+    def __init__(self, con):
+        self.con, self.commits = con, 0
+
+    def execute(self, sql, *args):
+        self.commits += sql.strip().upper() == "COMMIT"
+        return self.con.execute(sql, *args)
+
+    def __getattr__(self, name):
+        return getattr(self.con, name)
+
+
+def _commits(monkeypatch, **load_kw) -> tuple[int, "_Counting"]:
+    made = []
+    real = store.connect
+
+    def counting(*a, **kw):
+        made.append(_Counting(real(*a, **kw)))
+        return made[-1]
+
+    monkeypatch.setattr(store, "connect", counting)
+    return store.load_paths(**load_kw), made[0]
+
+
+def test_a_transaction_holds_batches_until_it_holds_batch_games(tmp_path, monkeypatch):
+    recs = [r for r, _ in generate(1000, 13, max_deals=4)]
+    path = write(tmp_path, "c.jsonl", recs)
+    monkeypatch.setattr(store, "BATCH_GAMES", 100)  # a worker's task
+    tasks: list[int] = []
+    rep, con = _commits(monkeypatch, paths=[path], path=str(tmp_path / "a.duckdb"), batch_games=300,
+                        progress=tasks.append)
+    # batches of 100 games; the tables' creation, then transactions of 300, 300, 300 and the last 100
+    assert tasks == [100] * 10 and con.commits == 1 + 4 and rep.added == 1000
+    monkeypatch.setattr(store, "TRANSACTION_BYTES", 1)  # a transaction also ends at its size
+    rep, con = _commits(monkeypatch, paths=[path], path=str(tmp_path / "b.duckdb"), batch_games=300)
+    assert con.commits == 1 + 10 and rep.added == 1000
+    assert store.counts(str(tmp_path / "a.duckdb")) == store.counts(str(tmp_path / "b.duckdb"))
+
+
+def test_load_batch_default_is_the_transaction_size():
+    import inspect
+    from foreman_cli.cli import load as load_command
+    assert inspect.signature(load_command).parameters["batch"].default == store.TRANSACTION_GAMES
+
+
+def test_a_load_never_imports_pandas_and_leaves_it_importable(tmp_path):
+    pytest.importorskip("pandas")  # installed with the spark extra, which make test installs
+    recs = [r for r, _ in generate(40, 3, max_deals=3)]
+    path = write(tmp_path, "c.jsonl", recs)
+    code = (f"import sys; from foreman_cli import store; "
+            f"r = store.load_paths([{path!r}], {str(tmp_path / 'a.duckdb')!r}, jobs=2); "
+            "print(r.added, 'pandas' in sys.modules); import pyarrow as pa; "
+            "print(type(pa.table({'a': [1]}).to_pandas()).__name__)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
+    assert out == ["40", "False", "DataFrame"]
+
+
 def test_an_archive_written_in_row_groups_spills_beside_itself(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     db = str(tmp_path / "a.duckdb")
