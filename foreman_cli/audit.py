@@ -127,6 +127,22 @@ def game_line(r: GameResult) -> GameLine:
                     any(f.severity == ERROR for f in r.findings), msgspec.json.encode(r.to_dict()))
 
 
+def staged_line(r: GameResult) -> GameLine | GameResult:
+    """What a load needs back of a game whose rows a worker has staged: its GameLine without the
+    line (the ids, status and series facts the checks across games and the commit read), or, for
+    an invalid record, the slim result, whose first finding says why it was left out.
+
+    The slim result of every game cost the workers 0.06 ms a game to make and pickle and the
+    reading process 0.08 ms to unpickle (measured on 10,000 games: 0.62 and 0.80 s, against
+    0.03 and 0.01 s for these).
+    """
+    if r.status == "invalid":
+        return slim(r)
+    facts = series_facts(r) if r.series is not None else None
+    return GameLine(r.id, r.source, r.status, r.fingerprint, r.series, facts, tuple(f.code for f in r.findings),
+                    any(f.severity == ERROR for f in r.findings), b"")
+
+
 def duplicate_finding(game_id: str, first: str, identical: bool) -> Finding:
     """DUPLICATE_GAME for a repeat of a game first read at `first`."""
     return Finding("DUPLICATE_GAME",

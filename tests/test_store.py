@@ -461,3 +461,24 @@ def test_the_archive_is_the_same_whether_records_take_the_compiled_lane_or_not(t
         assert sum(r is not None for r in taken) > 30  # the lane served the archive
     lane_rows, full_rows = rows(str(tmp_path / "lane.duckdb")), rows(str(tmp_path / "full.duckdb"))
     assert lane_rows == full_rows and len(lane_rows["deal_facts"]) > 150
+
+
+def test_what_a_load_gets_back_of_a_staged_game_is_its_line_without_the_line():
+    """A worker stages a game's rows and sends back only what the commit and the checks across
+    games read; an invalid record comes back as its slim result, with the finding that says why."""
+    import pickle
+    from foreman_cli.reader import RawRecord
+    from foreman_cli.results import GameLine
+    recs = [json.dumps(r) for r, _ in generate(20, 5, max_deals=4)]
+    results = [audit.check_record(RawRecord("c.jsonl", n + 1, t)) for n, t in enumerate(recs + ["{}"])]
+    back = [audit.staged_line(r) for r in results]
+    assert all(isinstance(b, GameLine) and b.line == b"" for b in back[:-1])
+    assert [(b.id, b.status, b.fingerprint) for b in back] == [(r.id, r.status, r.fingerprint) for r in results]
+    assert back[-1].status == "invalid" and back[-1].findings == results[-1].findings and back[-1].text is None
+    assert len(pickle.dumps(back[:-1])) * 3 < len(pickle.dumps([audit.slim(r) for r in results[:-1]]))
+
+
+def test_long_text_is_the_arrow_string_array_of_its_values():
+    import pyarrow as pa
+    values = ['{"notes": "Zoë 🂡 ☃"}', None, "", "x" * 70_000]
+    assert store._long_text(values).equals(pa.array(values, type=pa.string()))
