@@ -282,15 +282,17 @@ def _text_size(raw: RawRecord) -> int:
 
 
 def pieces(paths: list[str], max_record_bytes: int = DEFAULT_MAX_RECORD_BYTES,
-           stdin: BinaryIO | None = None) -> Iterator[Piece]:
-    """The input for workers: a plain `.jsonl` file in chunks of lines, which the workers cut into
-    records themselves; anything else in batches of records."""
+           stdin: BinaryIO | None = None, batch: int = BATCH, batch_bytes: int = 0,
+           chunk: int | None = None) -> Iterator[Piece]:
+    """The input for workers: a plain `.jsonl` file in chunks of lines (of about `chunk` bytes),
+    which the workers cut into records themselves; anything else in batches of `batch` records,
+    or fewer once their text reaches `batch_bytes`."""
     for p in expand(paths):
         if is_plain_lines(p):
-            for piece in line_chunks(p, max_record_bytes):
+            for piece in line_chunks(p, max_record_bytes, chunk):
                 yield piece if isinstance(piece, LineChunk) else [piece]
         else:
-            yield from chunked(read_records([p], max_record_bytes, stdin=stdin), BATCH)
+            yield from record_batches(read_records([p], max_record_bytes, stdin=stdin), batch, batch_bytes)
 
 
 def _check_batch(task: tuple[Piece, dict[str, Any] | None, Any, Any, bool]) -> Batch:

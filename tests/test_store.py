@@ -146,8 +146,11 @@ def _commits(monkeypatch, **load_kw) -> tuple[int, "_Counting"]:
 
 
 def test_a_transaction_holds_batches_until_it_holds_batch_games(tmp_path, monkeypatch):
+    import gzip
     recs = [r for r, _ in generate(1000, 13, max_deals=4)]
-    path = write(tmp_path, "c.jsonl", recs)
+    path = str(tmp_path / "c.jsonl.gz")  # read here in batches of records, not in chunks of lines by the workers
+    with gzip.open(path, "wt") as f:
+        f.writelines(json.dumps(r) + "\n" for r in recs)
     monkeypatch.setattr(store, "BATCH_GAMES", 100)  # a worker's task
     tasks: list[int] = []
     rep, con = _commits(monkeypatch, paths=[path], path=str(tmp_path / "a.duckdb"), batch_games=300,
