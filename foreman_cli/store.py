@@ -276,6 +276,18 @@ class _Batch:
         self.payouts: dict[str, list] = {c: [] for c in (*_PAYOUT_COLS, "_n")}
         self.costs: dict[str, list] = {c: [] for c in (*_COST_COLS, "_n")}
         self.accuracy: dict[str, list] = {c: [] for c in (*_ACCURACY_COLS, "_n")}
+        self._rules: dict[int, tuple[dict[str, Any] | None, str]] = {}
+        self.deal_appends = tuple(c.append for c in self.deals.values())
+        self.deal_flat = [(c.flat, c.inner, c.outer) for c in self.deal_lists.values()]
+
+    def rules_text(self, rules: dict[str, Any] | None) -> str:
+        """The rules as JSON, made once for each rules object of the batch: games with the same
+        rules share one (HouseRules.as_dict), and json.dumps of each was 4% of the staging."""
+        made = self._rules.get(id(rules))
+        if made is None:
+            # The object is kept with its text, so its id cannot be reused while the batch lives.
+            made = self._rules[id(rules)] = (rules, json.dumps(rules))
+        return made[1]
 
 
 class _Codes:
@@ -347,17 +359,26 @@ def _flatten(b: _Batch, r: GameResult, now: datetime, n: int) -> None:
             gid, r.fingerprint.hex(), r.source, r.status, r.winner, r.deals_played, list(P), r.stake,
             money.fmt(r.stake) if r.stake is not None else None, r.currency, r.played_at,
             r.series[0] if r.series else None, r.series[1] if r.series else None, d.rules.quota, d.rules.target,
-            json.dumps(r.rules), sum(1 for f in r.findings if f.severity == "error"), r.text, now, n)):
+            b.rules_text(r.rules), sum(1 for f in r.findings if f.severity == "error"), r.text, now, n)):
         col.append(v)
-    cols = b.deals.values()
-    lists = [(c.flat, c.inner, c.outer) for c in b.deal_lists.values()]
+    # One bound append a column, called in turn: a deal is the staging's commonest row, and the
+    # tuple and zip of each cost more than its values.
+    a_game, a_deal, a_dealer, a_seat, a_decided, a_played, a_quotas, a_won, a_winners, a_n = b.deal_appends
+    lists = b.deal_flat
     codes = core.deal_codes or deal_codes
     blocks = d.blocks  # a game the compiled lane read: its deals as codes already
     from_blocks = core.lane_codes or block_codes
     for dr in r.deals:
-        for col, v in zip(cols, (gid, dr.number, P[dr.dealer], dr.dealer, dr.decided, dr.tricks_played, dr.quotas,
-                                 dr.tricks, dr.winners, n)):
-            col.append(v)
+        a_game(gid)
+        a_deal(dr.number)
+        a_dealer(P[dr.dealer])
+        a_seat(dr.dealer)
+        a_decided(dr.decided)
+        a_played(dr.tricks_played)
+        a_quotas(dr.quotas)
+        a_won(dr.tricks)
+        a_winners(dr.winners)
+        a_n(n)
         # the tricks until play stopped: not those after the game was won
         if blocks is not None:
             from_blocks(blocks, dr.number - 1, len(dr.winners), lists)
