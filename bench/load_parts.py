@@ -18,15 +18,15 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from foreman_cli import store  # noqa: E402
-from foreman_cli.audit import CrossChecks, checked_batches, record_batches, slim  # noqa: E402
-from foreman_cli.reader import DEFAULT_MAX_RECORD_BYTES, read_records  # noqa: E402
+from foreman_cli.audit import CrossChecks, checked_batches, staged_line  # noqa: E402
 
 
 def staged(path: str, jobs: int) -> tuple[list, float]:
     """Every batch of the file replayed and staged as `load` stages it, and the seconds it took."""
     t = time.perf_counter()
-    parts = record_batches(read_records([path], DEFAULT_MAX_RECORD_BYTES), store.BATCH_GAMES, store.BATCH_BYTES)
-    batches = list(checked_batches(parts, None, jobs, shape=slim, stage=store.stage_tables, fast=True))
+    store._arrow_without_pandas()
+    parts = store.load_pieces([path])
+    batches = list(checked_batches(parts, None, jobs, shape=staged_line, stage=store.stage_tables, fast=True))
     return batches, time.perf_counter() - t
 
 

@@ -600,18 +600,24 @@ def load_paths(paths: list[str], path: str, overrides: dict[str, Any] | None = N
         # pyarrow's first conversion costs 0.1 s (its compute functions, the shim it checks
         # numpy and pandas with): made here, before the workers fork, it is made once.
         stage_tables([])
+    parts = load_pieces(paths, max_record_bytes, batch_games, analyze is not None)
+    batches = checked_batches(parts, overrides, jobs, shape=staged_line, stage=stage, fast=analyze is None)
+    return _store(path, batches, replace, progress, CrossChecks(hold=False), batch_games)
+
+
+def load_pieces(paths: list[str], max_record_bytes: int = DEFAULT_MAX_RECORD_BYTES,
+                batch_games: int = TRANSACTION_GAMES, analysed: bool = False) -> Iterator[Any]:
+    """The input of a load as its workers' tasks (audit.pieces)."""
     batch = min(batch_games, BATCH_GAMES)
-    if analyze is None:
+    if not analysed:
         # Plain JSON Lines in chunks the workers read, as validate's are: this process, which the
         # archive's writes keep busy, then only finds where they are cut. Measured on 200 MB, three
         # loads interleaved with records read here and sent in batches of 500: 9.5-9.9 -> 8.8-9.3 s,
         # this process's CPU 9.0-9.1 -> 7.5-7.9 s, its peak 356-375 -> 357-367 MB (chunks of 1.5,
         # 3, 6 and 8 MB: slower, slower, the same, and a peak of 385-411 MB).
-        parts = pieces(paths, max_record_bytes, batch=batch, batch_bytes=BATCH_BYTES)
-    else:  # the analysis takes a second or more a game: a worker's task stays a batch of games
-        parts = record_batches(read_records(paths, max_record_bytes), batch, BATCH_BYTES)
-    batches = checked_batches(parts, overrides, jobs, shape=staged_line, stage=stage, fast=analyze is None)
-    return _store(path, batches, replace, progress, CrossChecks(hold=False), batch_games)
+        return pieces(paths, max_record_bytes, batch=batch, batch_bytes=BATCH_BYTES)
+    # the analysis takes a second or more a game: a worker's task stays a batch of games
+    return record_batches(read_records(paths, max_record_bytes), batch, BATCH_BYTES)
 
 
 class _Transaction:
