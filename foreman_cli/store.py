@@ -29,16 +29,9 @@ if TYPE_CHECKING:
     import pyarrow as pa
 
 DEFAULT_DB = "foreman.duckdb"
-BATCH_GAMES = 500  # games replayed and staged together (a worker's task)
+BATCH_GAMES = 500  # games replayed and staged together (a worker's task), unless plain JSON Lines go in chunks
 # A batch also ends at this much record text, so a batch of very long games stays small.
 BATCH_BYTES = 8 * 1024 * 1024
-# Games a transaction holds (`load --batch`): batches are inserted into one open transaction
-# until it holds this many games or TRANSACTION_BYTES of staged rows. A transaction of a whole
-# row group or more is one DuckDB writes straight into the file, compressed, and logs by
-# reference; a small one goes through the write-ahead log in full and is compressed again at the
-# checkpoint. Measured on 200 MB of records, three loads interleaved with transactions of 500
-# games: 12.4-14.8 -> 10.4-12.0 s, the reading process's CPU 13.9-16.1 -> 9.7-10.5 s, nothing
-# spilled (175 MB before), a file of 62 MB (59 before).
 # DuckDB's limit during a load: it keeps a long load flat and the process under 400 MB
 # (measured on 200 MB, transactions of 8,192 games: a peak of 365-378 MB; 349-361 MB at 80 MB).
 LOAD_MEMORY = "96MB"
@@ -47,7 +40,14 @@ LOAD_MEMORY = "96MB"
 # every core: measured on 200 MB of records, three loads interleaved with the default's, the
 # checkpoint 3.4 -> 2.1 s, the load 13.4-14.6 -> 12.0-13.2 s, the file 57 -> 59 MB.
 ROW_GROUP_ROWS = 8192
-TRANSACTION_GAMES = ROW_GROUP_ROWS  # see above: a whole row group of games
+# Games a transaction holds (`load --batch`): batches are inserted into one open transaction
+# until it holds this many games or TRANSACTION_BYTES of staged rows. A transaction of a whole
+# row group or more is one DuckDB writes straight into the file, compressed, and logs by
+# reference; a small one goes through the write-ahead log in full and is compressed again at the
+# checkpoint. Measured on 200 MB of records, three loads interleaved with transactions of 500
+# games: 12.4-14.8 -> 10.4-12.0 s, the reading process's CPU 13.9-16.1 -> 9.7-10.5 s, nothing
+# spilled (175 MB before), a file of 62 MB (59 before).
+TRANSACTION_GAMES = ROW_GROUP_ROWS
 TRANSACTION_BYTES = 96 * 1024 * 1024
 
 
