@@ -120,11 +120,12 @@ def _facts(r: GameResult | GameLine) -> dict[str, Any]:
     return r.facts if isinstance(r, GameLine) else series_facts(r)
 
 
-def game_line(r: GameResult) -> GameLine:
-    """The result as its line of `validate --json` and the little the checks across games need."""
+def game_line(r: GameResult, line: bool = True) -> GameLine:
+    """The result as its line of `validate --json` and the little the checks across games need;
+    without `line`, the little only."""
     facts = series_facts(r) if r.series is not None and r.status != "invalid" else None
     return GameLine(r.id, r.source, r.status, r.fingerprint, r.series, facts, tuple(f.code for f in r.findings),
-                    any(f.severity == ERROR for f in r.findings), msgspec.json.encode(r.to_dict()))
+                    any(f.severity == ERROR for f in r.findings), msgspec.json.encode(r.to_dict()) if line else b"")
 
 
 def staged_line(r: GameResult) -> GameLine | GameResult:
@@ -136,11 +137,7 @@ def staged_line(r: GameResult) -> GameLine | GameResult:
     reading process 0.08 ms to unpickle (measured on 10,000 games: 0.62 and 0.80 s, against
     0.03 and 0.01 s for these).
     """
-    if r.status == "invalid":
-        return slim(r)
-    facts = series_facts(r) if r.series is not None else None
-    return GameLine(r.id, r.source, r.status, r.fingerprint, r.series, facts, tuple(f.code for f in r.findings),
-                    any(f.severity == ERROR for f in r.findings), b"")
+    return slim(r) if r.status == "invalid" else game_line(r, line=False)
 
 
 def duplicate_finding(game_id: str, first: str, identical: bool) -> Finding:
@@ -289,14 +286,13 @@ def _text_size(raw: RawRecord) -> int:
 
 
 def pieces(paths: list[str], max_record_bytes: int = DEFAULT_MAX_RECORD_BYTES,
-           stdin: BinaryIO | None = None, batch: int = BATCH, batch_bytes: int = 0,
-           chunk: int | None = None) -> Iterator[Piece]:
-    """The input for workers: a plain `.jsonl` file in chunks of lines (of about `chunk` bytes),
-    which the workers cut into records themselves; anything else in batches of `batch` records,
-    or fewer once their text reaches `batch_bytes`."""
+           stdin: BinaryIO | None = None, batch: int = BATCH, batch_bytes: int = 0) -> Iterator[Piece]:
+    """The input for workers: a plain `.jsonl` file in chunks of lines, which the workers cut into
+    records themselves; anything else in batches of `batch` records, or fewer once their text
+    reaches `batch_bytes`."""
     for p in expand(paths):
         if is_plain_lines(p):
-            for piece in line_chunks(p, max_record_bytes, chunk):
+            for piece in line_chunks(p, max_record_bytes):
                 yield piece if isinstance(piece, LineChunk) else [piece]
         else:
             yield from record_batches(read_records([p], max_record_bytes, stdin=stdin), batch, batch_bytes)
