@@ -1115,6 +1115,16 @@ static PyObject *names_ok(PyObject *self, PyObject *args) {
 
 /* ---- the archive's card lists: a deal's cards as codes, appended to flat columns ---- */
 
+/* Append one offset (native int32, as Arrow's list offsets) to a bytearray of them. */
+static int put_offset(PyObject *offsets, Py_ssize_t value) {
+    Py_ssize_t at = PyByteArray_GET_SIZE(offsets);
+    if (value > INT32_MAX) { PyErr_SetString(PyExc_OverflowError, "a column past 2**31 codes"); return -1; }
+    if (PyByteArray_Resize(offsets, at + 4) < 0) return -1;
+    int32_t v = (int32_t)value;
+    memcpy(PyByteArray_AS_STRING(offsets) + at, &v, 4);
+    return 0;
+}
+
 /* Append one byte a card (or a seat) of `items` to the bytearray `flat`, then flat's new length to
  * `inner`. `attr` NULL: the items themselves are looked up; else each item's attribute. */
 static int append_codes(PyObject *flat, PyObject *inner, PyObject *items, PyObject *attr, PyObject *table) {
@@ -1139,25 +1149,20 @@ static int append_codes(PyObject *flat, PyObject *inner, PyObject *items, PyObje
         out[i] = (char)c;
     }
     Py_DECREF(seq);
-    PyObject *end = PyLong_FromSsize_t(at + n);
-    int r = end ? PyList_Append(inner, end) : -1;
-    Py_XDECREF(end);
-    return r;
+    return put_offset(inner, at + n);
 }
 
+/* Append the number of lists in `inner` (the offsets of a deal's lists end there) to `outer`. */
 static int append_end(PyObject *outer, PyObject *inner) {
-    PyObject *end = PyLong_FromSsize_t(PyList_GET_SIZE(inner) - 1);
-    int r = end ? PyList_Append(outer, end) : -1;
-    Py_XDECREF(end);
-    return r;
+    return put_offset(outer, PyByteArray_GET_SIZE(inner) / 4 - 1);
 }
 
-/* One column: (flat bytearray, inner offsets list, outer offsets list). */
+/* One column: (flat codes, inner offsets, outer offsets), three bytearrays (store.code_columns). */
 static int column(PyObject *cols, Py_ssize_t i, PyObject **flat, PyObject **inner, PyObject **outer) {
     PyObject *c = PyList_GET_ITEM(cols, i);
     if (!PyTuple_Check(c) || PyTuple_GET_SIZE(c) != 3 || !PyByteArray_Check(PyTuple_GET_ITEM(c, 0))
-        || !PyList_Check(PyTuple_GET_ITEM(c, 1)) || !PyList_Check(PyTuple_GET_ITEM(c, 2))) {
-        PyErr_SetString(PyExc_TypeError, "a column is (bytearray, list, list)");
+        || !PyByteArray_Check(PyTuple_GET_ITEM(c, 1)) || !PyByteArray_Check(PyTuple_GET_ITEM(c, 2))) {
+        PyErr_SetString(PyExc_TypeError, "a column is three bytearrays (codes, offsets, offsets)");
         return -1;
     }
     *flat = PyTuple_GET_ITEM(c, 0); *inner = PyTuple_GET_ITEM(c, 1); *outer = PyTuple_GET_ITEM(c, 2);
@@ -1242,10 +1247,7 @@ static int put_codes(PyObject *flat, PyObject *inner, const unsigned char *src, 
     if (PyByteArray_Resize(flat, at + n) < 0) return -1;
     char *out = PyByteArray_AS_STRING(flat) + at;
     for (Py_ssize_t i = 0; i < n; i++) out[i] = (char)src[i * stride];
-    PyObject *end = PyLong_FromSsize_t(at + n);
-    int r = end ? PyList_Append(inner, end) : -1;
-    Py_XDECREF(end);
-    return r;
+    return put_offset(inner, at + n);
 }
 
 static PyObject *lane_codes(PyObject *self, PyObject *args) {

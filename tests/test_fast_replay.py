@@ -124,7 +124,7 @@ def test_the_compiled_deal_codes_answer_as_their_python_twin(decoded):
     from foreman_cli.cards import CARD_OF
 
     def columns():
-        return [(bytearray(), [0], [0]) for _ in range(9)]
+        return [store.code_column() for _ in range(9)]
     deals = 0
     for g in decoded:
         want, got = columns(), columns()

@@ -171,7 +171,7 @@ def test_the_archive_codes_from_blocks_answer_as_their_twin(texts):
     from foreman_cli import store
 
     def columns():
-        return [(bytearray(), [0], [0]) for _ in range(9)]
+        return [store.code_column() for _ in range(9)]
     deals = 0
     for t in texts:
         scanned = lane.scan(t, CARD_OF)

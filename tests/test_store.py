@@ -483,5 +483,8 @@ def test_what_a_load_gets_back_of_a_staged_game_is_its_line_without_the_line():
 
 def test_long_text_is_the_arrow_string_array_of_its_values():
     import pyarrow as pa
-    values = ['{"notes": "Zoë 🂡 ☃"}', None, "", "x" * 70_000]
-    assert store._long_text(values).equals(pa.array(values, type=pa.string()))
+    values = ['{"notes": "Zoë 🂡 ☃"}', "", "x" * 70_000, "é"]
+    for some in (values, [*values, None], [None], []):  # one buffer; through bytes where a value is null
+        got = store._long_text(some)
+        got.validate(full=True)
+        assert got.type == pa.string() and got.equals(pa.array(some, type=pa.string()))
