@@ -244,7 +244,8 @@ Piece = list[RawRecord] | LineChunk
 
 def checked_batches(pieces: Iterable[Piece], overrides: dict[str, Any] | None = None, jobs: int = 1,
                     shape: Callable[[GameResult], Any] | None = None,
-                    stage: Callable[[list[GameResult]], Any] | None = None, fast: bool = True) -> Iterator[Batch]:
+                    stage: Callable[[list[GameResult]], Any] | None = None, fast: bool = True,
+                    ahead: int = 2) -> Iterator[Batch]:
     """Decode and replay the input a piece at a time (a batch of records, or a chunk of lines that
     the worker cuts itself), in input order: the one pipeline of `validate` and `load`. The checks
     across games are the caller's (CrossChecks).
@@ -253,10 +254,11 @@ def checked_batches(pieces: Iterable[Piece], overrides: dict[str, Any] | None = 
     what the caller keeps of them; `shape` then turns each result into what is sent back (a slim
     result, a GameLine). With jobs > 1 both run in the workers. With a shape (which drops the
     decoded game) and `fast`, plain records take the compiled lane (lane.py); a stage that
-    replays positions (the analysis) needs the decoded deals and says `fast=False`.
+    replays positions (the analysis) needs the decoded deals and says `fast=False`. `ahead` is
+    the tasks in flight a worker (ordered_map).
     """
     tasks = ((p, overrides, shape, stage, fast) for p in pieces)
-    batches = ordered_map(_check_batch, tasks, jobs) if jobs > 1 else map(_check_batch, tasks)
+    batches = ordered_map(_check_batch, tasks, jobs, ahead) if jobs > 1 else map(_check_batch, tasks)
     try:
         with no_cyclic_gc():
             done = 0
@@ -343,11 +345,11 @@ def chunked(items: Iterable[Any], count: int, size=None, max_size: int = 0) -> I
         yield batch
 
 
-def ordered_map(fn, tasks: Iterable[Any], jobs: int) -> Iterator[Any]:
+def ordered_map(fn, tasks: Iterable[Any], jobs: int, ahead: int = 2) -> Iterator[Any]:
     """fn over tasks in `jobs` worker processes, results in task order, few tasks in flight.
 
-    Pool.imap would read the whole input ahead of the workers; a window of 2 * jobs tasks keeps
-    memory flat whatever the input's size.
+    Pool.imap would read the whole input ahead of the workers; a window of `ahead` * jobs tasks
+    keeps memory flat whatever the input's size.
     """
     tasks = iter(tasks)
     head = list(itertools.islice(tasks, 2))
@@ -364,7 +366,7 @@ def ordered_map(fn, tasks: Iterable[Any], jobs: int) -> Iterator[Any]:
     try:
         for task in tasks:
             window.append(pool.apply_async(fn, (task,)))
-            if len(window) >= 2 * jobs:
+            if len(window) >= ahead * jobs:
                 yield window.popleft().get()
         while window:
             yield window.popleft().get()
