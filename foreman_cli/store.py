@@ -52,10 +52,11 @@ ROW_GROUP_ROWS = 8192
 # spilled (175 MB before), a file of 62 MB (59 before).
 TRANSACTION_GAMES = ROW_GROUP_ROWS
 TRANSACTION_BYTES = 96 * 1024 * 1024
-# Tasks in flight a worker in a load. While the reading process commits a transaction (0.4 s of
-# 8,192 games) the workers go on staging the next ones; with validate's 2 they soon stood idle
-# (200 MB: 7.7-8.1 s with 2, 6.6-7.4 s with 6 or 8; peak RSS 344-347 MB against 363-376 MB at 6).
-LOAD_AHEAD = 6
+# Tasks in flight a worker in a load. While the reading process commits a transaction (0.6-0.9 s
+# for 8,192 games) the workers go on staging the next ones; with validate's 2 they soon stood idle.
+# 200 MB, three runs each: 7.4-8.1 s with 2, 6.9-7.6 s with 5 or 6. Each task in flight holds
+# about 5.6 MB of staged rows in the reading process: the peak was 357-367 MB with 5, 362-389 with 6.
+LOAD_AHEAD = 5
 
 
 RANK_VALUE = {t: RANK_OF[c] + 2 for t, c in CARD_OF.items()}  # 2..14 (ace high), by token

@@ -169,6 +169,32 @@ def test_load_batch_default_is_the_transaction_size():
     assert inspect.signature(load_command).parameters["batch"].default == store.TRANSACTION_GAMES
 
 
+@pytest.mark.parametrize("ahead", [2, 5])
+def test_ordered_map_keeps_ahead_tasks_a_worker_in_flight_and_the_order(ahead):
+    pulled = []
+
+    def tasks():
+        for t in range(-30, 0):
+            pulled.append(t)
+            yield t
+    seen = []
+    for r in audit.ordered_map(abs, tasks(), 2, ahead):
+        seen.append((r, len(pulled)))
+    assert [r for r, _ in seen] == list(range(30, 0, -1))
+    # each result is taken once the window is full, and the window refills one task a result
+    assert [n for _, n in seen] == [min(30, 2 * ahead + i) for i in range(30)]
+
+
+def test_a_load_keeps_more_tasks_in_flight_than_validate(tmp_path, monkeypatch):
+    asked = []
+    real = audit.ordered_map
+    monkeypatch.setattr(audit, "ordered_map", lambda fn, tasks, jobs, ahead=2: asked.append(ahead) or real(fn, tasks, jobs, ahead))
+    path = write(tmp_path, "c.jsonl", [r for r, _ in generate(4, 3, max_deals=2)])
+    store.load_paths([path], str(tmp_path / "a.duckdb"), jobs=2)
+    list(audit.audit_paths([path], jobs=2))
+    assert asked == [store.LOAD_AHEAD, 2] and store.LOAD_AHEAD > 2
+
+
 def test_a_load_never_imports_pandas_and_leaves_it_importable(tmp_path):
     pytest.importorskip("pandas")  # installed with the spark extra, which make test installs
     recs = [r for r, _ in generate(40, 3, max_deals=3)]
