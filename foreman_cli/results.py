@@ -141,7 +141,7 @@ class GameLine:
     facts: dict[str, Any] | None  # audit.series_facts, for a game of a series
     codes: tuple[str, ...]  # the codes of the replay's own findings
     errors: bool  # whether one of them is a breach
-    line: bytes  # the JSON of GameResult.to_dict(); empty in what a load gets back (audit.staged_line), and in a batch of lines until LineRun.give_back
+    line: bytes  # the JSON of GameResult.to_dict(); empty in what a load gets back (audit.staged_line)
     findings: list[Finding] = field(default_factory=list)
 
     def __reduce__(self):

@@ -213,6 +213,28 @@ def test_batches_written_whole_read_as_game_by_game(tmp_path, monkeypatch, jobs)
     assert summary == one and one.by_code.get("DUPLICATE_GAME") == 1
 
 
+def test_a_run_is_taken_whole_only_when_the_checks_across_games_add_nothing():
+    """CrossChecks.take_run: a run with a repeat (of a game before it, or within it) or a series
+    game is refused and notes nothing; a clean run notes its ids as feed would, one by one."""
+    from foreman_cli import audit
+    from foreman_cli.results import GameLine
+
+    def gl(gid, series=None, fp=b"f"):
+        return GameLine(gid, f"x.jsonl:{gid}", "won", fp, series, None, (), False, f'{{"id":"{gid}"}}'.encode())
+
+    def run(*lines):
+        return audit.LineRun.of(list(lines))
+    cross = audit.CrossChecks()
+    assert cross.take_run(run(gl("a"), gl(None), gl("b")))
+    assert cross.seen == {"a": "x.jsonl:a", "b": "x.jsonl:b"} and cross.fingerprints == {"a": b"f", "b": b"f"}
+    for refused in (run(gl("c"), gl("a")), run(gl("c"), gl("c")), run(gl("c"), gl("d", series=("s", 1)))):
+        assert not cross.take_run(refused) and set(cross.seen) == {"a", "b"}
+        back = refused.game_lines()
+        assert [(g.id, g.line) for g in back] == [(g, f'{{"id":"{g}"}}'.encode()) for g in refused.ids]
+    repeat = cross.feed(gl("b", fp=b"g"))[0]
+    assert repeat.findings[0].code == "DUPLICATE_GAME" and "different content" in repeat.findings[0].message
+
+
 # --- Hardening II: terminal safety ---
 
 HOSTILE = "al\x1b[2Jice\u202e\x07\x9b"
