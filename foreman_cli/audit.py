@@ -391,9 +391,11 @@ def ordered_map(fn, tasks: Iterable[Any], jobs: int, ahead: int = 2) -> Iterator
     import multiprocessing  # only for a pool: a one-record run should not pay for it
     ctx = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn")
     window: deque = deque()
-    pool = ctx.Pool(jobs, initializer=_ignore_interrupts)
     interrupted = False
+    pool = None
     try:
+        with _interrupts_held():
+            pool = ctx.Pool(jobs, initializer=_ignore_interrupts)
         for task in tasks:
             window.append(pool.apply_async(fn, (task,)))
             if len(window) >= ahead * jobs:
@@ -401,13 +403,12 @@ def ordered_map(fn, tasks: Iterable[Any], jobs: int, ahead: int = 2) -> Iterator
         while window:
             yield window.popleft().get()
     except KeyboardInterrupt:
-        # At once: a worker forked just before the Ctrl-C may have died of it before it could
-        # ignore it, and its task would never finish.
         interrupted = True
-        pool.terminate()
+        if pool is not None:
+            _terminate(pool)  # at once
         raise
     finally:
-        if not interrupted:
+        if not interrupted and pool is not None:
             _end_pool(pool, window)
 
 
@@ -428,10 +429,32 @@ def _end_pool(pool, window: deque) -> None:
             return
     except KeyboardInterrupt:
         pass  # a second Ctrl-C: end it now
-    pool.terminate()
+    _terminate(pool)
 
 
 DRAIN_SECONDS = 20  # for a task in flight when the pool ends: a batch takes well under a second
+
+
+def _terminate(pool) -> None:
+    """Pool.terminate, waited for a few seconds at most; then the workers are killed and the pool
+    is left to the end of the process.
+
+    Pool.terminate can wait forever on a lock that a worker held when it was killed: the pipe's
+    for results when it died half way through sending one (seen in CI: a Ctrl-C of `validate`
+    0.3 s in hung; the task handler waited on the results' lock), and the one for tasks when a
+    worker waits for its next. Its threads are daemons, so a stuck one does not hold the exit.
+    """
+    import multiprocessing
+    import threading
+    ending = threading.Thread(target=pool.terminate, name="foreman-pool-end", daemon=True)
+    ending.start()
+    ending.join(TERMINATE_SECONDS)
+    if ending.is_alive():
+        for worker in multiprocessing.active_children():
+            worker.kill()
+
+
+TERMINATE_SECONDS = 3
 
 
 class BatchInterrupt:
@@ -470,10 +493,33 @@ class BatchInterrupt:
             signal.signal(signal.SIGINT, self._before)
 
 
+@contextmanager
+def _interrupts_held():
+    """Hold Ctrl-C back while the pool forks its workers; it arrives as the block ends.
+
+    A Ctrl-C between a fork and the pool noting its worker left that worker running after the
+    reading process had ended, waiting for tasks and holding the terminal's stderr (seen in CI: a
+    test of Ctrl-C 0.3 s into `validate` waited 60 s for it). The workers are forked with it held,
+    and ignore it from their first step (_ignore_interrupts).
+    """
+    import signal
+    import threading
+    if not hasattr(signal, "pthread_sigmask") or threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    before = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, before)
+
+
 def _ignore_interrupts() -> None:
     """In a worker: Ctrl-C is the parent's to handle (one message, the pool ended, exit 130)."""
     import signal
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if hasattr(signal, "pthread_sigmask"):
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})  # forked with it held: ignored now
 
 
 @contextmanager
