@@ -16,8 +16,14 @@ def _interrupted_early(signum, frame) -> None:
 def run() -> None:
     """Start the CLI; a Ctrl-C before a command runs is one line and exit 130, like one during it."""
     signal.signal(signal.SIGINT, _interrupted_early)
-    from .cli import main  # the heavy imports: a Ctrl-C may land in them
-    main()
+    try:
+        from .cli import main  # the heavy imports: a Ctrl-C may land in them
+        main()
+    finally:
+        # The command has ended and said so: a Ctrl-C while Python shuts down (its threads, the
+        # worker pool's end) would only add a stray "Exception ignored ... KeyboardInterrupt" to
+        # stderr, or end the process by the signal, in place of the command's own exit code.
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 if __name__ == "__main__":

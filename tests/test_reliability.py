@@ -267,6 +267,16 @@ def test_ctrl_c_ends_the_workers_even_when_pool_terminate_hangs():
     assert _ends(_STUCK_TERMINATE) == (0, "interrupted True []\n", "")
 
 
+def test_a_ctrl_c_once_the_command_has_ended_leaves_its_exit_code():
+    """After the command, while Python shuts down, Ctrl-C is ignored: the exit code stays the
+    command's (a stress run of Ctrl-Cs as validate ended: 7 in 60 died of the signal, no message)."""
+    code = ("import signal, sys\nsys.argv = ['foreman', 'codes', '--json']\nfrom foreman_cli.__main__ import run\n"
+            "try:\n    run()\nexcept SystemExit as e:\n"
+            "    print(e.code, signal.getsignal(signal.SIGINT) is signal.SIG_IGN, file=sys.stderr)\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert done.stderr == "0 True\n" and done.stdout.startswith("[")
+
+
 def test_ctrl_c_during_validate_with_workers_is_one_line(corpus):
     path, _ = corpus
     proc = subprocess.Popen([FOREMAN, "validate", "--json", str(path), "--jobs", "2", "--max-record-bytes", "100000"],
