@@ -1157,7 +1157,7 @@ static int append_end(PyObject *outer, PyObject *inner) {
     return put_offset(outer, PyByteArray_GET_SIZE(inner) / 4 - 1);
 }
 
-/* One column: (flat codes, inner offsets, outer offsets), three bytearrays (store.code_columns). */
+/* One column: (flat codes, inner offsets, outer offsets), three bytearrays (store.code_column). */
 static int column(PyObject *cols, Py_ssize_t i, PyObject **flat, PyObject **inner, PyObject **outer) {
     PyObject *c = PyList_GET_ITEM(cols, i);
     if (!PyTuple_Check(c) || PyTuple_GET_SIZE(c) != 3 || !PyByteArray_Check(PyTuple_GET_ITEM(c, 0))

@@ -440,9 +440,9 @@ def _terminate(pool) -> None:
     is left to the end of the process.
 
     Pool.terminate can wait forever on a lock that a worker held when it was killed: the pipe's
-    for results when it died half way through sending one (seen in CI: a Ctrl-C of `validate`
-    0.3 s in hung; the task handler waited on the results' lock), and the one for tasks when a
-    worker waits for its next. Its threads are daemons, so a stuck one does not hold the exit.
+    for results, when it died half way through sending one (seen in CI: a Ctrl-C of `validate`
+    0.3 s in hung, its task handler waiting on that lock). The pool's threads are daemons, so a
+    stuck one does not hold the exit.
     """
     import multiprocessing
     import threading
@@ -497,10 +497,11 @@ class BatchInterrupt:
 def _interrupts_held():
     """Hold Ctrl-C back while the pool forks its workers; it arrives as the block ends.
 
-    A Ctrl-C between a fork and the pool noting its worker left that worker running after the
-    reading process had ended, waiting for tasks and holding the terminal's stderr (seen in CI: a
-    test of Ctrl-C 0.3 s into `validate` waited 60 s for it). The workers are forked with it held,
-    and ignore it from their first step (_ignore_interrupts).
+    A Ctrl-C that landed inside Pool's start raised there, before ordered_map could end the pool,
+    and a worker already forked could outlive the reading process, holding its stderr (seen in a
+    stress run of Ctrl-Cs 0.2-0.35 s into `validate`: twice in 160). Held, it arrives once the pool
+    exists, inside the `try` that ends it. The workers, forked with it held, ignore it from their
+    first step (_ignore_interrupts).
     """
     import signal
     import threading
