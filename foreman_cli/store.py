@@ -635,8 +635,10 @@ def load_paths(paths: list[str], path: str, overrides: dict[str, Any] | None = N
         # numpy and pandas with): made here, before the workers fork, it is made once.
         stage_tables([])
     parts = load_pieces(paths, max_record_bytes, batch_games, analyze is not None)
+    # With --analyze the workers are the bottleneck and each task takes seconds: more in flight
+    # would only lengthen the wait for them after a Ctrl-C.
     batches = checked_batches(parts, overrides, jobs, shape=staged_line, stage=stage, fast=analyze is None,
-                              ahead=LOAD_AHEAD)
+                              ahead=LOAD_AHEAD if analyze is None else 2)
     return _store(path, batches, replace, progress, CrossChecks(hold=False), batch_games)
 
 

@@ -192,7 +192,8 @@ def test_a_load_keeps_more_tasks_in_flight_than_validate(tmp_path, monkeypatch):
     path = write(tmp_path, "c.jsonl", [r for r, _ in generate(4, 3, max_deals=2)])
     store.load_paths([path], str(tmp_path / "a.duckdb"), jobs=2)
     list(audit.audit_paths([path], jobs=2))
-    assert asked == [store.LOAD_AHEAD, 2] and store.LOAD_AHEAD > 2
+    store.load_paths([path], str(tmp_path / "b.duckdb"), jobs=2, analyze=5.0)  # slow tasks: few in flight
+    assert asked == [store.LOAD_AHEAD, 2, 2] and store.LOAD_AHEAD > 2
 
 
 def test_a_load_never_imports_pandas_and_leaves_it_importable(tmp_path):
