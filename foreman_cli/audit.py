@@ -105,9 +105,8 @@ class CrossChecks:
         are noted as `feed` notes them. False, and nothing is noted: feed the games one by one."""
         if (self.holding and self.hold) or any(s is not None for s in run.series):
             return False
-        ids = [i for i in run.ids if i is not None]
         first = {i: src for i, src in zip(run.ids, run.sources) if i is not None}
-        if len(first) != len(ids) or not self.seen.keys().isdisjoint(first):
+        if len(first) != len(run.ids) - run.ids.count(None) or not self.seen.keys().isdisjoint(first):
             return False  # a repeat: within the run or of a game read before
         self.seen.update(first)
         self.fingerprints.update((i, f) for i, f in zip(run.ids, run.fingerprints) if i is not None and f is not None)
@@ -240,9 +239,8 @@ class LineRun:
         summary = Summary()
         for gl in lines:
             summary.add(gl)
-        return cls(b"".join([gl.line + b"\n" for gl in lines]), summary, *(
-            [getattr(gl, name) for gl in lines]
-            for name in ("id", "source", "status", "fingerprint", "series", "facts", "codes", "errors")))
+        return cls(b"".join([gl.line + b"\n" for gl in lines]), summary,
+                   **{column: [getattr(gl, name) for gl in lines] for column, name in _RUN_COLUMNS})
 
     def __len__(self) -> int:
         return len(self.ids)
@@ -250,9 +248,13 @@ class LineRun:
     def game_lines(self) -> list[GameLine]:
         """The run's games as their GameLines again, each with its line: for the checks across
         games one game at a time, when the run cannot go out whole."""
-        return [GameLine(*fields) for fields in zip(self.ids, self.sources, self.statuses, self.fingerprints,
-                                                    self.series, self.facts, self.codes, self.errors,
-                                                    self.text.split(b"\n"))]
+        columns = [getattr(self, column) for column, _ in _RUN_COLUMNS]
+        return [GameLine(*fields) for fields in zip(*columns, self.text.split(b"\n"))]
+
+
+# A run's columns and the GameLine field each holds, in GameLine's order (its line comes next).
+_RUN_COLUMNS = (("ids", "id"), ("sources", "source"), ("statuses", "status"), ("fingerprints", "fingerprint"),
+                ("series", "series"), ("facts", "facts"), ("codes", "codes"), ("errors", "errors"))
 
 
 BATCH = 64  # records per task sent to a worker: large enough to amortise the hand-over

@@ -608,7 +608,6 @@ def _arrow_without_pandas() -> None:
     that a load, which converts only lists, never uses. pyarrow asks once and keeps the answer;
     a later `to_pandas()` still imports pandas, as it asks again when it needs it.
     """
-    import sys
     if "pandas" in sys.modules:
         return
     import pyarrow as pa
