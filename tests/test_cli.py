@@ -207,6 +207,12 @@ def test_batches_written_whole_read_as_game_by_game(tmp_path, monkeypatch, jobs)
     out = io.StringIO()
     summary = render.validation_json(items, out)
     assert out.getvalue() == "".join(msgspec.json.encode(r.to_dict()).decode() + "\n" for r in whole)
+    # A run's bytes go straight beneath a UTF-8 text stream, in order with the lines written as text
+    raw = io.BytesIO()
+    text = io.TextIOWrapper(raw, encoding="utf-8")
+    render.validation_json(items, text)
+    text.flush()
+    assert raw.getvalue() == out.getvalue().encode()
     one = audit.Summary()
     for r in whole:
         one.add(r)

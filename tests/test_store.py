@@ -198,6 +198,17 @@ def test_the_pool_does_not_spin_while_a_result_is_in_the_pipe(monkeypatch):
     assert len(wakes) < 20, len(wakes)
 
 
+@pytest.mark.skipif(sys.platform != "linux", reason="pipe sizes are Linux's")
+def test_the_results_pipe_holds_a_batch_of_results():
+    import fcntl
+    pool = audit._pool_class()(1)
+    try:
+        assert fcntl.fcntl(pool._outqueue._writer.fileno(), fcntl.F_GETPIPE_SZ) == audit.RESULTS_PIPE_BYTES
+        assert pool.apply(abs, (-3,)) == 3
+    finally:
+        pool.terminate()
+
+
 def test_a_load_keeps_more_tasks_in_flight_than_validate(tmp_path, monkeypatch):
     asked = []
     real = audit.ordered_map
