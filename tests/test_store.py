@@ -163,6 +163,41 @@ def test_a_transaction_holds_batches_until_it_holds_batch_games(tmp_path, monkey
     assert store.counts(str(tmp_path / "a.duckdb")) == store.counts(str(tmp_path / "b.duckdb"))
 
 
+def test_the_rows_kept_of_a_batch_are_those_of_the_games_kept():
+    """A run of places (a batch split between transactions) is a slice, any other set a filter:
+    either way the rows of exactly those games, in order, in every table, empty ones too."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    from foreman_cli.audit import check_record
+    from foreman_cli.reader import RawRecord
+    recs = [r for r, _ in generate(30, 17, max_deals=3, stacked=0.5)]
+    results = [check_record(RawRecord("t.jsonl", n + 1, json.dumps(r)), keep=True) for n, r in enumerate(recs)]
+    tables = store.stage_tables(results)
+    assert {name for name, t in tables.items() if t.num_rows == 0} and len(tables["_findings"]) > 0
+    for keep in ([0], [29], list(range(0, 12)), list(range(12, 30)), list(range(5, 6)), [1, 2, 7, 20], list(range(30))):
+        for name, t in tables.items():
+            want = t.filter(pc.is_in(t["_n"], value_set=pa.array(keep, type=pa.int32())))
+            assert store._kept(t, keep).equals(want), (name, keep)
+
+
+def _contents(db: str) -> dict[str, list]:
+    con = duckdb.connect(db, read_only=True)
+    try:
+        return {t: sorted(map(repr, con.execute(f"SELECT * EXCLUDE (loaded_at) FROM {t}" if t == "games" else
+                                                 f"SELECT * FROM {t}").fetchall())) for t in store.TABLES}
+    finally:
+        con.close()
+
+
+def test_batches_split_between_transactions_load_the_same_rows(tmp_path, monkeypatch):
+    recs = [r for r, _ in generate(120, 29, max_deals=4, stacked=0.3)]
+    path = write(tmp_path, "c.jsonl", recs)
+    store.load_paths([path], str(tmp_path / "a.duckdb"))
+    monkeypatch.setattr(store, "BATCH_GAMES", 50)
+    store.load_paths([path], str(tmp_path / "b.duckdb"), batch_games=7)  # most batches split, some twice
+    assert _contents(str(tmp_path / "a.duckdb")) == _contents(str(tmp_path / "b.duckdb"))
+
+
 def test_load_batch_default_is_the_transaction_size():
     import inspect
     from foreman_cli.cli import load as load_command
