@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gc
 import itertools
+import os
 from contextlib import contextmanager
 from collections import defaultdict, deque
 from collections.abc import Callable, Iterable, Iterator
@@ -279,7 +280,7 @@ Piece = list[RawRecord] | LineChunk
 def checked_batches(pieces: Iterable[Piece], overrides: dict[str, Any] | None = None, jobs: int = 1,
                     shape: Callable[[GameResult], Any] | None = None,
                     stage: Callable[[list[GameResult]], Any] | None = None, fast: bool = True,
-                    ahead: int = 2) -> Iterator[Batch]:
+                    ahead: int = 2, nice: int = 0) -> Iterator[Batch]:
     """Decode and replay the input a piece at a time (a batch of records, or a chunk of lines that
     the worker cuts itself), in input order: the one pipeline of `validate` and `load`. The checks
     across games are the caller's (CrossChecks).
@@ -289,10 +290,10 @@ def checked_batches(pieces: Iterable[Piece], overrides: dict[str, Any] | None = 
     result, a GameLine). With jobs > 1 both run in the workers. With a shape (which drops the
     decoded game) and `fast`, plain records take the compiled lane (lane.py); a stage that
     replays positions (the analysis) needs the decoded deals and says `fast=False`. `ahead` is
-    the tasks in flight a worker (ordered_map).
+    the tasks in flight a worker and `nice` how far the workers yield the CPU (ordered_map).
     """
     tasks = ((p, overrides, shape, stage, fast) for p in pieces)
-    batches = ordered_map(_check_batch, tasks, jobs, ahead) if jobs > 1 else map(_check_batch, tasks)
+    batches = ordered_map(_check_batch, tasks, jobs, ahead, nice) if jobs > 1 else map(_check_batch, tasks)
     try:
         with no_cyclic_gc():
             done = 0
@@ -377,11 +378,12 @@ def chunked(items: Iterable[Any], count: int, size=None, max_size: int = 0) -> I
         yield batch
 
 
-def ordered_map(fn, tasks: Iterable[Any], jobs: int, ahead: int = 2) -> Iterator[Any]:
+def ordered_map(fn, tasks: Iterable[Any], jobs: int, ahead: int = 2, nice: int = 0) -> Iterator[Any]:
     """fn over tasks in `jobs` worker processes, results in task order, few tasks in flight.
 
     Pool.imap would read the whole input ahead of the workers; a window of `ahead` * jobs tasks
-    keeps memory flat whatever the input's size.
+    keeps memory flat whatever the input's size. The workers run `nice` steps below the reading
+    process's priority: where it is the bottleneck (a load's writes), it then never waits for a core.
     """
     tasks = iter(tasks)
     head = list(itertools.islice(tasks, 2))
@@ -397,7 +399,7 @@ def ordered_map(fn, tasks: Iterable[Any], jobs: int, ahead: int = 2) -> Iterator
     pool = None
     try:
         with _interrupts_held():
-            pool = _pool_class()(jobs, initializer=_ignore_interrupts, context=ctx)
+            pool = _pool_class()(jobs, initializer=_start_worker, initargs=(nice,), context=ctx)
         for task in tasks:
             window.append(pool.apply_async(fn, (task,)))
             if len(window) >= ahead * jobs:
@@ -560,6 +562,13 @@ def _interrupts_held():
         yield
     finally:
         signal.pthread_sigmask(signal.SIG_SETMASK, before)
+
+
+def _start_worker(nice: int) -> None:
+    """A worker's first step: Ctrl-C left to the parent, the priority lowered by `nice`."""
+    _ignore_interrupts()
+    if nice and hasattr(os, "nice"):
+        os.nice(nice)
 
 
 def _ignore_interrupts() -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import time
@@ -244,15 +245,25 @@ def test_the_results_pipe_holds_a_batch_of_results():
         pool.terminate()
 
 
+@pytest.mark.skipif(not hasattr(os, "nice"), reason="no process priorities here")
+def test_the_workers_run_nice_steps_below_the_reading_process():
+    own = os.nice(0)
+    assert list(audit.ordered_map(os.nice, [0] * 6, 2, nice=3)) == [min(own + 3, 19)] * 6
+    assert list(audit.ordered_map(os.nice, [0] * 6, 2)) == [own] * 6
+
+
 def test_a_load_keeps_more_tasks_in_flight_than_validate(tmp_path, monkeypatch):
     asked = []
     real = audit.ordered_map
-    monkeypatch.setattr(audit, "ordered_map", lambda fn, tasks, jobs, ahead=2: asked.append(ahead) or real(fn, tasks, jobs, ahead))
+    monkeypatch.setattr(audit, "ordered_map", lambda fn, tasks, jobs, ahead=2, nice=0:
+                        asked.append((ahead, nice)) or real(fn, tasks, jobs, ahead, nice))
     path = write(tmp_path, "c.jsonl", [r for r, _ in generate(4, 3, max_deals=2)])
     store.load_paths([path], str(tmp_path / "a.duckdb"), jobs=2)
     list(audit.audit_paths([path], jobs=2))
     store.load_paths([path], str(tmp_path / "b.duckdb"), jobs=2, analyze=5.0)  # slow tasks: few in flight
-    assert asked == [store.LOAD_AHEAD, 2, 2] and store.LOAD_AHEAD > 2
+    # and only a plain load, whose reading process is the bottleneck, lowers its workers' priority
+    assert asked == [(store.LOAD_AHEAD, store.LOAD_WORKER_NICE), (2, 0), (2, 0)]
+    assert store.LOAD_AHEAD > 2 and store.LOAD_WORKER_NICE > 0
 
 
 def test_a_load_never_imports_pandas_and_leaves_it_importable(tmp_path):
