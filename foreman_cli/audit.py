@@ -280,7 +280,7 @@ Piece = list[RawRecord] | LineChunk
 def checked_batches(pieces: Iterable[Piece], overrides: dict[str, Any] | None = None, jobs: int = 1,
                     shape: Callable[[GameResult], Any] | None = None,
                     stage: Callable[[list[GameResult]], Any] | None = None, fast: bool = True,
-                    ahead: int = 2, nice: int = 0) -> Iterator[Batch]:
+                    ahead: int = 2, nice: int = 0, started: Callable[[], None] | None = None) -> Iterator[Batch]:
     """Decode and replay the input a piece at a time (a batch of records, or a chunk of lines that
     the worker cuts itself), in input order: the one pipeline of `validate` and `load`. The checks
     across games are the caller's (CrossChecks).
@@ -291,9 +291,15 @@ def checked_batches(pieces: Iterable[Piece], overrides: dict[str, Any] | None = 
     decoded game) and `fast`, plain records take the compiled lane (lane.py); a stage that
     replays positions (the analysis) needs the decoded deals and says `fast=False`. `ahead` is
     the tasks in flight a worker and `nice` how far the workers yield the CPU (ordered_map).
+    `started` is called once, before the first batch is awaited: with workers, once they have
+    their first tasks, so what the caller prepares then (a load opens its archive) overlaps them.
     """
     tasks = ((p, overrides, shape, stage, fast) for p in pieces)
-    batches = ordered_map(_check_batch, tasks, jobs, ahead, nice) if jobs > 1 else map(_check_batch, tasks)
+    if jobs > 1:
+        batches = ordered_map(_check_batch, tasks, jobs, ahead, nice, started)
+    else:
+        _call_once(started)
+        batches = map(_check_batch, tasks)
     try:
         with no_cyclic_gc():
             done = 0
@@ -378,17 +384,20 @@ def chunked(items: Iterable[Any], count: int, size=None, max_size: int = 0) -> I
         yield batch
 
 
-def ordered_map(fn, tasks: Iterable[Any], jobs: int, ahead: int = 2, nice: int = 0) -> Iterator[Any]:
+def ordered_map(fn, tasks: Iterable[Any], jobs: int, ahead: int = 2, nice: int = 0,
+                started: Callable[[], None] | None = None) -> Iterator[Any]:
     """fn over tasks in `jobs` worker processes, results in task order, few tasks in flight.
 
     Pool.imap would read the whole input ahead of the workers; a window of `ahead` * jobs tasks
     keeps memory flat whatever the input's size. The workers run `nice` steps below the reading
     process's priority: where it is the bottleneck (a load's writes), it then never waits for a core.
+    `started` is called once the workers have their first tasks, before the first result is awaited.
     """
     tasks = iter(tasks)
     head = list(itertools.islice(tasks, 2))
     if len(head) < 2:
         # A small input is done before a pool of workers would have started.
+        started = _call_once(started)
         yield from map(fn, head)
         return
     tasks = itertools.chain(head, tasks)
@@ -403,7 +412,9 @@ def ordered_map(fn, tasks: Iterable[Any], jobs: int, ahead: int = 2, nice: int =
         for task in tasks:
             window.append(pool.apply_async(fn, (task,)))
             if len(window) >= ahead * jobs:
+                started = _call_once(started)
                 yield window.popleft().get()
+        started = _call_once(started)
         while window:
             yield window.popleft().get()
     except KeyboardInterrupt:
@@ -414,6 +425,12 @@ def ordered_map(fn, tasks: Iterable[Any], jobs: int, ahead: int = 2, nice: int =
     finally:
         if not interrupted and pool is not None:
             _end_pool(pool, window)
+
+
+def _call_once(fn: Callable[[], None] | None) -> None:
+    """Call fn if there is one; what is left to call after (None), so it is called once."""
+    if fn is not None:
+        fn()
 
 
 def _pool_class():

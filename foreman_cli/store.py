@@ -607,7 +607,7 @@ def load(results: Iterable[GameResult], path: str, replace: bool = False, batch_
     """Load what the audit gave (audit_records: its cross-game findings included) into the archive,
     `batch_games` games a transaction."""
     batches = (Batch(b, stage_tables(b)) for b in chunked(results, min(batch_games, BATCH_GAMES)))
-    return _store(path, batches, replace, progress, None, batch_games)
+    return _store(_Archive(path, None), batches, replace, progress, batch_games)
 
 
 class _NoPandas:
@@ -653,12 +653,16 @@ def load_paths(paths: list[str], path: str, overrides: dict[str, Any] | None = N
         # numpy and pandas with): made here, before the workers fork, it is made once.
         stage_tables([])
     parts = load_pieces(paths, max_record_bytes, batch_games, analyze is not None)
+    archive = _Archive(path, CrossChecks(hold=False))
     # With --analyze the workers are the bottleneck and each task takes seconds: more in flight
     # would only lengthen the wait for them after a Ctrl-C, and a lower priority would only slow them.
+    # The archive opens once the workers have their first tasks (connecting and creating the
+    # tables took 45-75 ms, which the reading process spent while the workers stood unforked).
     plain = analyze is None
     batches = checked_batches(parts, overrides, jobs, shape=staged_line, stage=stage, fast=plain,
-                              ahead=LOAD_AHEAD if plain else 2, nice=LOAD_WORKER_NICE if plain else 0)
-    return _store(path, batches, replace, progress, CrossChecks(hold=False), batch_games)
+                              ahead=LOAD_AHEAD if plain else 2, nice=LOAD_WORKER_NICE if plain else 0,
+                              started=archive.open)
+    return _store(archive, batches, replace, progress, batch_games)
 
 
 def load_pieces(paths: list[str], max_record_bytes: int = DEFAULT_MAX_RECORD_BYTES,
@@ -738,11 +742,40 @@ class _Transaction:
         stop.check()
 
 
-def _store(path: str, batches: Iterator[Batch], replace: bool, progress: Callable[[int], None] | None,
-           cross: CrossChecks | None, batch_games: int = TRANSACTION_GAMES) -> LoadReport:
-    """Insert batch after batch, `batch_games` games a transaction; with `cross`, run the checks
-    across games and add what the end of the input finds (dealer succession) to the games it concerns."""
-    con = connect(path, row_group_rows=ROW_GROUP_ROWS)
+class _Archive:
+    """The archive a load writes, opened once, when `open` is first called: by the audit's pipeline
+    as the workers start (checked_batches' `started`), or by the load at its first batch."""
+
+    def __init__(self, path: str, cross: CrossChecks | None) -> None:
+        self.path, self.cross = path, cross
+        self.con: duckdb.DuckDBPyConnection | None = None
+        self.fresh = False
+
+    def open(self) -> None:
+        """Connect for writing and create the tables if they are missing (once)."""
+        if self.con is not None:
+            return
+        con = connect(self.path, row_group_rows=ROW_GROUP_ROWS)
+        try:
+            _write_settings(con)
+            init(con, self.path)
+            # Empty when the load began: a game met again is a repeat the audit marks, never a stored one.
+            self.fresh = self.cross is not None and con.execute("SELECT count(*) FROM games").fetchall()[0][0] == 0
+        except BaseException:
+            con.close()
+            raise
+        self.con = con
+
+    def close(self) -> None:
+        """Close the connection, if it was opened."""
+        if self.con is not None:
+            try:
+                self.con.close()
+            except duckdb.Error:
+                pass
+
+
+def _write_settings(con: duckdb.DuckDBPyConnection) -> None:
     # Checkpoint at the end rather than every few transactions: each is still durable when it
     # commits, and the file is written once, smaller (measured: 57 against 73 MB for 200 MB of
     # records) and sooner.
@@ -758,22 +791,32 @@ def _store(path: str, batches: Iterator[Batch], replace: bool, progress: Callabl
     # and 4.74 s of CPU on two threads, 3.65 s and 3.65 s on one). The checkpoint at the end,
     # which compresses row groups in parallel, gets every thread back.
     con.execute("SET threads = 1")
+
+
+def _store(archive: _Archive, batches: Iterator[Batch], replace: bool, progress: Callable[[int], None] | None,
+           batch_games: int = TRANSACTION_GAMES) -> LoadReport:
+    """Insert batch after batch, `batch_games` games a transaction; with the archive's `cross`, run
+    the checks across games and add what the end of the input finds (dealer succession) to the
+    games it concerns."""
     report = LoadReport()
     added: set[str] = set()
     stop = BatchInterrupt()
-    txn = _Transaction(con, batch_games, TRANSACTION_BYTES)
+    cross = archive.cross
+    txn: _Transaction | None = None
     try:
         with stop:
-            init(con, path)
-            # Empty when the load began: a game met again is a repeat the audit marks, never a stored one.
-            fresh = cross is not None and con.execute("SELECT count(*) FROM games").fetchall()[0][0] == 0
-            for batch in batches:
+            batches = iter(batches)
+            first = next(batches, None)  # with workers the archive opened as they started
+            archive.open()  # without, or with no input at all, it opens now
+            con = archive.con
+            txn = _Transaction(con, batch_games, TRANSACTION_BYTES)
+            for batch in itertools.chain([first] if first is not None else [], batches):
                 txn.stop_if(stop)
                 if cross is not None:
                     for r in batch.results:
                         cross.feed(r)
                 txn.begin()
-                keep = _insert(con, batch, replace, report, added, lookup=not fresh)
+                keep = _insert(con, batch, replace, report, added, lookup=not archive.fresh)
                 txn.add(batch, keep, report)
                 if progress:
                     progress(len(batch.results))
@@ -788,21 +831,19 @@ def _store(path: str, batches: Iterator[Batch], replace: bool, progress: Callabl
     except duckdb.InterruptException:
         raise KeyboardInterrupt from None  # the transaction in progress was rolled back
     except duckdb.Error as e:
-        raise _write_error(path, e) from None
+        raise _write_error(archive.path, e) from None
     except RuntimeError as e:
         # DuckDB reports Ctrl-C during a statement as RuntimeError("Query interrupted").
         if "interrupted" in str(e).lower():
             raise KeyboardInterrupt from None
         raise
     finally:
-        txn.rollback()  # after a failure: nothing of the transaction it broke off
+        if txn is not None:
+            txn.rollback()  # after a failure: nothing of the transaction it broke off
         close = getattr(batches, "close", None)
         if close is not None:
             close()  # ends the worker pool here, in order
-        try:
-            con.close()
-        except duckdb.Error:
-            pass
+        archive.close()
     return report
 
 

@@ -14,7 +14,7 @@ import pytest
 from typer.testing import CliRunner
 
 from builders import game
-from foreman_cli import audit, store
+from foreman_cli import audit, reader, store
 from foreman_cli.cli import app
 from foreman_cli.errors import DatabaseError
 from foreman_cli.generate import generate
@@ -252,11 +252,37 @@ def test_the_workers_run_nice_steps_below_the_reading_process():
     assert list(audit.ordered_map(os.nice, [0] * 6, 2)) == [own] * 6
 
 
+@pytest.mark.parametrize("n", [1, 30])
+def test_ordered_map_calls_started_once_the_workers_have_their_tasks(n):
+    pulled, calls = [], []
+
+    def tasks():
+        for t in range(n):
+            pulled.append(t)
+            yield t
+    results = audit.ordered_map(abs, tasks(), 2, 3, started=lambda: calls.append(len(pulled)))
+    assert next(results) == 0 and calls == [min(n, 2 * 3)]  # the window filled, before the first result
+    assert list(results) == list(range(1, n)) and len(calls) == 1
+
+
+def test_a_load_opens_its_archive_once_its_workers_have_started(tmp_path, monkeypatch):
+    import multiprocessing
+    seen = []
+    real = store.connect
+    monkeypatch.setattr(store, "connect", lambda *a, **k: seen.append(len(multiprocessing.active_children())) or real(*a, **k))
+    path = write(tmp_path, "c.jsonl", [r for r, _ in generate(300, 4, max_deals=4)])
+    monkeypatch.setattr(reader, "WORKER_CHUNK", 64 * 1024)
+    rep = store.load_paths([path], str(tmp_path / "a.duckdb"), jobs=2)
+    rep1 = store.load_paths([path], str(tmp_path / "b.duckdb"), jobs=1)  # without workers: at the first batch
+    assert seen == [2, 0] and rep.added == rep1.added == 300
+    assert _contents(str(tmp_path / "a.duckdb")) == _contents(str(tmp_path / "b.duckdb"))
+
+
 def test_a_load_keeps_more_tasks_in_flight_than_validate(tmp_path, monkeypatch):
     asked = []
     real = audit.ordered_map
-    monkeypatch.setattr(audit, "ordered_map", lambda fn, tasks, jobs, ahead=2, nice=0:
-                        asked.append((ahead, nice)) or real(fn, tasks, jobs, ahead, nice))
+    monkeypatch.setattr(audit, "ordered_map", lambda fn, tasks, jobs, ahead=2, nice=0, started=None:
+                        asked.append((ahead, nice)) or real(fn, tasks, jobs, ahead, nice, started))
     path = write(tmp_path, "c.jsonl", [r for r, _ in generate(4, 3, max_deals=2)])
     store.load_paths([path], str(tmp_path / "a.duckdb"), jobs=2)
     list(audit.audit_paths([path], jobs=2))
@@ -366,6 +392,12 @@ def test_database_in_use_by_another_process(tmp_path):
         assert "is in use by another foreman" in res.output and "Traceback" not in res.output
         res = runner.invoke(app, ["stats", "--db", db])
         assert res.exit_code == 2 and "in use" in res.output
+        # with workers, which have started when the archive opens: the same line, and they end
+        import multiprocessing
+        many = write(tmp_path, "many.jsonl", [r for r, _ in generate(300, 8, max_deals=4)])
+        res = runner.invoke(app, ["load", many, "--db", db, "--jobs", "2"])
+        assert res.exit_code == 2 and "is in use by another foreman" in res.output and "Traceback" not in res.output
+        assert multiprocessing.active_children() == []
     finally:
         holder.kill()
         holder.wait()
