@@ -428,7 +428,7 @@ def ordered_map(fn, tasks: Iterable[Any], jobs: int, ahead: int = 2, nice: int =
 
 
 def _call_once(fn: Callable[[], None] | None) -> None:
-    """Call fn if there is one; what is left to call after (None), so it is called once."""
+    """Call fn if there is one. It returns None, so `fn = _call_once(fn)` calls fn once at most."""
     if fn is not None:
         fn()
 

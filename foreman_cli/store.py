@@ -656,13 +656,16 @@ def load_paths(paths: list[str], path: str, overrides: dict[str, Any] | None = N
     archive = _Archive(path, CrossChecks(hold=False))
     # With --analyze the workers are the bottleneck and each task takes seconds: more in flight
     # would only lengthen the wait for them after a Ctrl-C, and a lower priority would only slow them.
-    # The archive opens once the workers have their first tasks (connecting and creating the
-    # tables took 45-75 ms, which the reading process spent while the workers stood unforked).
+    # A plain load's archive opens once its workers have their first tasks: connecting and creating
+    # the tables took 45-75 ms, which the reading process spent while the workers stood unforked.
+    # An error there (a file in use) waits for the tasks in flight, well under a second; with
+    # --analyze, whose tasks take seconds, or without workers, the archive opens first.
     plain = analyze is None
+    early = plain and jobs > 1
     batches = checked_batches(parts, overrides, jobs, shape=staged_line, stage=stage, fast=plain,
                               ahead=LOAD_AHEAD if plain else 2, nice=LOAD_WORKER_NICE if plain else 0,
-                              started=archive.open)
-    return _store(archive, batches, replace, progress, batch_games)
+                              started=archive.open if early else None)
+    return _store(archive, batches, replace, progress, batch_games, opened_as_workers_start=early)
 
 
 def load_pieces(paths: list[str], max_record_bytes: int = DEFAULT_MAX_RECORD_BYTES,
@@ -744,7 +747,7 @@ class _Transaction:
 
 class _Archive:
     """The archive a load writes, opened once, when `open` is first called: by the audit's pipeline
-    as the workers start (checked_batches' `started`), or by the load at its first batch."""
+    as the workers start (checked_batches' `started`), or by the load before its first batch."""
 
     def __init__(self, path: str, cross: CrossChecks | None) -> None:
         self.path, self.cross = path, cross
@@ -794,10 +797,10 @@ def _write_settings(con: duckdb.DuckDBPyConnection) -> None:
 
 
 def _store(archive: _Archive, batches: Iterator[Batch], replace: bool, progress: Callable[[int], None] | None,
-           batch_games: int = TRANSACTION_GAMES) -> LoadReport:
+           batch_games: int = TRANSACTION_GAMES, opened_as_workers_start: bool = False) -> LoadReport:
     """Insert batch after batch, `batch_games` games a transaction; with the archive's `cross`, run
     the checks across games and add what the end of the input finds (dealer succession) to the
-    games it concerns."""
+    games it concerns. The archive opens first, unless `batches` opens it as its workers start."""
     report = LoadReport()
     added: set[str] = set()
     stop = BatchInterrupt()
@@ -805,9 +808,11 @@ def _store(archive: _Archive, batches: Iterator[Batch], replace: bool, progress:
     txn: _Transaction | None = None
     try:
         with stop:
+            if not opened_as_workers_start:
+                archive.open()  # before any replay: a file in use is told at once
             batches = iter(batches)
-            first = next(batches, None)  # with workers the archive opened as they started
-            archive.open()  # without, or with no input at all, it opens now
+            first = next(batches, None)
+            archive.open()  # opened already; with no input at all, the workers never started
             con = archive.con
             txn = _Transaction(con, batch_games, TRANSACTION_BYTES)
             for batch in itertools.chain([first] if first is not None else [], batches):

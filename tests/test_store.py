@@ -265,16 +265,27 @@ def test_ordered_map_calls_started_once_the_workers_have_their_tasks(n):
     assert list(results) == list(range(1, n)) and len(calls) == 1
 
 
-def test_a_load_opens_its_archive_once_its_workers_have_started(tmp_path, monkeypatch):
+def test_a_plain_load_opens_its_archive_once_its_workers_have_started(tmp_path, monkeypatch):
+    """With workers, connecting overlaps their first tasks; without them, or with --analyze (tasks
+    of seconds), the archive opens before anything is replayed, so a file in use is told at once."""
     import multiprocessing
     seen = []
-    real = store.connect
-    monkeypatch.setattr(store, "connect", lambda *a, **k: seen.append(len(multiprocessing.active_children())) or real(*a, **k))
+    real_connect, real_check = store.connect, audit._check_batch
+    monkeypatch.setattr(store, "connect", lambda *a, **k: seen.append(("open", len(multiprocessing.active_children())))
+                        or real_connect(*a, **k))
     path = write(tmp_path, "c.jsonl", [r for r, _ in generate(300, 4, max_deals=4)])
     monkeypatch.setattr(reader, "WORKER_CHUNK", 64 * 1024)
     rep = store.load_paths([path], str(tmp_path / "a.duckdb"), jobs=2)
-    rep1 = store.load_paths([path], str(tmp_path / "b.duckdb"), jobs=1)  # without workers: at the first batch
-    assert seen == [2, 0] and rep.added == rep1.added == 300
+    assert seen == [("open", 2)] and rep.added == 300
+    seen.clear()
+    few = write(tmp_path, "few.jsonl", [r for r, _ in generate(4, 3, max_deals=2)])
+    monkeypatch.setattr(store, "BATCH_GAMES", 2)  # two tasks, so the workers do start
+    store.load_paths([few], str(tmp_path / "c.duckdb"), jobs=2, analyze=5.0)
+    assert seen == [("open", 0)]
+    seen.clear()
+    monkeypatch.setattr(audit, "_check_batch", lambda task: seen.append("batch") or real_check(task))  # in this process
+    rep1 = store.load_paths([path], str(tmp_path / "b.duckdb"), jobs=1)
+    assert seen[:2] == [("open", 0), "batch"] and rep1.added == 300
     assert _contents(str(tmp_path / "a.duckdb")) == _contents(str(tmp_path / "b.duckdb"))
 
 
