@@ -33,7 +33,7 @@ def staged(path: str, jobs: int) -> tuple[list, float]:
 def written(batches: list, db: str) -> tuple[float, float]:
     """The seconds the archive's writes of those batches take, and the file's size in MB."""
     t = time.perf_counter()
-    store._store(store._Archive(db, CrossChecks(hold=False)), iter(batches), False, None)
+    store._store(store._Archive(db), iter(batches), False, None, CrossChecks(hold=False))
     return time.perf_counter() - t, os.path.getsize(db) / 1e6
 
 

@@ -110,11 +110,19 @@ def _write_utf8(out: IO[str], data: bytes) -> None:
     writes UTF-8 (a run of lines is 7 MB in a 200 MB validate: decoded, then encoded again, they
     took the reading process 15 ms), else decoded."""
     raw = getattr(out, "buffer", None)
-    if raw is not None and (getattr(out, "encoding", "") or "").lower().replace("-", "") == "utf8":
+    if raw is not None and _is_utf8(getattr(out, "encoding", None)):
         out.flush()  # what was written as text goes first
         raw.write(data)
     else:
         out.write(data.decode())
+
+
+def _is_utf8(encoding: str | None) -> bool:
+    import codecs
+    try:
+        return encoding is not None and codecs.lookup(encoding).name == "utf-8"
+    except LookupError:
+        return False
 
 
 def _game_title(r: GameResult) -> Text:

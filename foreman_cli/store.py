@@ -607,7 +607,7 @@ def load(results: Iterable[GameResult], path: str, replace: bool = False, batch_
     """Load what the audit gave (audit_records: its cross-game findings included) into the archive,
     `batch_games` games a transaction."""
     batches = (Batch(b, stage_tables(b)) for b in chunked(results, min(batch_games, BATCH_GAMES)))
-    return _store(_Archive(path, None), batches, replace, progress, batch_games)
+    return _store(_Archive(path), batches, replace, progress, None, batch_games)
 
 
 class _NoPandas:
@@ -653,7 +653,7 @@ def load_paths(paths: list[str], path: str, overrides: dict[str, Any] | None = N
         # numpy and pandas with): made here, before the workers fork, it is made once.
         stage_tables([])
     parts = load_pieces(paths, max_record_bytes, batch_games, analyze is not None)
-    archive = _Archive(path, CrossChecks(hold=False))
+    archive = _Archive(path)
     # With --analyze the workers are the bottleneck and each task takes seconds: more in flight
     # would only lengthen the wait for them after a Ctrl-C, and a lower priority would only slow them.
     # A plain load's archive opens once its workers have their first tasks: connecting and creating
@@ -665,7 +665,7 @@ def load_paths(paths: list[str], path: str, overrides: dict[str, Any] | None = N
     batches = checked_batches(parts, overrides, jobs, shape=staged_line, stage=stage, fast=plain,
                               ahead=LOAD_AHEAD if plain else 2, nice=LOAD_WORKER_NICE if plain else 0,
                               started=archive.open if early else None)
-    return _store(archive, batches, replace, progress, batch_games, opened_as_workers_start=early)
+    return _store(archive, batches, replace, progress, CrossChecks(hold=False), batch_games, opened_as_workers_start=early)
 
 
 def load_pieces(paths: list[str], max_record_bytes: int = DEFAULT_MAX_RECORD_BYTES,
@@ -749,10 +749,10 @@ class _Archive:
     """The archive a load writes, opened once, when `open` is first called: by the audit's pipeline
     as the workers start (checked_batches' `started`), or by the load before its first batch."""
 
-    def __init__(self, path: str, cross: CrossChecks | None) -> None:
-        self.path, self.cross = path, cross
+    def __init__(self, path: str) -> None:
+        self.path = path
         self.con: duckdb.DuckDBPyConnection | None = None
-        self.fresh = False
+        self.empty = False  # when it was opened
 
     def open(self) -> None:
         """Connect for writing and create the tables if they are missing (once)."""
@@ -762,8 +762,7 @@ class _Archive:
         try:
             _write_settings(con)
             init(con, self.path)
-            # Empty when the load began: a game met again is a repeat the audit marks, never a stored one.
-            self.fresh = self.cross is not None and con.execute("SELECT count(*) FROM games").fetchall()[0][0] == 0
+            self.empty = con.execute("SELECT count(*) FROM games").fetchall()[0][0] == 0
         except BaseException:
             con.close()
             raise
@@ -797,14 +796,14 @@ def _write_settings(con: duckdb.DuckDBPyConnection) -> None:
 
 
 def _store(archive: _Archive, batches: Iterator[Batch], replace: bool, progress: Callable[[int], None] | None,
-           batch_games: int = TRANSACTION_GAMES, opened_as_workers_start: bool = False) -> LoadReport:
-    """Insert batch after batch, `batch_games` games a transaction; with the archive's `cross`, run
-    the checks across games and add what the end of the input finds (dealer succession) to the
-    games it concerns. The archive opens first, unless `batches` opens it as its workers start."""
+           cross: CrossChecks | None, batch_games: int = TRANSACTION_GAMES,
+           opened_as_workers_start: bool = False) -> LoadReport:
+    """Insert batch after batch, `batch_games` games a transaction; with `cross`, run the checks
+    across games and add what the end of the input finds (dealer succession) to the games it concerns.
+    The archive opens first, unless `batches` opens it as its workers start."""
     report = LoadReport()
     added: set[str] = set()
     stop = BatchInterrupt()
-    cross = archive.cross
     txn: _Transaction | None = None
     try:
         with stop:
@@ -814,6 +813,8 @@ def _store(archive: _Archive, batches: Iterator[Batch], replace: bool, progress:
             first = next(batches, None)
             archive.open()  # opened already; with no input at all, the workers never started
             con = archive.con
+            # Empty when the load began: a game met again is a repeat the audit marks, never a stored one.
+            fresh = cross is not None and archive.empty
             txn = _Transaction(con, batch_games, TRANSACTION_BYTES)
             for batch in itertools.chain([first] if first is not None else [], batches):
                 txn.stop_if(stop)
@@ -821,7 +822,7 @@ def _store(archive: _Archive, batches: Iterator[Batch], replace: bool, progress:
                     for r in batch.results:
                         cross.feed(r)
                 txn.begin()
-                keep = _insert(con, batch, replace, report, added, lookup=not archive.fresh)
+                keep = _insert(con, batch, replace, report, added, lookup=not fresh)
                 txn.add(batch, keep, report)
                 if progress:
                     progress(len(batch.results))

@@ -208,11 +208,12 @@ def test_batches_written_whole_read_as_game_by_game(tmp_path, monkeypatch, jobs)
     summary = render.validation_json(items, out)
     assert out.getvalue() == "".join(msgspec.json.encode(r.to_dict()).decode() + "\n" for r in whole)
     # A run's bytes go straight beneath a UTF-8 text stream, in order with the lines written as text
-    raw = io.BytesIO()
-    text = io.TextIOWrapper(raw, encoding="utf-8")
-    render.validation_json(items, text)
-    text.flush()
-    assert raw.getvalue() == out.getvalue().encode()
+    for encoding in ("utf-8", "UTF8", "utf-16"):  # another encoding gets the text, decoded
+        raw = io.BytesIO()
+        text = io.TextIOWrapper(raw, encoding=encoding)
+        render.validation_json(items, text)
+        text.flush()
+        assert raw.getvalue() == out.getvalue().encode(encoding), encoding
     one = audit.Summary()
     for r in whole:
         one.add(r)
