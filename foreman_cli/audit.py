@@ -298,7 +298,8 @@ def checked_batches(pieces: Iterable[Piece], overrides: dict[str, Any] | None = 
     if jobs > 1:
         batches = ordered_map(_check_batch, tasks, jobs, ahead, nice, started)
     else:
-        _call_once(started)
+        if started is not None:
+            started()
         batches = map(_check_batch, tasks)
     try:
         with no_cyclic_gc():
@@ -397,7 +398,8 @@ def ordered_map(fn, tasks: Iterable[Any], jobs: int, ahead: int = 2, nice: int =
     head = list(itertools.islice(tasks, 2))
     if len(head) < 2:
         # A small input is done before a pool of workers would have started.
-        started = _call_once(started)
+        if started is not None:
+            started()
         yield from map(fn, head)
         return
     tasks = itertools.chain(head, tasks)
@@ -409,14 +411,14 @@ def ordered_map(fn, tasks: Iterable[Any], jobs: int, ahead: int = 2, nice: int =
     try:
         with _interrupts_held():
             pool = _pool_class()(jobs, initializer=_start_worker, initargs=(nice,), context=ctx)
-        for task in tasks:
+        for task in itertools.islice(tasks, ahead * jobs):
             window.append(pool.apply_async(fn, (task,)))
-            if len(window) >= ahead * jobs:
-                started = _call_once(started)
-                yield window.popleft().get()
-        started = _call_once(started)
+        if started is not None:
+            started()
         while window:
             yield window.popleft().get()
+            for task in itertools.islice(tasks, 1):  # the next task takes the place of the result taken
+                window.append(pool.apply_async(fn, (task,)))
     except KeyboardInterrupt:
         interrupted = True
         if pool is not None:
@@ -425,12 +427,6 @@ def ordered_map(fn, tasks: Iterable[Any], jobs: int, ahead: int = 2, nice: int =
     finally:
         if not interrupted and pool is not None:
             _end_pool(pool, window)
-
-
-def _call_once(fn: Callable[[], None] | None) -> None:
-    """Call fn if there is one. It returns None, so `fn = _call_once(fn)` calls fn once at most."""
-    if fn is not None:
-        fn()
 
 
 def _pool_class():

@@ -60,8 +60,9 @@ LOAD_AHEAD = 5
 # How far a load's workers yield the CPU to the reading process. The reading process, DuckDB's
 # writes, is a load's bottleneck; sharing two cores with two workers, its inserts and commits took
 # 3.3-3.6 s of a 200 MB load, against 2.1 s alone (--jobs 1). At nice 10: 2.4-2.9 s, and the load
-# faster in 5 of 8 interleaved pairs (medians 4.59 -> 4.34 s). validate, whose reading process only
-# reads, gained nothing (5 of 10), so its workers keep their priority, as do --analyze's, the bottleneck there.
+# faster in 5 of 8 interleaved pairs, then in 8 of 8 (medians 4.59 -> 4.34 s, 3.78 -> 3.61 s).
+# validate, whose reading process only reads, gained nothing (5 of 10), so its workers keep their
+# priority, as do --analyze's, the bottleneck there.
 LOAD_WORKER_NICE = 10
 
 
