@@ -3,10 +3,8 @@
 from __future__ import annotations
 
 import gc
-import itertools
-import os
 from contextlib import contextmanager
-from collections import defaultdict, deque
+from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, fields, replace
 from typing import Any, BinaryIO
@@ -22,6 +20,7 @@ from . import engine, lane, records
 from .reader import DEFAULT_MAX_RECORD_BYTES, LineChunk, RawRecord, expand, is_plain_lines, line_chunks, read_records
 from .findings import ERROR, Finding
 from .results import GameLine, GameResult, Status
+from .workers import ordered_map
 
 
 def check_record(raw: RawRecord, overrides: dict[str, Any] | None = None, fast: bool = False,
@@ -385,140 +384,6 @@ def chunked(items: Iterable[Any], count: int, size=None, max_size: int = 0) -> I
         yield batch
 
 
-def ordered_map(fn, tasks: Iterable[Any], jobs: int, ahead: int = 2, nice: int = 0,
-                started: Callable[[], None] | None = None) -> Iterator[Any]:
-    """fn over tasks in `jobs` worker processes, results in task order, few tasks in flight.
-
-    Pool.imap would read the whole input ahead of the workers; a window of `ahead` * jobs tasks
-    keeps memory flat whatever the input's size. The workers run `nice` steps below the reading
-    process's priority: where it is the bottleneck (a load's writes), it then never waits for a core.
-    `started` is called once the workers have their first tasks, before the first result is awaited.
-    """
-    tasks = iter(tasks)
-    head = list(itertools.islice(tasks, 2))
-    if len(head) < 2:
-        # A small input is done before a pool of workers would have started.
-        if started is not None:
-            started()
-        yield from map(fn, head)
-        return
-    tasks = itertools.chain(head, tasks)
-    import multiprocessing  # only for a pool: a one-record run should not pay for it
-    ctx = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn")
-    window: deque = deque()
-    interrupted = False
-    pool = None
-    try:
-        with _interrupts_held():
-            pool = _pool_class()(jobs, initializer=_start_worker, initargs=(nice,), context=ctx)
-        for task in itertools.islice(tasks, ahead * jobs):
-            window.append(pool.apply_async(fn, (task,)))
-        if started is not None:
-            started()
-        while window:
-            yield window.popleft().get()
-            for task in itertools.islice(tasks, 1):  # the next task takes the place of the result taken
-                window.append(pool.apply_async(fn, (task,)))
-    except KeyboardInterrupt:
-        interrupted = True
-        if pool is not None:
-            _terminate(pool)  # at once
-        raise
-    finally:
-        if not interrupted and pool is not None:
-            _end_pool(pool, window)
-
-
-def _pool_class():
-    """multiprocessing's Pool, its results pipe wider and its worker handler not spinning.
-
-    The handler thread waits on the workers' exits, the pool's own notices and the results pipe
-    (since bpo-35493); while a result sits in that pipe, the wait returns at once, so the thread
-    loops until the result thread has read it, fighting the reading process for the GIL
-    (measured: 0.19 s of the reading process's CPU in a 1.1 s `validate --jobs 2`, 0.10 s without
-    it). A result needs nothing of that thread: a worker's exit and the pool's notices still wake
-    it, and ThreadPool's own override leaves the results pipe out the same way.
-
-    A pipe holds 64 kB, so a worker wrote a batch's result (about 250 kB for validate) in pieces,
-    each waiting for the reading process's result thread to get the GIL and read; at 1 MB the
-    worker's wait between tasks halves (0.04 to 0.02 s a run). Where a Python lacks either method
-    or the system refuses the size, the pool is Pool as it is.
-    """
-    global _QuietPool
-    if _QuietPool is None:
-        import multiprocessing.pool
-
-        class QuietPool(multiprocessing.pool.Pool):
-            def _get_sentinels(self):
-                return [self._change_notifier._reader]
-
-            def _setup_queues(self):
-                super()._setup_queues()
-                _widen(self._outqueue._writer)
-
-        _QuietPool = QuietPool
-    return _QuietPool
-
-
-def _widen(conn) -> None:
-    try:
-        import fcntl
-        fcntl.fcntl(conn.fileno(), fcntl.F_SETPIPE_SZ, RESULTS_PIPE_BYTES)
-    except (ImportError, AttributeError, OSError):
-        pass  # not Linux, or above the system's pipe-max-size: the default pipe works, a little slower
-
-
-RESULTS_PIPE_BYTES = 1 << 20  # Linux's default pipe-max-size, which any user may ask for
-
-
-_QuietPool = None
-
-
-def _end_pool(pool, window: deque) -> None:
-    """End a pool in order: let the tasks in flight finish and their results be read, then close.
-
-    Pool.terminate while a worker is writing a large result (a batch's tables) to the pipe can
-    deadlock: the worker holds the pipe's lock and waits for a reader, and terminate waits for the
-    lock (seen once in CI, on a load that stopped at a full disk). A Ctrl-C still terminates at
-    once (ordered_map).
-    """
-    try:
-        for r in window:
-            r.wait(DRAIN_SECONDS)
-        if all(r.ready() for r in window):
-            pool.close()
-            pool.join()
-            return
-    except KeyboardInterrupt:
-        pass  # a second Ctrl-C: end it now
-    _terminate(pool)
-
-
-DRAIN_SECONDS = 20  # for a task in flight when the pool ends: a batch takes well under a second
-
-
-def _terminate(pool) -> None:
-    """Pool.terminate, waited for a few seconds at most; then the workers are killed and the pool
-    is left to the end of the process.
-
-    Pool.terminate can wait forever on a lock that a worker held when it was killed: the pipe's
-    for results, when it died half way through sending one (seen in CI: a Ctrl-C of `validate`
-    0.3 s in hung, its task handler waiting on that lock). The pool's threads are daemons, so a
-    stuck one does not hold the exit.
-    """
-    import multiprocessing
-    import threading
-    ending = threading.Thread(target=pool.terminate, name="foreman-pool-end", daemon=True)
-    ending.start()
-    ending.join(TERMINATE_SECONDS)
-    if ending.is_alive():
-        for worker in multiprocessing.active_children():
-            worker.kill()
-
-
-TERMINATE_SECONDS = 3
-
-
 class BatchInterrupt:
     """Ctrl-C noted and acted on between batches, so it never lands inside a write or the pool.
 
@@ -553,43 +418,6 @@ class BatchInterrupt:
         import signal
         if self._before is not None:
             signal.signal(signal.SIGINT, self._before)
-
-
-@contextmanager
-def _interrupts_held():
-    """Hold Ctrl-C back while the pool forks its workers; it arrives as the block ends.
-
-    A Ctrl-C that landed inside Pool's start raised there, before ordered_map could end the pool,
-    and a worker already forked could outlive the reading process, holding its stderr (seen in a
-    stress run of Ctrl-Cs 0.2-0.35 s into `validate`: twice in 160). Held, it arrives once the pool
-    exists, inside the `try` that ends it. The workers, forked with it held, ignore it from their
-    first step (_ignore_interrupts).
-    """
-    import signal
-    import threading
-    if not hasattr(signal, "pthread_sigmask") or threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    before = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
-    try:
-        yield
-    finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, before)
-
-
-def _start_worker(nice: int) -> None:
-    """A worker's first step: Ctrl-C left to the parent, the priority lowered by `nice`."""
-    _ignore_interrupts()
-    if nice and hasattr(os, "nice"):
-        os.nice(nice)
-
-
-def _ignore_interrupts() -> None:
-    """In a worker: Ctrl-C is the parent's to handle (one message, the pool ended, exit 130)."""
-    import signal
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    if hasattr(signal, "pthread_sigmask"):
-        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})  # forked with it held: ignored now
 
 
 @contextmanager

@@ -215,33 +215,33 @@ def test_ctrl_c_during_start_up_is_one_line(corpus, after_s):
 
 _CTRL_C_AT_FORK = """import os, signal
 from multiprocessing import popen_fork
-from foreman_cli import audit
-launch, terminate = popen_fork.Popen._launch, audit._terminate
+from foreman_cli import workers
+launch, terminate = popen_fork.Popen._launch, workers._terminate
 def launch_then_ctrl_c(self, process_obj):
     launch(self, process_obj)  # only the reading process returns: the worker runs and exits inside
     os.kill(os.getpid(), signal.SIGINT)
 def noted(pool):
     print("pool ended")
     terminate(pool)
-popen_fork.Popen._launch, audit._terminate = launch_then_ctrl_c, noted
+popen_fork.Popen._launch, workers._terminate = launch_then_ctrl_c, noted
 try:
-    list(audit.ordered_map(abs, range(-40, 0), 2))
+    list(workers.ordered_map(abs, range(-40, 0), 2))
 except KeyboardInterrupt:
     print("interrupted")
 """
 
 _STUCK_TERMINATE = """import multiprocessing, multiprocessing.pool, os, signal, threading, time
-from foreman_cli import audit
+from foreman_cli import workers
 def stuck(cls, taskqueue, inqueue, outqueue, pool, change_notifier, worker_handler, *rest):
     worker_handler._state = multiprocessing.pool.TERMINATE  # as its first steps do; then it waits on
     change_notifier.put(None)  # a lock a killed worker held
     time.sleep(3600)
 multiprocessing.pool.Pool._terminate_pool = classmethod(stuck)
-audit.TERMINATE_SECONDS = 1
+workers.TERMINATE_SECONDS = 1
 threading.Timer(0.5, os.kill, (os.getpid(), signal.SIGINT)).start()
 t = time.monotonic()
 try:
-    list(audit.ordered_map(time.sleep, [0.2] * 200, 2))
+    list(workers.ordered_map(time.sleep, [0.2] * 200, 2))
 except KeyboardInterrupt:
     print("interrupted", time.monotonic() - t < 5, multiprocessing.active_children())
 """

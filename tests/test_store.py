@@ -14,7 +14,7 @@ import pytest
 from typer.testing import CliRunner
 
 from builders import game
-from foreman_cli import audit, reader, store
+from foreman_cli import audit, reader, store, workers
 from foreman_cli.cli import app
 from foreman_cli.errors import DatabaseError
 from foreman_cli.generate import generate
@@ -214,7 +214,7 @@ def test_ordered_map_keeps_ahead_tasks_a_worker_in_flight_and_the_order(ahead):
             pulled.append(t)
             yield t
     seen = []
-    for r in audit.ordered_map(abs, tasks(), 2, ahead):
+    for r in workers.ordered_map(abs, tasks(), 2, ahead):
         seen.append((r, len(pulled)))
     assert [r for r, _ in seen] == list(range(30, 0, -1))
     # each result is taken once the window is full, and the window refills one task a result
@@ -230,16 +230,16 @@ def test_the_pool_does_not_spin_while_a_result_is_in_the_pipe(monkeypatch):
     wait = multiprocessing.pool.Pool._wait_for_updates
     monkeypatch.setattr(multiprocessing.pool.Pool, "_wait_for_updates",
                         staticmethod(lambda *a, **k: wakes.append(1) or wait(*a, **k)))
-    assert [len(r) for r in audit.ordered_map(bytes, [1_000_000] * 20, 2)] == [1_000_000] * 20
+    assert [len(r) for r in workers.ordered_map(bytes, [1_000_000] * 20, 2)] == [1_000_000] * 20
     assert len(wakes) < 20, len(wakes)
 
 
 @pytest.mark.skipif(sys.platform != "linux", reason="pipe sizes are Linux's")
 def test_the_results_pipe_holds_a_batch_of_results():
     import fcntl
-    pool = audit._pool_class()(1)
+    pool = workers._pool_class()(1)
     try:
-        assert fcntl.fcntl(pool._outqueue._writer.fileno(), fcntl.F_GETPIPE_SZ) == audit.RESULTS_PIPE_BYTES
+        assert fcntl.fcntl(pool._outqueue._writer.fileno(), fcntl.F_GETPIPE_SZ) == workers.RESULTS_PIPE_BYTES
         assert pool.apply(abs, (-3,)) == 3
     finally:
         pool.terminate()
@@ -248,8 +248,8 @@ def test_the_results_pipe_holds_a_batch_of_results():
 @pytest.mark.skipif(not hasattr(os, "nice"), reason="no process priorities here")
 def test_the_workers_run_nice_steps_below_the_reading_process():
     own = os.nice(0)
-    assert list(audit.ordered_map(os.nice, [0] * 6, 2, nice=3)) == [min(own + 3, 19)] * 6
-    assert list(audit.ordered_map(os.nice, [0] * 6, 2)) == [own] * 6
+    assert list(workers.ordered_map(os.nice, [0] * 6, 2, nice=3)) == [min(own + 3, 19)] * 6
+    assert list(workers.ordered_map(os.nice, [0] * 6, 2)) == [own] * 6
 
 
 @pytest.mark.parametrize("n", [1, 30])
@@ -260,7 +260,7 @@ def test_ordered_map_calls_started_once_the_workers_have_their_tasks(n):
         for t in range(n):
             pulled.append(t)
             yield t
-    results = audit.ordered_map(abs, tasks(), 2, 3, started=lambda: calls.append(len(pulled)))
+    results = workers.ordered_map(abs, tasks(), 2, 3, started=lambda: calls.append(len(pulled)))
     assert next(results) == 0 and calls == [min(n, 2 * 3)]  # the window filled, before the first result
     assert list(results) == list(range(1, n)) and len(calls) == 1
 
@@ -291,7 +291,7 @@ def test_a_plain_load_opens_its_archive_once_its_workers_have_started(tmp_path, 
 
 def test_a_load_keeps_more_tasks_in_flight_than_validate(tmp_path, monkeypatch):
     asked = []
-    real = audit.ordered_map
+    real = workers.ordered_map
     monkeypatch.setattr(audit, "ordered_map", lambda fn, tasks, jobs, ahead=2, nice=0, started=None:
                         asked.append((ahead, nice)) or real(fn, tasks, jobs, ahead, nice, started))
     path = write(tmp_path, "c.jsonl", [r for r, _ in generate(4, 3, max_deals=2)])
