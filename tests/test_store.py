@@ -205,66 +205,6 @@ def test_load_batch_default_is_the_transaction_size():
     assert inspect.signature(load_command).parameters["batch"].default == store.TRANSACTION_GAMES
 
 
-@pytest.mark.parametrize("ahead", [2, 5])
-def test_ordered_map_keeps_ahead_tasks_a_worker_in_flight_and_the_order(ahead):
-    pulled = []
-
-    def tasks():
-        for t in range(-30, 0):
-            pulled.append(t)
-            yield t
-    seen = []
-    for r in workers.ordered_map(abs, tasks(), 2, ahead):
-        seen.append((r, len(pulled)))
-    assert [r for r, _ in seen] == list(range(30, 0, -1))
-    # each result is taken once the window is full, and the window refills one task a result
-    assert [n for _, n in seen] == [min(30, 2 * ahead + i) for i in range(30)]
-
-
-def test_the_pool_does_not_spin_while_a_result_is_in_the_pipe(monkeypatch):
-    """Pool's worker handler returned at once from its wait while a result was in the results
-    pipe, and so looped through every large result's transfer, taking CPU and the GIL from the
-    reading process (5,662 rounds for 40 results of 4 MB); now only exits and notices wake it."""
-    import multiprocessing.pool
-    wakes = []
-    wait = multiprocessing.pool.Pool._wait_for_updates
-    monkeypatch.setattr(multiprocessing.pool.Pool, "_wait_for_updates",
-                        staticmethod(lambda *a, **k: wakes.append(1) or wait(*a, **k)))
-    assert [len(r) for r in workers.ordered_map(bytes, [1_000_000] * 20, 2)] == [1_000_000] * 20
-    assert len(wakes) < 20, len(wakes)
-
-
-@pytest.mark.skipif(sys.platform != "linux", reason="pipe sizes are Linux's")
-def test_the_results_pipe_holds_a_batch_of_results():
-    import fcntl
-    pool = workers._pool_class()(1)
-    try:
-        assert fcntl.fcntl(pool._outqueue._writer.fileno(), fcntl.F_GETPIPE_SZ) == workers.RESULTS_PIPE_BYTES
-        assert pool.apply(abs, (-3,)) == 3
-    finally:
-        pool.terminate()
-
-
-@pytest.mark.skipif(not hasattr(os, "nice"), reason="no process priorities here")
-def test_the_workers_run_nice_steps_below_the_reading_process():
-    own = os.nice(0)
-    assert list(workers.ordered_map(os.nice, [0] * 6, 2, nice=3)) == [min(own + 3, 19)] * 6
-    assert list(workers.ordered_map(os.nice, [0] * 6, 2)) == [own] * 6
-
-
-@pytest.mark.parametrize("n", [1, 30])
-def test_ordered_map_calls_started_once_the_workers_have_their_tasks(n):
-    pulled, calls = [], []
-
-    def tasks():
-        for t in range(n):
-            pulled.append(t)
-            yield t
-    results = workers.ordered_map(abs, tasks(), 2, 3, started=lambda: calls.append(len(pulled)))
-    assert next(results) == 0 and calls == [min(n, 2 * 3)]  # the window filled, before the first result
-    assert list(results) == list(range(1, n)) and len(calls) == 1
-
-
 def test_a_plain_load_opens_its_archive_once_its_workers_have_started(tmp_path, monkeypatch):
     """With workers, connecting overlaps their first tasks; without them, or with --analyze (tasks
     of seconds), the archive opens before anything is replayed, so a file in use is told at once."""
