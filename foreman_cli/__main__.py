@@ -1,5 +1,6 @@
 """The `foreman` command's entry: `python -m foreman_cli` and the console script."""
 
+import gc
 import os
 import signal
 import sys
@@ -24,6 +25,11 @@ def run() -> None:
         # worker pool's end) would only add a stray "Exception ignored ... KeyboardInterrupt" to
         # stderr, or end the process by the signal, in place of the command's own exit code.
         signal.signal(signal.SIGINT, signal.SIG_IGN)
+        # Nor does it need the collector's passes over every object still alive as Python shuts
+        # down (a memory the exit frees anyway): 20 ms of a 0.85 s `validate --jobs 2` on
+        # 200 MB, after its workers had ended. What needs ending has ended by now (the pool, the
+        # archive's connection, every file, in the command's own order), and atexit still runs.
+        gc.freeze()
 
 
 if __name__ == "__main__":
