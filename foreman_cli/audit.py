@@ -70,22 +70,42 @@ class CrossChecks:
     """
 
     hold: bool = True
-    seen: dict[str, str] = field(default_factory=dict)
-    fingerprints: dict[str, bytes] = field(default_factory=dict)
     pending: list[GameResult] = field(default_factory=list)
     holding: bool = False
+    ids: set[str] = field(default_factory=set)  # every game id met so far
+    # Where each id fed one by one was first met, and its fingerprint there; the ids of runs taken
+    # whole join them only when one is looked up (_fold), so a run costs a set's union, not a
+    # dict entry a game.
+    seen: dict[str, str] = field(default_factory=dict)
+    fingerprints: dict[str, bytes] = field(default_factory=dict)
+    runs: list[tuple[list, list, list]] = field(default_factory=list)  # ids, sources, fingerprints
+
+    def first(self, game_id: str) -> tuple[str, bytes | None] | None:
+        """Where `game_id` was first met and its fingerprint there, or None if it was not."""
+        if game_id not in self.ids:
+            return None
+        if self.runs:
+            self._fold()
+        return self.seen[game_id], self.fingerprints.get(game_id)
+
+    def _fold(self) -> None:
+        for ids, sources, fingerprints in self.runs:
+            self.seen.update((i, s) for i, s in zip(ids, sources) if i is not None)
+            self.fingerprints.update((i, f) for i, f in zip(ids, fingerprints) if i is not None and f is not None)
+        self.runs.clear()
 
     def feed(self, res: GameResult) -> list[GameResult]:
         """Take one result in input order; return the results that are final now."""
         if res.id is not None:
-            first = self.seen.get(res.id)
+            first = self.first(res.id)
             if first is None:
+                self.ids.add(res.id)
                 self.seen[res.id] = res.source
                 if res.fingerprint is not None:
                     self.fingerprints[res.id] = res.fingerprint
             else:
-                same = res.fingerprint is not None and self.fingerprints.get(res.id) == res.fingerprint
-                res.findings.append(duplicate_finding(res.id, first, same))
+                same = res.fingerprint is not None and first[1] == res.fingerprint
+                res.findings.append(duplicate_finding(res.id, first[0], same))
         # Dealer succession depends on every game of a series in the input (a later repeat of a
         # game cancels the check), so from the first series game on, results wait for the end.
         in_series = res.series is not None and res.status != "invalid"
@@ -103,13 +123,14 @@ class CrossChecks:
         """Take a whole run of games in input order, when the checks can say at once that they add
         nothing to any of them (no repeat, no series game, nothing held): True, and the run's ids
         are noted as `feed` notes them. False, and nothing is noted: feed the games one by one."""
-        if (self.holding and self.hold) or any(s is not None for s in run.series):
+        if (self.holding and self.hold) or run.series.count(None) != len(run.series):
             return False
-        first = {i: src for i, src in zip(run.ids, run.sources) if i is not None}
-        if len(first) != len(run.ids) - run.ids.count(None) or not self.seen.keys().isdisjoint(first):
+        ids = set(run.ids)
+        ids.discard(None)
+        if len(ids) != len(run.ids) - run.ids.count(None) or not self.ids.isdisjoint(ids):
             return False  # a repeat: within the run or of a game read before
-        self.seen.update(first)
-        self.fingerprints.update((i, f) for i, f in zip(run.ids, run.fingerprints) if i is not None and f is not None)
+        self.ids |= ids
+        self.runs.append((run.ids, run.sources, run.fingerprints))
         return True
 
     def finish(self) -> list[GameResult]:

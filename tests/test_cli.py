@@ -233,9 +233,11 @@ def test_a_run_is_taken_whole_only_when_the_checks_across_games_add_nothing():
         return audit.LineRun.of(list(lines))
     cross = audit.CrossChecks()
     assert cross.take_run(run(gl("a"), gl(None), gl("b")))
-    assert cross.seen == {"a": "x.jsonl:a", "b": "x.jsonl:b"} and cross.fingerprints == {"a": b"f", "b": b"f"}
+    assert cross.ids == {"a", "b"} and [cross.first(i) for i in "abc"] == [("x.jsonl:a", b"f"), ("x.jsonl:b", b"f"), None]
+    assert cross.take_run(run(gl("e", fp=None)))  # taken whole after a lookup: looked up in turn
+    assert cross.first("e") == ("x.jsonl:e", None) and cross.first("b") == ("x.jsonl:b", b"f")
     for refused in (run(gl("c"), gl("a")), run(gl("c"), gl("c")), run(gl("c"), gl("d", series=("s", 1)))):
-        assert not cross.take_run(refused) and set(cross.seen) == {"a", "b"}
+        assert not cross.take_run(refused) and cross.ids == {"a", "b", "e"} and cross.first("c") is None
         back = refused.game_lines()
         assert [(g.id, g.line) for g in back] == [(g, f'{{"id":"{g}"}}'.encode()) for g in refused.ids]
     repeat = cross.feed(gl("b", fp=b"g"))[0]
