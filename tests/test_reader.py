@@ -202,9 +202,9 @@ def test_max_record_bytes_must_be_positive(tmp_path, bad):
 
 # --- chunks of lines for the workers of --jobs ---
 
-from hypothesis import given, settings, strategies as st  # noqa: E402
+from hypothesis import assume, given, settings, strategies as st  # noqa: E402
 
-from foreman_cli.reader import LineChunk, line_chunks  # noqa: E402
+from foreman_cli.reader import LineChunk, is_plain_lines, line_chunks  # noqa: E402
 
 _LINE = st.one_of(
     st.just(b""), st.just(b"   "), st.just(b"\r"), st.just(b'{"a": 1}'), st.just(b"{broken"),
@@ -229,6 +229,7 @@ def test_chunks_of_lines_give_the_records_read_records_gives(tmp_path_factory, l
     data = (b"\xef\xbb\xbf" if bom else b"") + b"\n".join(lines) + (b"\n" if last_newline and lines else b"")
     path = tmp_path_factory.mktemp("chunks") / "x.jsonl"
     path.write_bytes(data)
+    assume(is_plain_lines(str(path)))  # what `pieces` cuts: gzip data (its first two bytes) is read as a stream
     assert _by_chunks(str(path), limit, size) == list(read_records([str(path)], limit))
 
 
