@@ -9,6 +9,7 @@ from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
+
 def ordered_map(fn, tasks: Iterable[Any], jobs: int, ahead: int = 2, nice: int = 0,
                 started: Callable[[], None] | None = None) -> Iterator[Any]:
     """fn over tasks in `jobs` worker processes, results in task order, few tasks in flight.
@@ -128,7 +129,7 @@ def framed(obj: Any) -> list[Any]:
     aside: list[memoryview] = []
 
     def beside(pb) -> bool:
-        view = pb.raw()  # a contiguous view of its bytes, or BufferError: then it is pickled in band
+        view = pb.raw()  # pickle refuses a buffer that is not contiguous before it asks
         if view.nbytes < OUT_OF_BAND_BYTES or len(aside) >= MAX_BUFFERS:
             return True
         aside.append(view)
@@ -191,10 +192,10 @@ def frame_reader(conn) -> Callable[[], Any]:
 
     Connection.recv reads a message a pipe's worth at a time, each into a new bytes the size of
     all that is left (allocated, then shrunk), and copies each into a BytesIO: for a load's
-    results of 4-6 MB, 19 allocations and two copies a message (measured on 50 results of 4 MB
-    through a 1 MB pipe: 0.16-0.44 s of the reading process's CPU and 61,000 page faults,
-    against 0.05 s and 3,200). The end of the pipe is Connection's: EOFError at a message's
-    start, OSError inside one.
+    results of 4-6 MB, five or six such allocations and two copies a message (measured on 50
+    results of 4 MB through a 1 MB pipe: 0.16-0.44 s of the reading process's CPU and 61,000
+    page faults, against 0.05 s and 3,200). The end of the pipe is Connection's: EOFError at a
+    message's start, OSError inside one.
     """
     import struct
     fd = conn.fileno()
