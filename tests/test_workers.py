@@ -158,4 +158,3 @@ def test_the_pool_frames_its_results_and_reads_them_whole(monkeypatch):
     tables = list(workers.ordered_map(_table, [100_000, 5, 300_000, 100_000], 2))
     assert [t.num_rows for t in tables] == [100_000, 5, 300_000, 100_000] and tables[2].equals(_table(300_000))
     assert len(made) == 1  # the result thread read with it, so what came was framed: unframed, it would not parse
-
