@@ -17,7 +17,8 @@ except ImportError:  # pragma: no cover - a Python built without it
     from hashlib import blake2b
 
 from . import engine, lane, records
-from .reader import DEFAULT_MAX_RECORD_BYTES, LineChunk, RawRecord, expand, is_plain_lines, line_chunks, read_records
+from .reader import (DEFAULT_MAX_RECORD_BYTES, ChunkText, LineChunk, RawRecord, expand, is_plain_lines, line_chunks,
+                     read_records)
 from .findings import ERROR, Finding
 from .results import GameLine, GameResult, Status
 from .workers import ordered_map
@@ -364,7 +365,10 @@ def pieces(paths: list[str], max_record_bytes: int = DEFAULT_MAX_RECORD_BYTES,
 
 def _check_batch(task: tuple[Piece, dict[str, Any] | None, Any, Any, bool]) -> Batch:
     piece, overrides, shape, stage, fast = task
-    raws = piece.records() if isinstance(piece, LineChunk) else piece
+    # A chunk's records go to a stage with where they lie in the file: a load takes their text
+    # from its own map of it, not from the results it is sent.
+    chunk = stage is not None and isinstance(piece, LineChunk)
+    raws = piece.records(spans=chunk) if isinstance(piece, LineChunk) else piece
     # The compiled lane's results hold no decoded deals, only their codes: for the validation's
     # lines and results (a shape drops the data) and the archive's stage (which keeps the text
     # and the codes), not for what replays positions (the analysis).
@@ -378,8 +382,12 @@ def _check_batch(task: tuple[Piece, dict[str, Any] | None, Any, Any, bool]) -> B
             # load's staging, which reads all of each result, gained nothing from the same.
             out = [shape(check_record(raw, overrides, fast, keep)) for raw in raws]
         else:
+            if chunk:
+                raws = list(raws)
             out = [check_record(raw, overrides, fast, keep) for raw in raws]
-            if stage is not None:
+            if chunk:
+                staged = stage(out, texts=ChunkText(piece.source, piece.seen, [raw.span for raw in raws]))
+            elif stage is not None:
                 staged = stage(out)
             if shape is not None:
                 out = [shape(r) for r in out]  # before it is pickled back: most of a result's size

@@ -38,6 +38,9 @@ class RawRecord:
     text: str | None
     error: str | None = None  # the syntax problem, when the text could not be cut out
     column: int | None = None
+    # Where the text's UTF-8 lies in its file (its offset and length in bytes): for the records of
+    # a LineChunk, whose text a load takes from the reading process's own map of the file.
+    span: tuple[int, int] | None = None
 
     @property
     def where(self) -> str:
@@ -121,13 +124,108 @@ class LineChunk:
     offset: int
     size: int
     limit: int
+    seen: FileSeen | None = None  # the file as `records` found it
 
-    def records(self) -> Iterator[RawRecord]:
-        """The chunk's records, exactly as `read_records` gives them for these lines."""
+    def records(self, spans: bool = False) -> Iterator[RawRecord]:
+        """The chunk's records, exactly as `read_records` gives them for these lines; with `spans`,
+        each with where it lies in the file (and `seen` says what the file was)."""
         with open(self.source, "rb") as f:
+            if spans:
+                self.seen = FileSeen.of(f.fileno())
             f.seek(self.offset)
             data = f.read(self.size)
-        return _read_layout(io.BytesIO(data), self.source, self.limit, lines=True, first_line=self.first_line)
+        return _read_layout(io.BytesIO(data), self.source, self.limit, lines=True, first_line=self.first_line,
+                            base=self.offset if spans else None)
+
+
+@dataclass(frozen=True, slots=True)
+class FileSeen:
+    """What a file was when it was read (device, inode, size, modification time): a file that
+    differs from it later has been changed or replaced in between."""
+
+    device: int
+    inode: int
+    size: int
+    mtime_ns: int
+
+    @classmethod
+    def of(cls, fd: int) -> FileSeen:
+        """The open file as it is now."""
+        st = os.fstat(fd)
+        return cls(st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
+
+
+class FileMap:
+    """A read-only map of the input file whose records' text a load takes where it lies (ChunkText),
+    one file at a time: the files of a load come one after the other. It refuses a file that is no
+    longer what the worker that read the records saw, so the text stored is the text replayed."""
+
+    def __init__(self) -> None:
+        self.source: str | None = None
+        self.seen: FileSeen | None = None
+        self.map: mmap.mmap | None = None
+        self._fd = -1
+
+    def text(self, source: str, seen: FileSeen) -> mmap.mmap:
+        """The map of `source`, checked against `seen` (InputError if the file changed)."""
+        if source != self.source:
+            self.close()
+            try:
+                fd = os.open(source, os.O_RDONLY)
+            except OSError as e:
+                raise InputError(f"{source}: {e.strerror or e}") from None
+            self._fd, self.source, self.seen = fd, source, FileSeen.of(fd)
+            self.map = mmap.mmap(fd, 0, access=mmap.ACCESS_READ) if self.seen.size else None
+        self.check(seen)
+        assert self.map is not None  # a file with records in it is not empty
+        return self.map
+
+    def check(self, seen: FileSeen) -> None:
+        """InputError unless the mapped file is still what `seen` says (and what it was when mapped)."""
+        now = FileSeen.of(self._fd)
+        if now != seen or now != self.seen:
+            was = seen if now == self.seen else self.seen
+            raise InputError(f"{self.source}: the file changed while it was being loaded (it was {was.size:,} bytes "
+                             f"modified {_when(was.mtime_ns)}, it is {now.size:,} bytes modified {_when(now.mtime_ns)}); "
+                             "the games of the transactions committed before are kept",
+                             hint="load a copy of it, or load it once nothing writes to it")
+
+    def release(self, start: int, end: int) -> None:
+        """Give back the pages of bytes start..end, once read: the file's pages are the system's to keep."""
+        if self.map is None or not hasattr(self.map, "madvise"):
+            return
+        start -= start % mmap.PAGESIZE
+        end = min(end + -end % mmap.PAGESIZE, len(self.map))
+        if end > start:
+            self.map.madvise(mmap.MADV_DONTNEED, start, end - start)
+
+    def close(self) -> None:
+        """Unmap and close the file, if one is open."""
+        if self.map is not None:
+            try:
+                self.map.close()
+            except BufferError:
+                pass  # a view of it is still alive: the map goes when the view does
+            self.map = None
+        if self._fd >= 0:
+            os.close(self._fd)
+            self._fd = -1
+        self.source = self.seen = None
+
+
+def _when(ns: int) -> str:
+    from datetime import datetime, timezone
+    return datetime.fromtimestamp(ns / 1e9, timezone.utc).isoformat(sep=" ", timespec="microseconds")
+
+
+@dataclass(frozen=True, slots=True)
+class ChunkText:
+    """Where the records of a chunk lie in their file, record by record (RawRecord.span), and the
+    file as the chunk was read: what a load needs to take their text from the file itself."""
+
+    source: str
+    seen: FileSeen
+    spans: list[tuple[int, int] | None]
 
 
 def line_chunks(path: str, limit: int = DEFAULT_MAX_RECORD_BYTES,
@@ -192,17 +290,25 @@ def is_plain_lines(path: str) -> bool:
         return False  # read_records says why
 
 
-def _read_layout(src: BinaryIO, name: str, limit: int, lines: bool = False, first_line: int = 1) -> Iterator[RawRecord]:
+def _read_layout(src: BinaryIO, name: str, limit: int, lines: bool = False, first_line: int = 1,
+                 base: int | None = None) -> Iterator[RawRecord]:
+    """The records of a stream; with `base` (JSON Lines only: src starts `base` bytes into its
+    file), each with its span in the file."""
     lineno = first_line - 1
     first = not lines
     pushed: list[bytes] = []
+    start = None
     while True:
+        if base is not None:
+            start = base + src.tell()  # nothing is ever pushed back in JSON Lines
         raw = pushed.pop() if pushed else src.readline(limit + 1)
         if not raw:
             return
         lineno += 1
         if lineno == 1 and raw.startswith(_BOM):  # line 1 of the file, not of a chunk
             raw = raw[3:]
+            if start is not None:
+                start += 3
             if len(raw) == limit - 2 and not raw.endswith(b"\n"):
                 raw += src.readline(3)  # the BOM is not the record's: its limit is for what follows
         if first and raw.lstrip()[:1] == b"[":
@@ -238,7 +344,10 @@ def _read_layout(src: BinaryIO, name: str, limit: int, lines: bool = False, firs
             yield RawRecord(name, lineno, None, column=e.start + 1,
                             error=f"not UTF-8 text: byte {body[e.start]:#04x}")
             continue
-        yield RawRecord(name, lineno, text)
+        if start is None:
+            yield RawRecord(name, lineno, text)
+        else:  # the body starts at the line's first byte that is not white space
+            yield RawRecord(name, lineno, text, span=(start + raw.find(body[:1]), len(body)))
 
 
 def line_record(name: str, lineno: int, line: str, limit: int = DEFAULT_MAX_RECORD_BYTES) -> RawRecord | None:

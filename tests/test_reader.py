@@ -202,21 +202,24 @@ def test_max_record_bytes_must_be_positive(tmp_path, bad):
 
 # --- chunks of lines for the workers of --jobs ---
 
+from dataclasses import replace  # noqa: E402
+
 from hypothesis import assume, given, settings, strategies as st  # noqa: E402
 
 from foreman_cli.reader import LineChunk, is_plain_lines, line_chunks  # noqa: E402
 
 _LINE = st.one_of(
     st.just(b""), st.just(b"   "), st.just(b"\r"), st.just(b'{"a": 1}'), st.just(b"{broken"),
+    st.just(b' \t{"a": 1} \r'), st.just('{"k": "é ♠"}'.encode()),
     st.binary(max_size=40).filter(lambda b: b"\n" not in b),
     st.integers(1, 120).map(lambda n: b'{"k": "' + b"x" * n + b'"}'),
 )
 
 
-def _by_chunks(path: str, limit: int, size: int) -> list:
+def _by_chunks(path: str, limit: int, size: int, spans: bool = False) -> list:
     out = []
     for piece in line_chunks(path, limit, size):
-        out.extend(piece.records() if isinstance(piece, LineChunk) else [piece])
+        out.extend(piece.records(spans) if isinstance(piece, LineChunk) else [piece])
     return out
 
 
@@ -230,7 +233,16 @@ def test_chunks_of_lines_give_the_records_read_records_gives(tmp_path_factory, l
     path = tmp_path_factory.mktemp("chunks") / "x.jsonl"
     path.write_bytes(data)
     assume(is_plain_lines(str(path)))  # what `pieces` cuts: gzip data (its first two bytes) is read as a stream
-    assert _by_chunks(str(path), limit, size) == list(read_records([str(path)], limit))
+    read = list(read_records([str(path)], limit))
+    assert _by_chunks(str(path), limit, size) == read
+    chunked = _by_chunks(str(path), limit, size, spans=True)  # as a load reads them
+    assert [replace(r, span=None) for r in chunked] == read
+    for r in chunked:  # each record's text is where its span says, in the file's bytes
+        if r.text is None:
+            assert r.span is None
+        else:
+            at, n = r.span
+            assert data[at:at + n].decode("utf-8") == r.text
 
 
 def test_a_long_line_over_a_cut_is_not_read_into_memory(tmp_path):

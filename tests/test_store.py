@@ -568,3 +568,101 @@ def test_long_text_is_the_arrow_string_array_of_its_values():
         got = store._long_text(some)
         got.validate(full=True)
         assert got.type == pa.string() and got.equals(pa.array(some, type=pa.string()))
+
+
+def _raw_by_id(db: str) -> dict[str, str]:
+    con = duckdb.connect(db, read_only=True)
+    try:
+        return dict(con.execute("SELECT id, raw FROM games").fetchall())
+    finally:
+        con.close()
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_a_load_takes_the_records_text_from_the_file_and_stores_it_as_read(tmp_path, monkeypatch, jobs):
+    """From plain JSON Lines a load's workers send back only where each record's text lies, and
+    the reading process takes it from its own map of the file: the archive holds the same text as a
+    load of the same lines from gzip, whose text comes back with the results. With a BOM, CRLF
+    line ends, white space around records, blank lines, text that is not ASCII, over many chunks."""
+    import gzip
+    recs = [r for r, _ in generate(24, 71, max_deals=3)]
+    for n, r in enumerate(recs):
+        r["notes"] = f"table {n}: Zoë 🂡 ☃ " + "é" * n
+    lines = [json.dumps(r, ensure_ascii=False).encode() for r in recs]
+    data = b"\xef\xbb\xbf" + lines[0] + b"\r\n" + b"\n".join(
+        (b" \t" + line + b"  \r" if n % 3 == 0 else b"\n" + line if n % 5 == 0 else line)
+        for n, line in enumerate(lines[1:])) + b"\n"
+    plain, packed = tmp_path / "g.jsonl", tmp_path / "g.jsonl.gz"
+    plain.write_bytes(data)
+    packed.write_bytes(gzip.compress(data))
+    monkeypatch.setattr(reader, "WORKER_CHUNK", 4000)  # a few records a chunk
+    viewed = []
+    real = store._text_views
+    monkeypatch.setattr(store, "_text_views", lambda *a: viewed.append(len(a[1])) or real(*a))
+    store.load_paths([str(plain)], str(tmp_path / "plain.duckdb"), jobs=jobs)
+    assert len(viewed) > 3 and sum(viewed) == len(recs)  # every game's text taken from the file
+    store.load_paths([str(packed)], str(tmp_path / "packed.duckdb"), jobs=1)
+    assert sum(viewed) == len(recs)  # and none of the gzip's
+    from_file, from_results = _raw_by_id(str(tmp_path / "plain.duckdb")), _raw_by_id(str(tmp_path / "packed.duckdb"))
+    assert len(from_file) == len(recs) and from_file == from_results
+    assert all(json.loads(from_file[r["id"]]) == r for r in recs)
+
+
+def test_text_views_are_the_strings_at_their_places_copying_none():
+    import pyarrow as pa
+    texts = ["{}", "x: Zoë 🂡 ☃, a longer string than twelve bytes", "short", "", "twelve bytes", "thirteen byte"]
+    data, places = b"", []
+    for t in texts:  # a byte between each: the places are not one after the other
+        places.append((len(data) + 1, len(t.encode())))
+        data += b"\n" + t.encode()
+    places = [places[2], *places]  # and one string twice
+    arr = pa.StructArray.from_arrays([pa.array([a for a, _ in places], pa.int64()),
+                                      pa.array([n for _, n in places], pa.int32())], names=["at", "size"])
+    views, lo, hi = store._text_views(data, arr)
+    views.validate(full=True)
+    assert views.type == pa.string_view()
+    assert views.to_pylist() == [texts[2], *texts]
+    assert (lo, hi) == (1, len(data))
+    empty, _, _ = store._text_views(data, arr.slice(0, 0))
+    assert len(empty) == 0
+
+
+def test_a_file_that_changes_while_it_is_loaded_stops_the_load(tmp_path, monkeypatch):
+    """The text stored is the text replayed: once a worker has read a chunk, a file that changes
+    (here, a game appended) is refused, and only the transactions committed before are kept."""
+    from foreman_cli.errors import InputError
+    path = tmp_path / "g.jsonl"
+    recs = [r for r, _ in generate(12, 72, max_deals=3)]
+    path.write_text("".join(json.dumps(r) + "\n" for r in recs))
+    monkeypatch.setattr(reader, "WORKER_CHUNK", 4000)
+    batches = []
+
+    def appended(n):
+        batches.append(n)
+        if len(batches) == 1:
+            with open(path, "a") as f:
+                f.write(json.dumps(recs[0]) + "\n")
+
+    with pytest.raises(InputError, match="g.jsonl: the file changed while it was being loaded"):
+        store.load_paths([str(path)], str(tmp_path / "a.duckdb"), jobs=1, batch_games=1, progress=appended)
+    assert len(_raw_by_id(str(tmp_path / "a.duckdb"))) == batches[0] < len(recs)
+
+
+def test_the_file_map_refuses_a_file_that_is_not_what_was_read(tmp_path):
+    path = tmp_path / "g.jsonl"
+    path.write_bytes(b'{"a": 1}\n')
+    with open(path, "rb") as f:
+        seen = reader.FileSeen.of(f.fileno())
+    files = reader.FileMap()
+    try:
+        assert files.text(str(path), seen)[:8] == b'{"a": 1}'
+        files.release(0, 9)
+        files.check(seen)
+        with pytest.raises(Exception, match="it was 9 bytes"):
+            files.check(reader.FileSeen(seen.device, seen.inode, 9, seen.mtime_ns + 1))
+        os.utime(path, ns=(seen.mtime_ns + 10**9, seen.mtime_ns + 10**9))  # touched, its bytes the same
+        with pytest.raises(Exception, match="the file changed"):
+            files.check(seen)
+    finally:
+        files.close()
+    assert files.map is None and files.source is None
