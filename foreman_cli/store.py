@@ -52,6 +52,8 @@ ROW_GROUP_ROWS = 8192
 # spilled (175 MB before), a file of 62 MB (59 before).
 TRANSACTION_GAMES = ROW_GROUP_ROWS
 TRANSACTION_BYTES = 96 * 1024 * 1024
+# Staged rows a load holds before it writes them, in one statement a table (_Transaction).
+WRITE_BYTES = 12 * 1024 * 1024
 # Tasks in flight a worker in a load. While the reading process commits a transaction (0.6-0.9 s
 # for 8,192 games) the workers go on staging the next ones; with validate's 2 they soon stood idle.
 # 200 MB, three runs each: 7.4-8.1 s with 2, 6.9-7.6 s with 5 or 6. Each task in flight holds
@@ -559,22 +561,17 @@ def _text_views(data, places: pa.StructArray) -> tuple[pa.Array, int, int]:
     return pa.Array.from_buffers(pa.string_view(), len(at), buffers), lo, hi
 
 
-def _write(con: duckdb.DuckDBPyConnection, tables: dict[str, pa.Table], keep: list[int],
+def _write(con: duckdb.DuckDBPyConnection, parts: list[tuple[dict[str, pa.Table], list[int]]],
            report: LoadReport, files: FileMap | None = None) -> None:
-    if not keep:
+    """Insert the games at places `keep` of each part's staged tables, all the parts together: one
+    statement a table. The parts' tables have the same columns, and their text, if it is in a file
+    (`_text_places`), is in the same file."""
+    parts = [(tables, keep) for tables, keep in parts if keep]
+    if not parts:
         return
-    every = len(keep) == len(tables["_games"])  # the usual case: nothing to drop
-    tables = {name: (t if every else _kept(t, keep)).drop_columns(["_n"]) for name, t in tables.items()}
-    games = tables["_games"]
-    meta = games.schema.metadata or {}
-    seen = None
-    if _TEXT_FILE in meta:  # the text is in the file, where the records lie: viewed, never copied
-        if files is None:
-            raise ValueError("the games' text is in their file, and there is no FileMap to take it from")
-        seen = FileSeen(*map(int, meta[_TEXT_SEEN].split()))
-        data = files.text(meta[_TEXT_FILE].decode(), seen)
-        views, lo, hi = _text_views(data, games["raw"].combine_chunks())
-        tables["_games"] = games.set_column(_GAME_COLS.index("raw"), "raw", views)
+    placed: list[tuple[FileSeen, int, int]] = []  # the text viewed in the file: as it was, and where
+    kept = [_part_rows(tables, keep, files, placed) for tables, keep in parts]
+    tables = kept[0] if len(kept) == 1 else {name: _concat([k[name] for k in kept]) for name in kept[0]}
     for name, t in tables.items():
         con.register(name, t)
     try:
@@ -594,10 +591,43 @@ def _write(con: duckdb.DuckDBPyConnection, tables: dict[str, pa.Table], keep: li
                 con.unregister(name)
             except duckdb.Error:
                 pass  # after a failed statement: the first error is the one to tell
-    if seen is not None:
+    for seen, lo, hi in placed:
         files.check(seen)  # changed while DuckDB read it: the transaction is rolled back
         files.release(lo, hi)
     report.plays = report.rows.get("plays", 0)
+
+
+def _part_rows(tables: dict[str, pa.Table], keep: list[int], files: FileMap | None,
+               placed: list[tuple[FileSeen, int, int]]) -> dict[str, pa.Table]:
+    """A batch's staged tables cut to the games at places `keep`, their text taken from the file
+    where it is there (its range appended to `placed`)."""
+    every = len(keep) == len(tables["_games"])  # the usual case: nothing to drop
+    tables = {name: (t if every else _kept(t, keep)).drop_columns(["_n"]) for name, t in tables.items()}
+    games = tables["_games"]
+    meta = games.schema.metadata or {}
+    if _TEXT_FILE in meta:  # the text is in the file, where the records lie: viewed, never copied
+        if files is None:
+            raise ValueError("the games' text is in their file, and there is no FileMap to take it from")
+        seen = FileSeen(*map(int, meta[_TEXT_SEEN].split()))
+        data = files.text(meta[_TEXT_FILE].decode(), seen)
+        views, lo, hi = _text_views(data, games["raw"].combine_chunks())
+        tables["_games"] = games.set_column(_GAME_COLS.index("raw"), "raw", views).replace_schema_metadata(None)
+        placed.append((seen, lo, hi))
+    return tables
+
+
+def _concat(tables: list[pa.Table]) -> pa.Table:
+    """The tables' rows, chunks side by side (copying none); a column of an empty batch may be
+    typed null (_arrow), and a null column takes its type from the others."""
+    import pyarrow as pa
+    rows = [t for t in tables if t.num_rows]
+    return pa.concat_tables(rows, promote_options="default") if rows else tables[0]
+
+
+def _text_kind(tables: dict[str, pa.Table]) -> tuple:
+    """What parts written together must share: their games' columns and the file their text is in."""
+    games = tables["_games"]
+    return games.schema.remove_metadata(), (games.schema.metadata or {}).get(_TEXT_FILE)
 
 
 def _kept(t: pa.Table, keep: list[int]) -> pa.Table:
@@ -758,32 +788,51 @@ class _Transaction:
 
     Transactions of exactly a row group of games let DuckDB write every full row group of the
     records' text once, compressed, straight into the file; a transaction that stopped short of
-    one would copy its last part row group again when it commits."""
+    one would copy its last part row group again when it commits.
 
-    def __init__(self, con: duckdb.DuckDBPyConnection, games: int, size: int, files: FileMap) -> None:
-        self.con, self.games, self.size = con, games, size
+    The batches are written a few at a time (`WRITE_BYTES` of staged rows): a DuckDB statement
+    costs about a millisecond and each table registered for it half as much again, whatever its
+    rows, and a batch of a plain load is five inserts of about 700 games."""
+
+    def __init__(self, con: duckdb.DuckDBPyConnection, games: int, size: int, files: FileMap,
+                 report: LoadReport, write_bytes: int) -> None:
+        self.con, self.games, self.size, self.write_bytes = con, games, size, write_bytes
         self.files = files  # the input file whose records' text the batches take from it
+        self.report = report
         self.open = False
         self.held = self.bytes = 0
+        self.pending: list[tuple[dict[str, pa.Table], list[int]]] = []  # held, not yet written
+        self.pending_bytes = 0
 
-    def add(self, batch: Batch, keep: list[int], report: LoadReport) -> None:
-        """Write the batch's games at places `keep`, committing whenever the transaction is full."""
+    def add(self, batch: Batch, keep: list[int]) -> None:
+        """Add the batch's games at places `keep`, committing whenever the transaction is full."""
         # The tables' whole buffers, not their bytes in use (nbytes): the same here, where nothing
         # is sliced yet, and 20x quicker to add up.
         row_bytes = (sum(t.get_total_buffer_size() for t in batch.staged.values()) / max(len(batch.results), 1)
                      if batch.staged else 0)
         try:
+            if keep and self.pending and _text_kind(self.pending[0][0]) != _text_kind(batch.staged):
+                self.write()  # another file, or text carried rather than taken from the file
             while keep:
                 self.begin()
                 part, keep = keep[:self.games - self.held], keep[self.games - self.held:]
-                _write(self.con, batch.staged, part, report, self.files)
+                self.pending.append((batch.staged, part))
                 self.held += len(part)
                 self.bytes += int(row_bytes * len(part))
+                self.pending_bytes += int(row_bytes * len(part))
                 if self.held >= self.games or self.bytes >= self.size:
                     self.commit()
+                elif self.pending_bytes >= self.write_bytes:
+                    self.write()
         except BaseException:
             self.rollback()
             raise
+
+    def write(self) -> None:
+        """Write what is held, in the open transaction."""
+        if self.pending:
+            pending, self.pending, self.pending_bytes = self.pending, [], 0
+            _write(self.con, pending, self.report, self.files)
 
     def begin(self) -> None:
         """Begin a transaction, unless one is open."""
@@ -794,12 +843,14 @@ class _Transaction:
     def commit(self) -> None:
         """Commit what the transaction holds, if anything."""
         if self.open:
+            self.write()
             self.open = False
             self.held = self.bytes = 0
             self.con.execute("COMMIT")
 
     def rollback(self) -> None:
         """Drop what the transaction holds, if anything."""
+        self.pending, self.pending_bytes = [], 0
         if self.open:
             self.open = False
             try:
@@ -885,15 +936,17 @@ def _store(archive: _Archive, batches: Iterator[Batch], replace: bool, progress:
             con = archive.con
             # Empty when the load began: a game met again is a repeat the audit marks, never a stored one.
             fresh = cross is not None and archive.empty
-            txn = _Transaction(con, batch_games, TRANSACTION_BYTES, files)
+            txn = _Transaction(con, batch_games, TRANSACTION_BYTES, files, report, WRITE_BYTES)
             for batch in itertools.chain([first] if first is not None else [], batches):
                 txn.stop_if(stop)
                 if cross is not None:
                     for r in batch.results:
                         cross.feed(r)
                 txn.begin()
+                if cross is None:
+                    txn.write()  # the look-up finds the games of this load too: nothing marks their repeats
                 keep = _insert(con, batch, replace, report, added, lookup=not fresh)
-                txn.add(batch, keep, report)
+                txn.add(batch, keep)
                 if progress:
                     progress(len(batch.results))
             txn.commit()
@@ -953,7 +1006,7 @@ def archive_rows(results: list[GameResult]) -> dict[str, pa.Table]:
     con = duckdb.connect(":memory:")
     try:
         init(con)
-        _write(con, tables, list(range(len(results))), LoadReport())
+        _write(con, [(tables, list(range(len(results))))], LoadReport())
         out = {}
         for name in TABLES:
             if name in ANALYSIS_TABLES:

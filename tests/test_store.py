@@ -199,6 +199,46 @@ def test_batches_split_between_transactions_load_the_same_rows(tmp_path, monkeyp
     assert _contents(str(tmp_path / "a.duckdb")) == _contents(str(tmp_path / "b.duckdb"))
 
 
+def test_a_load_writes_a_few_batches_at_once_and_stores_what_it_stores_one_at_a_time(tmp_path, monkeypatch):
+    """Batches are held until WRITE_BYTES of them, then written in one statement a table; parts
+    from another file, or whose text came with the results (gzip), are written apart. The rows are
+    those written a batch at a time, across split transactions too."""
+    import gzip
+    recs = [r for r, _ in generate(90, 31, max_deals=4, stacked=0.3)]
+    first, second = write(tmp_path, "a.jsonl", recs[:40]), write(tmp_path, "b.jsonl", recs[40:70])
+    packed = tmp_path / "c.jsonl.gz"
+    packed.write_bytes(gzip.compress("".join(json.dumps(r) + "\n" for r in recs[70:]).encode()))
+    paths = [first, second, str(packed)]
+    monkeypatch.setattr(reader, "WORKER_CHUNK", 4000)  # a few records a chunk
+    monkeypatch.setattr(store, "BATCH_GAMES", 6)
+    writes: list[list[int]] = []
+    real = store._write
+    monkeypatch.setattr(store, "_write", lambda con, parts, *a: writes.append([len(k) for _, k in parts])
+                        or real(con, parts, *a))
+    store.load_paths(paths, str(tmp_path / "held.duckdb"), batch_games=25)
+    held = writes[:]
+    writes.clear()
+    monkeypatch.setattr(store, "WRITE_BYTES", 0)
+    store.load_paths(paths, str(tmp_path / "alone.duckdb"), batch_games=25)
+    assert all(len(w) == 1 for w in writes) and len(writes) > 12
+    assert sum(map(sum, held)) == sum(map(sum, writes)) == len(recs)
+    assert len(held) < len(writes) and max(map(len, held)) > 2
+    assert _contents(str(tmp_path / "held.duckdb")) == _contents(str(tmp_path / "alone.duckdb"))
+
+
+def test_a_load_of_results_that_repeat_a_game_writes_it_once(tmp_path, monkeypatch):
+    """Results that do not mark their repeats (no audit across games): the look-up sees the games
+    held for writing too."""
+    from foreman_cli.audit import check_record
+    from foreman_cli.reader import RawRecord
+    recs = [r for r, _ in generate(6, 33, max_deals=2)]
+    results = [check_record(RawRecord("t.jsonl", n + 1, json.dumps(r)), keep=True) for n, r in enumerate(recs + recs[:2])]
+    monkeypatch.setattr(store, "BATCH_GAMES", 2)  # batches of 2 in a transaction of them all
+    rep = store.load(results, str(tmp_path / "a.duckdb"), batch_games=100)
+    assert (rep.added, rep.unchanged) == (6, 2)
+    assert store.counts(str(tmp_path / "a.duckdb"))["games"] == 6
+
+
 def test_load_batch_default_is_the_transaction_size():
     import inspect
     from foreman_cli.cli import load as load_command
