@@ -722,3 +722,20 @@ def test_the_load_command_goes_without_numpy_and_stores_the_same_rows(tmp_path):
     assert done.stdout.split()[-2:] == ["False", "True"]  # pyarrow without numpy
     store.load_paths([path], str(tmp_path / "lib.duckdb"), jobs=1)
     assert _contents(str(tmp_path / "cli.duckdb")) == _contents(str(tmp_path / "lib.duckdb"))
+
+
+def test_a_load_forks_its_workers_before_it_imports_duckdb(tmp_path):
+    """The workers never use DuckDB, and its import (70-100 ms) kept them waiting: a plain load
+    imports it as the archive opens, once they have their first tasks; the archive is the same."""
+    recs = [r for r, _ in generate(40, 5, max_deals=3)]
+    path = write(tmp_path, "c.jsonl", recs)
+    argv = ["foreman", "load", path, "--db", str(tmp_path / "cli.duckdb"), "--jobs", "2", "--quiet"]
+    code = ("import os, sys; from foreman_cli import reader; reader.WORKER_CHUNK = 4000; forks = []; "
+            "os.register_at_fork(before=lambda: forks.append('duckdb' in sys.modules)); "
+            "import atexit; atexit.register(lambda: print(forks, 'duckdb' in sys.modules)); "
+            f"sys.argv = {argv!r}; from foreman_cli.__main__ import run; run()")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[False, False] True"  # two workers forked, then DuckDB
+    store.load_paths([path], str(tmp_path / "lib.duckdb"), jobs=1)
+    assert _contents(str(tmp_path / "cli.duckdb")) == _contents(str(tmp_path / "lib.duckdb"))
