@@ -537,9 +537,11 @@ class LoadProgress:
     """A progress bar for long loads on a terminal; silent otherwise."""
 
     def __init__(self) -> None:
+        self.progress = None
+        if not _may_be_terminal(sys.stderr):
+            return  # rich's import (70 ms) would come before the load's workers start
         _load_rich()
         self.con = Console(file=sys.stderr, markup=False, emoji=False)
-        self.progress = None
         if self.con.is_terminal:
             self.progress = Progress(TextColumn("loading"), BarColumn(bar_width=None),
                                      TextColumn("{task.completed:,} games"), TimeElapsedColumn(), console=self.con,
@@ -559,6 +561,17 @@ class LoadProgress:
         """Count n more games done."""
         if self.progress:
             self.progress.advance(self.task, n)
+
+
+def _may_be_terminal(f) -> bool:
+    """Whether rich could take f for a terminal: it is one, or the environment may say to treat it
+    as one (TTY_COMPATIBLE, FORCE_COLOR: rich decides)."""
+    if "TTY_COMPATIBLE" in os.environ or "FORCE_COLOR" in os.environ:
+        return True
+    try:
+        return bool(f.isatty())
+    except (AttributeError, ValueError, OSError):
+        return False
 
 
 def load_report(rep, db: str, out: IO[str] | None = None, quiet: bool = False) -> None:

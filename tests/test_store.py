@@ -724,18 +724,34 @@ def test_the_load_command_goes_without_numpy_and_stores_the_same_rows(tmp_path):
     assert _contents(str(tmp_path / "cli.duckdb")) == _contents(str(tmp_path / "lib.duckdb"))
 
 
-def test_a_load_forks_its_workers_before_it_imports_duckdb(tmp_path):
+def test_a_load_forks_its_workers_before_it_imports_duckdb_or_rich(tmp_path):
     """The workers never use DuckDB, and its import (70-100 ms) kept them waiting: a plain load
-    imports it as the archive opens, once they have their first tasks; the archive is the same."""
+    imports it as the archive opens, once they have their first tasks; rich, for a progress bar,
+    only on a terminal (70 ms more). The archive is the same."""
     recs = [r for r, _ in generate(40, 5, max_deals=3)]
     path = write(tmp_path, "c.jsonl", recs)
     argv = ["foreman", "load", path, "--db", str(tmp_path / "cli.duckdb"), "--jobs", "2", "--quiet"]
     code = ("import os, sys; from foreman_cli import reader; reader.WORKER_CHUNK = 4000; forks = []; "
-            "os.register_at_fork(before=lambda: forks.append('duckdb' in sys.modules)); "
+            "os.register_at_fork(before=lambda: forks.append(('duckdb' in sys.modules, 'rich' in sys.modules))); "
             "import atexit; atexit.register(lambda: print(forks, 'duckdb' in sys.modules)); "
             f"sys.argv = {argv!r}; from foreman_cli.__main__ import run; run()")
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path)
+    env = {k: v for k, v in os.environ.items() if k not in ("FORCE_COLOR", "TTY_COMPATIBLE")}
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path, env=env)
     assert done.returncode == 0, done.stderr
-    assert done.stdout.strip() == "[False, False] True"  # two workers forked, then DuckDB
+    assert done.stdout.strip() == "[(False, False), (False, False)] True"  # two workers forked, then DuckDB
     store.load_paths([path], str(tmp_path / "lib.duckdb"), jobs=1)
     assert _contents(str(tmp_path / "cli.duckdb")) == _contents(str(tmp_path / "lib.duckdb"))
+
+
+def test_the_load_progress_bar_is_drawn_where_rich_takes_stderr_for_a_terminal(monkeypatch):
+    from foreman_cli import render
+    monkeypatch.delenv("FORCE_COLOR", raising=False)
+    monkeypatch.delenv("TTY_COMPATIBLE", raising=False)
+    assert render.LoadProgress().progress is None  # pytest's stderr is no terminal
+    monkeypatch.setenv("FORCE_COLOR", "1")
+    with render.LoadProgress() as bar:
+        assert bar.progress is not None
+        bar.advance(3)
+        assert bar.progress.tasks[0].completed == 3
+    monkeypatch.setenv("FORCE_COLOR", "")  # rich: set but empty is no terminal
+    assert render.LoadProgress().progress is None
