@@ -306,7 +306,18 @@ class _Batch:
         self.costs = _Rows((*_COST_COLS, "_n"))
         self.accuracy = _Rows((*_ACCURACY_COLS, "_n"))
         self._rules: dict[int, tuple[dict[str, Any] | None, str]] = {}
+        self._amounts: dict[int, tuple[Decimal, str, Decimal | None]] = {}
         self.deal_flat = [(c.flat, c.inner, c.outer) for c in self.deal_lists.values()]
+
+    def amount(self, v: Decimal) -> tuple[str, Decimal | None]:
+        """An amount's exact text and its value for a DECIMAL(38, 10) column (_fits), made once
+        for each amount object of the batch: a game's nets are the settlement's cached objects,
+        shared by every game of the same stake and outcome."""
+        made = self._amounts.get(id(v))
+        if made is None or made[0] is not v:
+            # The object is kept with its text, so its id cannot be reused while the batch lives.
+            made = self._amounts[id(v)] = (v, money.fmt(v), _fits(v))
+        return made[1], made[2]
 
     def rules_text(self, rules: dict[str, Any] | None) -> str:
         """The rules as JSON, made once for each rules object of the batch: games with the same
@@ -420,9 +431,10 @@ def _flatten(b: _Batch, r: GameResult, now: datetime, n: int) -> None:
     d = r.data
     gid = r.id
     P = r.players
+    stake_text, stake = b.amount(r.stake) if r.stake is not None else (None, None)
     b.games.append((
-        gid, r.fingerprint.hex(), r.source, r.status, r.winner, r.deals_played, list(P), r.stake,
-        money.fmt(r.stake) if r.stake is not None else None, r.currency, r.played_at,
+        gid, r.fingerprint.hex(), r.source, r.status, r.winner, r.deals_played, list(P), stake, stake_text,
+        r.currency, r.played_at,
         r.series[0] if r.series else None, r.series[1] if r.series else None, d.rules.quota, d.rules.target,
         b.rules_text(r.rules), sum(1 for f in r.findings if f.severity == "error"), r.text, now, n))
     add_deal = b.deals.append
@@ -449,8 +461,10 @@ def _flatten(b: _Batch, r: GameResult, now: datetime, n: int) -> None:
         short = set(r.short_of_quota)
         disputed = bool(r.disputes)
         add_payout, currency, winner = b.payouts.append, r.currency, r.winner
+        amount = b.amount
         for p, v in r.net.items():
-            add_payout((gid, p, v, money.fmt(v), currency, p in short, p == winner, disputed, n))
+            text, fitted = amount(v)
+            add_payout((gid, p, fitted, text, currency, p in short, p == winner, disputed, n))
 
 
 def _flatten_analysis(b: _Batch, r: GameResult, budget_ms: float, n: int) -> None:
@@ -493,7 +507,11 @@ DECIMAL_WHOLE_DIGITS = 28  # DECIMAL(38, 10)
 
 
 def _fits(v: Decimal | None) -> Decimal | None:
-    """An amount rounded to 10 places for a DECIMAL(38, 10) column, or None when it is too large."""
+    """An amount rounded to 10 places for a DECIMAL(38, 10) column, or None when it is too large.
+
+    A value with more than 10 decimal places keeps its exact text in *_text; the column rounds.
+    One of more than 28 whole digits does not fit DECIMAL(38, 10) at all: the column is null and
+    the text column holds it exactly."""
     if v is None or v.adjusted() >= DECIMAL_WHOLE_DIGITS:
         return None
     return v.quantize(money.TEN_PLACES, context=money.ROUNDING)
@@ -504,11 +522,6 @@ def _arrow(cols: dict[str, list]) -> pa.Table:
     arrays = {}
     for name, values in cols.items():
         t = _arrow_types().get(name)
-        if t is not None and pa.types.is_decimal(t):
-            # A value with more than 10 decimal places keeps its exact text in *_text; the column rounds.
-            # One of more than 28 whole digits does not fit DECIMAL(38, 10) at all: the column is null
-            # and the text column holds it exactly.
-            values = [_fits(v) for v in values]
         if name == "raw":
             arrays[name] = _long_text(values)
         else:
