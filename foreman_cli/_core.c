@@ -1250,6 +1250,23 @@ static int put_codes(PyObject *flat, PyObject *inner, const unsigned char *src, 
     return put_offset(inner, at + n);
 }
 
+/* Append `lists` lists of `each` codes (list j's i-th code at src[j * gap + i * stride]) to a
+ * column's flat bytes, and each list's end to inner: each bytearray grown once, not once a list
+ * (a deal's hands and tricks: 14 lists of a few bytes). */
+static int put_lists(PyObject *flat, PyObject *inner, const unsigned char *src, Py_ssize_t lists,
+                     Py_ssize_t each, int stride, int gap) {
+    Py_ssize_t at = PyByteArray_GET_SIZE(flat), ends = PyByteArray_GET_SIZE(inner);
+    if (at + lists * each > INT32_MAX) { PyErr_SetString(PyExc_OverflowError, "a column past 2**31 codes"); return -1; }
+    if (PyByteArray_Resize(flat, at + lists * each) < 0 || PyByteArray_Resize(inner, ends + 4 * lists) < 0) return -1;
+    char *out = PyByteArray_AS_STRING(flat) + at, *end = PyByteArray_AS_STRING(inner) + ends;
+    for (Py_ssize_t j = 0; j < lists; j++) {
+        for (Py_ssize_t i = 0; i < each; i++) *out++ = (char)src[j * gap + i * stride];
+        int32_t v = (int32_t)(at + (j + 1) * each);
+        memcpy(end + 4 * j, &v, 4);
+    }
+    return 0;
+}
+
 static PyObject *lane_codes(PyObject *self, PyObject *args) {
     const unsigned char *b;
     Py_ssize_t len, index, n_tricks;
@@ -1266,19 +1283,15 @@ static PyObject *lane_codes(PyObject *self, PyObject *args) {
     for (int k = 0; k < 7; k++) {
         if (column(cols, k, &f, &in, &out) < 0) return NULL;
         if (k == 2) {
-            for (int s = 0; s < 3; s++)
-                if (put_codes(f, in, d + 1 + 16 * s, 16, 1) < 0) return NULL;
-            if (append_end(out, in) < 0) return NULL;
+            if (put_lists(f, in, d + 1, 3, 16, 1, 16) < 0 || append_end(out, in) < 0) return NULL;
         } else if (put_codes(f, in, d + at[k], k < 2 ? 4 : 3, k < 2 ? 1 : 4) < 0) {
             return NULL;
         }
     }
     /* the leaders and the cards of the first n_tricks tricks */
     if (column(cols, 7, &f, &in, &out) < 0 || put_codes(f, in, d + 70, n_tricks, 4) < 0) return NULL;
-    if (column(cols, 8, &f, &in, &out) < 0) return NULL;
-    for (Py_ssize_t j = 0; j < n_tricks; j++)
-        if (put_codes(f, in, d + 71 + 4 * j, 3, 1) < 0) return NULL;
-    if (append_end(out, in) < 0) return NULL;
+    if (column(cols, 8, &f, &in, &out) < 0 || put_lists(f, in, d + 71, n_tricks, 3, 1, 4) < 0
+        || append_end(out, in) < 0) return NULL;
     Py_RETURN_NONE;
 }
 
