@@ -432,17 +432,23 @@ def _flatten(b: _Batch, r: GameResult, now: datetime, n: int) -> None:
     gid = r.id
     P = r.players
     stake_text, stake = b.amount(r.stake) if r.stake is not None else (None, None)
+    findings = r.findings  # none, for most games: no generator made for them
+    breaches = sum(f.severity == "error" for f in findings) if findings else 0
+    deals = r.deals
+    # A won game's deals end at the deciding one (the replay skips any recorded after): its number
+    # without deals_played's search for it.
+    played = deals[-1].number if r.status == "won" and deals[-1].decided else r.deals_played
+    series = r.series
     b.games.append((
-        gid, r.fingerprint.hex(), r.source, r.status, r.winner, r.deals_played, list(P), stake, stake_text,
-        r.currency, r.played_at,
-        r.series[0] if r.series else None, r.series[1] if r.series else None, d.rules.quota, d.rules.target,
-        b.rules_text(r.rules), sum(1 for f in r.findings if f.severity == "error"), r.text, now, n))
+        gid, r.fingerprint.hex(), r.source, r.status, r.winner, played, P, stake, stake_text, r.currency,
+        r.played_at, series[0] if series else None, series[1] if series else None, d.rules.quota, d.rules.target,
+        b.rules_text(r.rules), breaches, r.text, now, n))
     add_deal = b.deals.append
     lists = b.deal_flat
     codes = core.deal_codes or deal_codes
     blocks = d.blocks  # a game the compiled lane read: its deals as codes already
     from_blocks = core.lane_codes or block_codes
-    for dr in r.deals:
+    for dr in deals:
         add_deal((gid, dr.number, P[dr.dealer], dr.dealer, dr.decided, dr.tricks_played, dr.quotas, dr.tricks,
                   dr.winners, n))
         # the tricks until play stopped: not those after the game was won
@@ -454,12 +460,12 @@ def _flatten(b: _Batch, r: GameResult, now: datetime, n: int) -> None:
         if c is not None:
             b.claims.append((gid, dr.number, P[c.by], c.accepted, c.first_trick, c.tricks, c.rule, c.holds,
                              c.statement, n))
-    for f in r.findings:
+    for f in findings:
         b.findings.append((gid, f.code, f.severity, f.deal, f.trick, f.pass_, f.player, f.card, f.message,
                            json.dumps(f.evidence, ensure_ascii=False), n))
     if r.net is not None:
         short = set(r.short_of_quota)
-        disputed = bool(r.disputes)
+        disputed = bool(findings) and bool(r.disputes)
         add_payout, currency, winner = b.payouts.append, r.currency, r.winner
         amount = b.amount
         for p, v in r.net.items():
