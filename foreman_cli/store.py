@@ -280,6 +280,8 @@ _INSERTS = [
     ("play_costs", "INSERT INTO play_costs SELECT * FROM _play_costs"),
     ("deal_accuracy", "INSERT INTO deal_accuracy SELECT * FROM _deal_accuracy"),
 ]
+
+
 def _unfolded_rows(deals: pa.Table | None) -> dict[str, int]:
     """The rows a batch adds to the views that unfold deal_facts, counted from its staged deals."""
     if deals is None:
