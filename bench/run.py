@@ -90,6 +90,9 @@ def writes_alone(path: Path, jobs: int, repeat: int) -> float:
     return median(runs)
 
 
+# The issue's test of a quiet machine: a loop of pure Python, one alone and two at once.
+LOOP = [sys.executable, "-c", "s = 0\nfor i in range(10_000_000): s += i\n"]
+
 FLOOR = "import orjson,sys\nfor line in open(sys.argv[1],'rb'): orjson.loads(line)\n"
 
 
@@ -148,9 +151,11 @@ def main() -> None:
     # Round by round, every step once a round: this machine's speed drifts by a quarter within
     # minutes, and steps timed minutes apart made ratios of the drift (a --jobs 2 of 2.3x).
     runs: dict[str, list[tuple[float, int]]] = {key: [] for key, *_ in steps}
+    loops: list[tuple[float, float]] = []  # each round's one loop and two at once
     for _ in range(args.repeat):
         for key, _what, cmd, _p, _g in steps:
             runs[key].append(timed(*pair) if key == "c2" else timed(cmd()))
+        loops.append((timed(LOOP)[0], timed(LOOP, LOOP)[0]))
     t: dict[str, float] = {}
     rss: dict[str, int] = {}
     for key, what, _cmd, n_plays, n_games in steps:
@@ -171,6 +176,9 @@ def main() -> None:
     rounds = " ".join(f"{b[0] / c[0]:.2f}" for b, c in zip(runs["b"], runs["c"]))
     print(f"     round by round:                {rounds}")
     print(f"b/c2 the machine's own ceiling:     {t['b'] / t['c2']:.2f}   (two processes sharing nothing)")
+    quiet = 2 * median([one for one, _ in loops]) / median([two for _, two in loops])
+    print(f"l2   two pure-Python loops at once: {quiet:.2f}   (1.96 on a quiet machine; round by round: "
+          f"{' '.join(f'{2 * one / two:.2f}' for one, two in loops)})")
     print(f"b/d  load throughput / validate's:  {t['b'] / t['d']:.2f}   (target >= 0.5)")
     print(f"b/d0 the archive writes' ceiling:   {t['b'] / t['d0']:.2f}   (DuckDB storing rows made beforehand)")
     print(f"b/(b/10) time for 10x the games:    {t['b'] / t['b/10']:.2f}   (target <= 11)")

@@ -259,3 +259,20 @@ def test_a_bom_does_not_count_toward_the_record_limit(tmp_path):
     path.write_bytes(b'\xef\xbb\xbf{"a": 1}\n{"b": 22}\n')
     got = list(read_records([str(path)], 8))
     assert [(r.line, r.text) for r in got] == [(1, '{"a": 1}'), (2, None)]
+
+
+def test_chunks_shrink_near_the_end_of_a_long_file_so_the_workers_end_together(tmp_path):
+    """A file of many chunks: whole chunks at first, then smaller ones down to an eighth, and
+    every line read once, in order; a file of under two chunks is cut as it always was."""
+    path = tmp_path / "long.jsonl"
+    lines = [b'{"n": %04d}' % i + b" " * 88 for i in range(2000)]  # 100 bytes a line, with its newline
+    path.write_bytes(b"\n".join(lines) + b"\n")
+    chunks = list(line_chunks(str(path), limit=1000, size=10_000))
+    sizes = [c.size for c in chunks]
+    assert sizes[:10] == [10_000] * 10  # 100 lines each, the cut just after a newline
+    assert sizes[-2] < sizes[-8] < 5_000 and min(sizes[:-1]) >= 10_000 // 8  # the last: what is left
+    assert sizes == sorted(sizes, reverse=True)
+    assert [r.line for r in _by_chunks(str(path), 1000, 10_000)] == list(range(1, 2001))
+    short = tmp_path / "short.jsonl"
+    short.write_bytes(b"\n".join(lines[:150]) + b"\n")  # 15,000 bytes: under two chunks
+    assert [c.size for c in line_chunks(str(short), limit=1000, size=10_000)] == [10_000, 5_000]
