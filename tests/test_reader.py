@@ -263,7 +263,8 @@ def test_a_bom_does_not_count_toward_the_record_limit(tmp_path):
 
 def test_chunks_shrink_near_the_end_of_a_long_file_so_the_workers_end_together(tmp_path):
     """A file of many chunks: whole chunks at first, then smaller ones down to an eighth, and
-    every line read once, in order; a file of under two chunks is cut as it always was."""
+    every line read once, in order; a file of one to two chunks is cut the same way, and a file
+    of one chunk is not cut."""
     path = tmp_path / "long.jsonl"
     lines = [b'{"n": %04d}' % i + b" " * 88 for i in range(2000)]  # 100 bytes a line, with its newline
     path.write_bytes(b"\n".join(lines) + b"\n")
@@ -274,5 +275,11 @@ def test_chunks_shrink_near_the_end_of_a_long_file_so_the_workers_end_together(t
     assert sizes == sorted(sizes, reverse=True)
     assert [r.line for r in _by_chunks(str(path), 1000, 10_000)] == list(range(1, 2001))
     short = tmp_path / "short.jsonl"
-    short.write_bytes(b"\n".join(lines[:150]) + b"\n")  # 15,000 bytes: under two chunks
-    assert [c.size for c in line_chunks(str(short), limit=1000, size=10_000)] == [10_000, 5_000]
+    short.write_bytes(b"\n".join(lines[:150]) + b"\n")  # 15,000 bytes: a chunk and a half
+    sizes = [c.size for c in line_chunks(str(short), limit=1000, size=10_000)]
+    # a quarter of what is left each time, taken to the next line's end, then eighths of a chunk
+    assert sizes == [3_800, 2_800, 2_100, 1_600, 1_300, 1_300, 1_300, 800]
+    assert [r.line for r in _by_chunks(str(short), 1000, 10_000)] == list(range(1, 151))
+    one = tmp_path / "one.jsonl"
+    one.write_bytes(b"\n".join(lines[:100]) + b"\n")  # 10,000 bytes: one chunk
+    assert [c.size for c in line_chunks(str(one), limit=1000, size=10_000)] == [10_000]
