@@ -101,6 +101,11 @@ def median(xs):
     return xs[len(xs) // 2]
 
 
+def per_round(num: list[tuple[float, int]], den: list[tuple[float, int]]) -> list[float]:
+    """Each round's time of one step over another's."""
+    return [n[0] / d[0] for n, d in zip(num, den)]
+
+
 def spread(ratios: list[float]) -> str:
     """Round-by-round ratios as their median and quartiles, then each in order."""
     q = sorted(ratios)
@@ -113,7 +118,8 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--mb", type=float, default=200, help="corpus size in MB (default 200)")
     # Fifteen: a round's --jobs 2 ratio spreads 1.2-2.2 on this machine (40 rounds on 2026-12-03,
-    # median 1.81), so a median of five moved by 0.07 from one bench to the next (1.73, then 1.80).
+    # median 1.81), so a median of five moved by 0.15 between two benches an hour apart (1.65, then
+    # 1.80, on 2026-12-02).
     ap.add_argument("--repeat", type=int, default=15, help="runs of each step; the median counts")
     ap.add_argument("--seed", type=int, default=1)
     args = ap.parse_args()
@@ -182,9 +188,9 @@ def main() -> None:
     print(f"b/a  validate / floor:              {t['b'] / t['a']:.2f}   (target <= 2.0)")
     print(f"b    plays/s on one core:           {plays / t['b']:,.0f}   (target >= 1,000,000)")
     print(f"b/c  speed-up with --jobs {cores}:          {t['b'] / t['c']:.2f}   (target >= 1.8)")
-    print(f"     {spread([b[0] / c[0] for b, c in zip(runs['b'], runs['c'])])}")
+    print(f"     {spread(per_round(runs['b'], runs['c']))}")
     print(f"b/c2 the machine's own ceiling:     {t['b'] / t['c2']:.2f}   (two processes sharing nothing)")
-    print(f"     {spread([b[0] / c[0] for b, c in zip(runs['b'], runs['c2'])])}")
+    print(f"     {spread(per_round(runs['b'], runs['c2']))}")
     quiet = 2 * median([one for one, _ in loops]) / median([two for _, two in loops])
     print(f"l2   two pure-Python loops at once: {quiet:.2f}   (1.96 on a quiet machine)")
     print(f"     {spread([2 * one / two for one, two in loops])}")

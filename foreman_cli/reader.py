@@ -236,7 +236,7 @@ def line_chunks(path: str, limit: int = DEFAULT_MAX_RECORD_BYTES,
     that runs over a cut comes as its record, so no chunk is much longer than `size` (by default
     WORKER_CHUNK).
 
-    Near the end of a file of several chunks the chunks shrink to a share of what is left
+    Near the end of a file of more than one chunk the chunks shrink to a share of what is left
     (TAIL_SHARE), down to a part of `size` (TAIL_SMALLEST): the workers then end within a small
     chunk of each other, not a whole one apart."""
     from . import core
@@ -286,7 +286,7 @@ def _step(size: int, n: int, pos: int) -> int:
 # two workers, chunks of 4 MiB all through left one worker idle 11-75 ms (median 40) while the
 # other read its last chunk; 4-10 ms (median 6) with these, for 56 chunks in place of 48. A file
 # of one to two chunks is cut the same way: a 6 MB file cut in 4 MiB and the rest left a worker
-# idle 40-43 ms of a 70-80 ms run; in eight chunks, 0-2 ms of 50-60.
+# idle 8-46 ms of a 52-78 ms parallel phase (five runs); in eight chunks, 0-2 ms of 39-50.
 TAIL_SHARE = 4  # of what is left, the next chunk's share
 TAIL_SMALLEST = 8  # the smallest chunk, a part of `size`: 512 KiB of 4 MiB
 
