@@ -195,12 +195,15 @@ def analyze_results(results, game_id: str | None = None, deal: int | None = None
     """Analyse each replayable game of an audit (or the one with `game_id`); invalid ones pass through."""
     found = False
     for r in results:
-        if game_id is not None and r.id != game_id:
+        if (game_id is not None and r.id != game_id) or r.repeat:  # a repeat is analysed once, as its first copy
             continue
         found = True
         if r.status == "invalid" or r.data is None:
             yield r
             continue
+        if deal is not None and deal > len(r.deals):
+            raise UsageError(f"--deal {deal}: game {r.id} has {len(r.deals)} deal{'s' if len(r.deals) != 1 else ''}",
+                             hint="see 'foreman analyze --help'")
         yield analyze_game(r, deal, from_trick, budget_ms)
     if game_id is not None and not found:
         raise UsageError(f"no game {game_id!r} in the input", hint="'foreman validate --json PATH' lists the ids")

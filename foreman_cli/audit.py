@@ -107,8 +107,8 @@ class CrossChecks:
             else:
                 same = res.fingerprint is not None and first[1] == res.fingerprint
                 res.findings.append(duplicate_finding(res.id, first[0], same))
-        # Dealer succession depends on every game of a series in the input (a later repeat of a
-        # game cancels the check), so from the first series game on, results wait for the end.
+        # Dealer succession depends on every game of a series in the input (two different records
+        # of one place in a series cancel the check), so from the first series game on, results wait.
         in_series = res.series is not None and res.status != "invalid"
         if not self.hold:
             if in_series:
@@ -138,7 +138,8 @@ class CrossChecks:
         """Run the series checks and return the results still held (the series games, without `hold`)."""
         by_key: dict[tuple[str, int], list[GameResult]] = defaultdict(list)
         for r in self.pending:
-            if r.series is not None and r.status != "invalid":
+            # A repeat of an earlier id is not present at all: it neither stands in nor cancels the check.
+            if r.series is not None and r.status != "invalid" and not r.repeat:
                 by_key[r.series].append(r)
         for (sid, seq), games in by_key.items():
             prev = by_key.get((sid, seq - 1))

@@ -59,7 +59,43 @@ def es_number(x: float) -> str:
 
 
 def canonical(v: Any) -> str:
-    """The canonical JSON text of a value: sorted keys (by UTF-16 units), no spaces, ES numbers."""
+    """The canonical JSON text of a value: sorted keys (by UTF-16 units), no spaces, ES numbers.
+
+    Written with a stack of its own, not recursion, so a record nested any depth is hashed.
+    """
+    out: list[str] = []
+    stack: list[Any] = [v]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, _Text):
+            out.append(item.text)
+        elif isinstance(item, list):
+            out.append("[")
+            stack.append(_Text("]"))
+            for i in range(len(item) - 1, -1, -1):
+                stack.append(item[i])
+                if i:
+                    stack.append(_Text(","))
+        elif isinstance(item, dict):
+            out.append("{")
+            stack.append(_Text("}"))
+            pairs = sorted(item.items(), key=lambda kv: kv[0].encode("utf-16-be", "surrogatepass"))
+            for i in range(len(pairs) - 1, -1, -1):
+                stack.append(pairs[i][1])
+                stack.append(_Text(("," if i else "") + _string(pairs[i][0]) + ":"))
+        else:
+            out.append(_scalar(item))
+    return "".join(out)
+
+
+@dataclass(frozen=True, slots=True)
+class _Text:
+    """Punctuation already canonical, waiting on canonical()'s stack."""
+
+    text: str
+
+
+def _scalar(v: Any) -> str:
     if v is None:
         return "null"
     if v is True:
@@ -75,11 +111,6 @@ def canonical(v: Any) -> str:
             return str(v)
     if isinstance(v, float):
         return es_number(v)
-    if isinstance(v, list):
-        return "[" + ",".join(canonical(x) for x in v) + "]"
-    if isinstance(v, dict):
-        items = sorted(v.items(), key=lambda kv: kv[0].encode("utf-16-be", "surrogatepass"))
-        return "{" + ",".join(_string(k) + ":" + canonical(x) for k, x in items) + "}"
     raise TypeError(f"not JSON: {type(v).__name__}")
 
 
@@ -108,6 +139,9 @@ class Hashed:
     def tap(self, results: Iterable[GameResult]) -> Iterator[GameResult]:
         """Pass results through, noting each game's id, source, hash and rules."""
         for r in results:
+            if r.repeat:  # a copy of a game read before is no game of the settlement
+                yield r
+                continue
             self.games.append({"id": r.id, "source": r.source, "status": r.status,
                                "sha256": record_hash(r.text or ""), "rules": r.rules})
             yield r
@@ -148,7 +182,9 @@ class Verdict:
 def read(text: str, where: str) -> dict[str, Any]:
     """Parse a certificate file's text; refuse what is not one."""
     try:
-        cert = json.loads(text, parse_constant=_no_constants)
+        cert = json.loads(text.removeprefix("\ufeff"), parse_constant=_no_constants)
+    except RecursionError:
+        raise UsageError(f"{where}: not a certificate: nested too deep to be one") from None
     except ValueError as e:
         raise UsageError(f"{where}: not a certificate: {e}") from None
     if not isinstance(cert, dict) or cert.get("certificate") != KIND:

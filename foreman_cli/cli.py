@@ -165,6 +165,16 @@ def _guarded(fn):
         except KeyboardInterrupt:
             render.error("interrupted")
             raise typer.Exit(130) from None
+        except typer.Exit:
+            raise
+        except (RecursionError, MemoryError) as e:
+            render.error(f"{fn.__name__}: the input is too large or nested too deep to handle ({type(e).__name__})",
+                         "one record nested thousands deep, or far beyond the rules' sizes, is the usual cause")
+            raise typer.Exit(2) from None
+        except Exception as e:  # noqa: BLE001 - a bug of ours: one line and exit 2, never a traceback
+            render.error(f"{fn.__name__}: internal error: {type(e).__name__}: {e}",
+                         "this is a bug in foreman; please report it with the command that caused it")
+            raise typer.Exit(2) from None
 
     return run
 

@@ -164,9 +164,9 @@ def screen(deals: Iterable[Dealt], alpha: float = 0.01, correction: str = "holm"
 
 
 def from_results(results) -> Iterator[Dealt]:
-    """The deals of replayed games, as dealt (invalid records have none)."""
+    """The deals of replayed games, as dealt (invalid records have none; a repeat is not counted again)."""
     for r in results:
-        if r.status == "invalid" or r.data is None:
+        if r.status == "invalid" or r.data is None or r.repeat:
             continue
         g = r.data
         for i, d in enumerate(g.deals, 1):

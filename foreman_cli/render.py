@@ -251,6 +251,7 @@ def settlement(s, out: IO[str] | None = None) -> None:
         con.print(Text("Left out of the balances", style="bold"))
         for gid, reason in s.excluded:
             con.print(f"  {gid or '(no id)'}: {reason}")
+    _repeats(con, s.repeats)
     for cur, bal in s.balances.items():
         con.print()
         t = Table(title=f"Balances ({cur or 'no currency'})", title_justify="left", box=None, pad_edge=False)
@@ -266,6 +267,15 @@ def settlement(s, out: IO[str] | None = None) -> None:
             con.print(f"  {tr.payer} pays {tr.payee} {money.fmt(tr.amount)} {tr.currency}".rstrip())
     else:
         con.print(Text("Nothing to pay.", style="bold"))
+
+
+def _repeats(con: Console, repeats) -> None:
+    """The copies of games read before, which the ledger does not hold (DUPLICATE_GAME)."""
+    if repeats:
+        con.print()
+        con.print(Text("Read again, not counted (DUPLICATE_GAME)", style="bold"))
+        for r in repeats:
+            con.print(f"  {r.source}: {r.message}")
 
 
 def _nested(value: Any, level: int) -> str:
@@ -306,7 +316,8 @@ class SettlementJSON:
         for i, row in enumerate(self.spool):
             w(("\n    " if not i else ",\n    ") + _nested(json.loads(row), 2))
         w("\n  ]" if self.excluded else "")
-        w(',\n  "as_played": ' + json.dumps(d["as_played"]) + "\n}\n")
+        w(',\n  "as_played": ' + json.dumps(d["as_played"]))
+        w(',\n  "repeats": ' + _nested(d["repeats"], 1) + "\n}\n")
         self.spool.close()
 
 

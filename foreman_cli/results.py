@@ -8,7 +8,7 @@ from enum import StrEnum
 from typing import Any
 
 from . import money
-from .findings import ERROR, UNDISPUTED, Finding
+from .findings import CODES, ERROR, UNDISPUTED, Finding
 
 ROLE_NAMES = ("D", "L", "R")
 
@@ -98,6 +98,11 @@ class GameResult:
         return any(f.severity == ERROR for f in self.findings)
 
     @property
+    def repeat(self) -> bool:
+        """True when the id was read before: this copy takes part in nothing but its DUPLICATE_GAME."""
+        return any(CODES[f.code].leaves_out for f in self.findings)
+
+    @property
     def disputes(self) -> list[Finding]:
         """The breaches of play that dispute the game's money (a wrong claim or a repeat does not)."""
         return [f for f in self.findings if f.severity == ERROR and f.code not in UNDISPUTED]
@@ -148,6 +153,11 @@ class GameLine:
         # As a plain tuple: workers send one of these a game, and the slots state pickles slower.
         return (GameLine, (self.id, self.source, self.status, self.fingerprint, self.series, self.facts, self.codes,
                            self.errors, self.line, self.findings))
+
+    @property
+    def repeat(self) -> bool:
+        """True when the id was read before (GameResult.repeat)."""
+        return any(CODES[f.code].leaves_out for f in self.findings)
 
     @property
     def has_errors(self) -> bool:

@@ -61,6 +61,19 @@ class GameLine:
         }
 
 
+@dataclass(frozen=True, slots=True)
+class Repeat:
+    """A record whose id was read before: it takes part in nothing (RULES: a repeat stands for nothing)."""
+
+    id: str
+    source: str
+    message: str
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready."""
+        return {"id": self.id, "source": self.source, "message": self.message}
+
+
 @dataclass(slots=True)
 class Settlement:
     """The ledger of a set of games: lines, balances per currency, transfers, what was left out."""
@@ -70,6 +83,7 @@ class Settlement:
     transfers: list[Transfer] = field(default_factory=list)
     as_played: bool = False
     left_out: int = 0  # games with a stake or a record that are not counted (invalid, or disputed)
+    repeats: list[Repeat] = field(default_factory=list)  # copies of games read before: not games of the ledger
 
     @property
     def excluded(self) -> list[tuple[str | None, str]]:
@@ -89,6 +103,7 @@ class Settlement:
             "transfers": [t.to_dict() for t in self.transfers],
             "excluded": [{"id": i, "reason": r} for i, r in self.excluded],
             "as_played": self.as_played,
+            "repeats": [r.to_dict() for r in self.repeats],
         }
 
     @classmethod
@@ -108,6 +123,7 @@ class Settlement:
             balances={c: {p: money.amount(v) for p, v in b.items()} for c, b in d["balances"].items()},
             transfers=[Transfer(t["from"], t["to"], money.amount(t["amount"]), t["currency"]) for t in d["transfers"]],
             as_played=d["as_played"],
+            repeats=[Repeat(r["id"], r["source"], r["message"]) for r in d.get("repeats", [])],
         )
 
 
@@ -120,6 +136,9 @@ def settle(results: Iterable[GameResult], as_played: bool = False,
     """
     out = Settlement(as_played=as_played)
     for r in results:
+        if r.repeat:
+            out.repeats.append(Repeat(r.id, r.source, next(f.message for f in r.findings if CODES[f.code].leaves_out)))
+            continue
         line = _line(r, as_played)
         out.left_out += line.status == "invalid" or (line.disputed and not line.counted)
         if on_line is not None:
@@ -138,7 +157,6 @@ def settle(results: Iterable[GameResult], as_played: bool = False,
 
 def _line(r: GameResult, as_played: bool) -> GameLine:
     errors = [f for f in r.findings if f.severity == ERROR]
-    duplicate = next((f for f in errors if CODES[f.code].leaves_out), None)
     # A wrong claim does not dispute the game: the replay is paid and the difference reported.
     breaches = r.disputes
     first = breaches[0] if breaches else None
@@ -150,8 +168,6 @@ def _line(r: GameResult, as_played: bool) -> GameLine:
     counted = False
     if r.status == "invalid":
         reason = f"invalid record: {r.findings[0].message}" if r.findings else "invalid record"
-    elif duplicate is not None:
-        reason = f"duplicate: {duplicate.message}"
     elif r.status == "unfinished":
         reason = "unfinished: no money changes hands"
     elif r.stake is None:

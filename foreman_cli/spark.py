@@ -201,7 +201,7 @@ def _arrow_schema(schema: StructType) -> pa.Schema:
 
 def _successions(games):
     """DEALER_SUCCESSION findings, by record: each (series, seq) held by exactly one game, and its
-    predecessor likewise (a repeat cancels the check, as in `audit.CrossChecks`)."""
+    predecessor likewise, among the games given (the caller leaves repeats out, as `audit.CrossChecks`)."""
     from pyspark.sql import functions as F
     from pyspark.sql.window import Window
     series = games.where(F.col("facts").isNotNull())
@@ -239,7 +239,8 @@ def validate(records, overrides: dict[str, Any] | None = None):
               .withColumn("first_fp", F.when(F.col("id").isNotNull(), F.first("fingerprint").over(by_id)))
               .withColumn("first_at", F.when(F.col("id").isNotNull(),
                                              F.first(F.get_json_object("result", "$.source")).over(by_id))))
-    succ = _successions(games.where("status != 'invalid'"))
+    # A repeat of an earlier id is not present for the series checks (RULES 11).
+    succ = _successions(marked.where("status != 'invalid' AND (rank IS NULL OR rank = 1)"))
     joined = marked.join(succ, ["file_index", "line"], "left")
     return joined.select("rank", "fingerprint", "first_fp", "first_at", "finding", "result") \
         .mapInArrow(_finish_results, RESULTS)
@@ -284,7 +285,7 @@ def load(records, overrides: dict[str, Any] | None = None) -> dict[str, Any]:
 
     As `load` does: invalid records are left out, and so is every record the audit marks as a
     repeat (DUPLICATE_GAME: its id was read before, even in an unreadable record); dealer
-    succession is judged as `validate` judges it (a repeat cancels the check).
+    succession is judged as `validate` judges it (a repeat is not present for it).
     """
     from pyspark.sql import functions as F
     from pyspark.sql.window import Window
@@ -294,8 +295,7 @@ def load(records, overrides: dict[str, Any] | None = None) -> dict[str, Any]:
             .where("status != 'invalid' AND rank = 1").drop("rank"))
     kept_records = records.join(kept.select("file_index", "line"), ["file_index", "line"], "left_semi")
     tables = _tables(kept_records, overrides)
-    late = (_successions(games.where("status != 'invalid'"))
-            .join(kept.select("file_index", "line", "id"), ["file_index", "line"]))
+    late = _successions(kept).join(kept.select("file_index", "line", "id"), ["file_index", "line"])
     return _add_late(tables, late)
 
 

@@ -51,12 +51,13 @@ def test_ledger_counts_clean_games_and_lists_the_rest():
     nocur = game(id="n1", stake="2")
     results = run_many([gbp, eur, nocur, revoke, unfinished, free, gbp])
     s = settle(results)
-    assert [g.counted for g in s.games] == [True, True, True, False, False, False, False]
+    assert [g.counted for g in s.games] == [True, True, True, False, False, False]  # the repeat is no game of it
     reasons = dict(s.excluded)
     assert reasons["rv"].startswith("disputed: deal 1, trick 1: carol played AH but did not hold it")
     assert reasons["uf"] == "unfinished: no money changes hands"
     assert reasons["free"] == "played for no stake"
-    assert [r for i, r in s.excluded if i == "g1"][0].startswith("duplicate:")
+    assert "g1" not in reasons and [r.id for r in s.repeats] == ["g1"]
+    assert s.left_out == 1  # the disputed revoke; a repeat leaves nothing out
     assert s.balances == {
         "": {"alice": Decimal("-4"), "bob": Decimal("8"), "carol": Decimal("-4")},
         "EUR": {"alice": Decimal("-0.250"), "bob": Decimal("0.500"), "carol": Decimal("-0.250")},

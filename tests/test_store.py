@@ -515,10 +515,10 @@ def _series_game(seq: int, dealer: int, gid: str, **kw):
 @pytest.mark.parametrize("jobs", [1, 2])
 def test_load_judges_dealer_succession_and_repeats_as_validate_does(tmp_path, jobs):
     """The cross-game checks are the audit's: a wrong dealer in game 2 is a finding of the archive,
-    unless game 1 is in the input twice (RULES 11: present once), exactly as validate says."""
+    and a repeat of game 1 after it changes nothing (RULES 11: a repeat takes part in nothing else)."""
     g1 = _series_game(1, 0, "s1")
     g2 = _series_game(2, 0, "s2", rules={"next_dealer": "winner"})
-    for name, recs, want in (("once", [g1, g2], 1), ("twice", [g1, g2, g1], 0)):
+    for name, recs, want in (("once", [g1, g2], 1), ("twice", [g1, g2, g1], 1)):
         path = tmp_path / f"{name}.jsonl"
         path.write_text("".join(json.dumps(r) + "\n" for r in recs))
         validated = [json.loads(x) for x in subprocess.run(
