@@ -19,7 +19,7 @@ except ImportError:  # pragma: no cover - a Python built without it
 from . import engine, lane, records
 from .reader import (DEFAULT_MAX_RECORD_BYTES, ChunkText, LineChunk, RawRecord, expand, is_plain_lines, line_chunks,
                      read_records)
-from .findings import ERROR, Finding
+from .findings import CODES, ERROR, Finding
 from .results import GameLine, GameResult, Status
 from .workers import ordered_map
 
@@ -106,7 +106,7 @@ class CrossChecks:
                     self.fingerprints[res.id] = res.fingerprint
             else:
                 same = res.fingerprint is not None and first[1] == res.fingerprint
-                res.findings.append(duplicate_finding(res.id, first[0], same))
+                res.mark_repeat(duplicate_finding(res.id, first[0], same))
         # Dealer succession depends on every game of a series in the input (two different records
         # of one place in a series cancel the check), so from the first series game on, results wait.
         in_series = res.series is not None and res.status != "invalid"
@@ -502,6 +502,7 @@ class Summary:
     won: int = 0
     by_code: dict[str, int] = field(default_factory=dict)
     errors: int = 0
+    repeats: int = 0  # records of an id read before: counted here only, never as games
 
     @property
     def has_errors(self) -> bool:
@@ -509,7 +510,14 @@ class Summary:
         return self.errors > 0
 
     def add(self, r: GameResult) -> None:
-        """Count one result."""
+        """Count one result (a repeat only as a repeat, with its DUPLICATE_GAME)."""
+        if r.repeat:
+            self.repeats += 1
+            self.errors += 1
+            for f in r.findings:
+                if CODES[f.code].leaves_out:
+                    self.by_code[f.code] = self.by_code.get(f.code, 0) + 1
+            return
         self.games += 1
         if r.status == "invalid":
             self.invalid += 1

@@ -149,7 +149,8 @@ CODES: dict[str, CodeInfo] = {
                  "deal 1: carol dealt game 2 of series fri; allowed: alice, bob (DEALER_SUCCESSION)",
                  cross_game=True, shown_at="dealer"),
         CodeInfo("DUPLICATE_GAME", ERROR, "the same game id appears again in the input",
-                 "Each game id is unique; a repeat would be counted twice when settling.",
+                 "Each game id is unique. The first record of an id stands; a later one takes part in nothing "
+                 "else (series checks, settlement, archive, statistics, fairness) and this is its only finding.",
                  "where the id was first read and whether the content is identical",
                  "game g1 already read at games.jsonl:4 (identical) (DUPLICATE_GAME)",
                  disputes=False, cross_game=True, shown_at="game", leaves_out=True),

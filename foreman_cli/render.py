@@ -167,6 +167,8 @@ def _validation_summary(con: Console, summary: Summary) -> None:
                      ("with breaches", summary.with_breaches), ("won", summary.won),
                      ("unfinished", summary.unfinished), ("invalid", summary.invalid)):
         table.add_row(label, str(n))
+    if summary.repeats:
+        table.add_row("read again", f"{summary.repeats} (an id read before: not counted as a game)")
     con.print()
     con.print(table)
     if summary.by_code:

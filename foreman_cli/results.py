@@ -102,6 +102,10 @@ class GameResult:
         """True when the id was read before: this copy takes part in nothing but its DUPLICATE_GAME."""
         return any(CODES[f.code].leaves_out for f in self.findings)
 
+    def mark_repeat(self, duplicate: Finding) -> None:
+        """Make this result a repeat: its DUPLICATE_GAME is then its only finding (its first copy has the rest)."""
+        self.findings[:] = [duplicate]
+
     @property
     def disputes(self) -> list[Finding]:
         """The breaches of play that dispute the game's money (a wrong claim or a repeat does not)."""
@@ -158,6 +162,15 @@ class GameLine:
     def repeat(self) -> bool:
         """True when the id was read before (GameResult.repeat)."""
         return any(CODES[f.code].leaves_out for f in self.findings)
+
+    def mark_repeat(self, duplicate: Finding) -> None:
+        """Make this line a repeat's: its DUPLICATE_GAME is then its only finding (GameResult.mark_repeat)."""
+        if self.line:
+            import msgspec
+            d = msgspec.json.decode(self.line)
+            d["violations"] = []
+            self.line = msgspec.json.encode(d)
+        self.codes, self.errors, self.findings = (), False, [duplicate]
 
     @property
     def has_errors(self) -> bool:

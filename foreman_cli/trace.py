@@ -35,6 +35,8 @@ def find_game(paths: list[str], game_id: str | None, overrides: dict[str, Any] |
     found: GameResult | None = None
     count = 0
     for r in audit_paths(paths, overrides):
+        if r.repeat:  # a copy of a game read before is that game, not another one
+            continue
         count += 1
         if game_id is None:
             if count > 1:

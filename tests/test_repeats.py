@@ -1,0 +1,154 @@
+"""A repeated game takes part in nothing else: every command on X and on X followed by repeats of X
+gives the same output, apart from the DUPLICATE_GAME findings and their counts."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import duckdb
+import pytest
+from typer.testing import CliRunner
+
+from foreman_cli.cli import app
+
+SAMPLES = Path(__file__).resolve().parent.parent / "samples"
+EVENING = SAMPLES / "08-friday-evenings.jsonl"
+runner = CliRunner()
+
+
+def run(*args: str):
+    return runner.invoke(app, [str(a) for a in args])
+
+
+@pytest.fixture(scope="module")
+def inputs(tmp_path_factory):
+    """X (the samples folder), X twice, and X with a few of its games repeated out of order."""
+    base = tmp_path_factory.mktemp("repeats")
+    lines = EVENING.read_text().splitlines(keepends=True)
+    shuffled = base / "again.jsonl"
+    shuffled.write_text(lines[4] + lines[1] + lines[5])  # games 5, 2, 6 of the evening
+    return {"once": [SAMPLES], "twice": [SAMPLES, SAMPLES], "shuffled": [SAMPLES, shuffled],
+            "file twice": [EVENING, EVENING]}
+
+
+def _without_repeat_blocks(text: str) -> str:
+    """The human validate output less the DUPLICATE_GAME lines, the titles of games left with no
+    finding under them, and the summary's rows that count repeats (spacing folded: columns align
+    to their widest cell)."""
+    lines = [line if line.startswith("  ") else " ".join(line.split()) for line in text.splitlines()]
+    lines = [line for line in lines if "(DUPLICATE_GAME)" not in line
+             and not line.startswith(("read again", "DUPLICATE_GAME"))]
+    title = re.compile(r"^\S+:\d+ game ")
+    return "\n".join(line for i, line in enumerate(lines)
+                     if not (title.match(line) and not (i + 1 < len(lines) and lines[i + 1].startswith("  "))))
+
+
+def _json_lines_without_repeats(text: str) -> list[dict]:
+    rows = [json.loads(x) for x in text.splitlines()]
+    return [r for r in rows if not any(v["code"] == "DUPLICATE_GAME" for v in r["violations"])]
+
+
+@pytest.mark.parametrize("case", ["twice", "shuffled", "file twice"])
+def test_validate_is_the_same_but_for_the_repeats(inputs, case):
+    once, again = inputs["once" if case != "file twice" else "file twice"][:1], inputs[case]
+    for jobs in ("1", "2"):
+        a = run("validate", "--json", "--jobs", jobs, *once)
+        b = run("validate", "--json", "--jobs", jobs, *again)
+        assert _json_lines_without_repeats(b.stdout) == _json_lines_without_repeats(a.stdout)
+        assert len(b.stdout.splitlines()) > len(a.stdout.splitlines())
+    human_once, human_again = run("validate", *once), run("validate", *again)
+    assert "read again" in human_again.stdout
+    assert _without_repeat_blocks(human_again.stdout) == _without_repeat_blocks(human_once.stdout)
+
+
+@pytest.mark.parametrize("case", ["twice", "shuffled", "file twice"])
+def test_settle_pays_the_same_but_lists_the_repeats(inputs, case):
+    once, again = inputs["once" if case != "file twice" else "file twice"][:1], inputs[case]
+    a, b = run("settle", "--json", *once), run("settle", "--json", *again)
+    assert a.exit_code == b.exit_code
+    ja, jb = json.loads(a.stdout), json.loads(b.stdout)
+    assert ja.pop("repeats") == [] and jb.pop("repeats")
+    assert ja == jb
+    assert run("settle", "--csv", *once).stdout == run("settle", "--csv", *again).stdout
+    human_a, human_b = run("settle", *once).stdout, run("settle", *again).stdout
+    section = human_b.index("Read again, not counted")
+    end = human_b.index("\n\n", section)
+    assert human_b[:section] + human_b[end + 2:] == human_a
+
+
+def test_the_evening_read_with_a_repeat_still_disputes_the_wrong_dealer(tmp_path):
+    """The repeat of game 2 of a series must not cancel game 3's DEALER_SUCCESSION (money moved)."""
+    lines = EVENING.read_text().splitlines(keepends=True)
+    path = tmp_path / "evening.jsonl"
+    path.write_text("".join(lines) + lines[4])
+    ledger = json.loads(run("settle", "--json", path).stdout)
+    transfers = {(t["from"], t["to"], t["amount"]) for t in ledger["transfers"]}
+    assert transfers == {("bob", "alice", "2.00"), ("bob", "carol", "2.00")}
+
+
+def test_a_certificate_is_the_same_and_verifies_against_the_input_twice(inputs, tmp_path):
+    one, two = tmp_path / "one.cert.json", tmp_path / "two.cert.json"
+    run("settle", "--certificate", one, *inputs["once"])
+    run("settle", "--certificate", two, *inputs["twice"])
+    c1, c2 = (json.loads(p.read_text()) for p in (one, two))
+    for c in (c1, c2):
+        c.pop("created_at"), c.pop("sha256")
+    assert c1 == c2
+    result = run("verify", one, *inputs["twice"])
+    assert result.exit_code == 0, result.stdout
+
+
+def _tables(db: Path) -> dict[str, list]:
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        out = {}
+        for (name,) in con.execute("SELECT table_name FROM information_schema.tables ORDER BY 1").fetchall():
+            cols = [c for (c,) in con.execute(
+                "SELECT column_name FROM information_schema.columns WHERE table_name = ? ORDER BY ordinal_position",
+                [name]).fetchall() if c != "loaded_at"]
+            sel = ", ".join(f'"{c}"::VARCHAR' for c in cols)
+            out[name] = sorted(con.execute(f"SELECT {sel} FROM {name}").fetchall(), key=repr)
+        return out
+    finally:
+        con.close()
+
+
+@pytest.mark.parametrize("case", ["twice", "shuffled"])
+def test_the_archive_is_the_same(inputs, tmp_path, case):
+    a, b = tmp_path / "a.duckdb", tmp_path / "b.duckdb"
+    run("load", "--db", a, *inputs["once"])
+    run("load", "--db", b, *inputs[case])
+    ta, tb = _tables(a), _tables(b)
+    assert ta["findings"] and any(row[1] == "DEALER_SUCCESSION" for row in ta["findings"])
+    assert ta == tb
+    assert run("stats", "--db", a).stdout == run("stats", "--db", b).stdout
+
+
+def test_fairness_counts_each_deal_once(inputs):
+    a = run("fairness", "--json", *inputs["once"])
+    b = run("fairness", "--json", *inputs["twice"])
+    assert json.loads(a.stdout) == json.loads(b.stdout)
+    assert a.exit_code == b.exit_code
+
+
+def test_analyze_costs_each_game_once(tmp_path):
+    path = tmp_path / "twice.jsonl"
+    text = json.dumps(json.loads((SAMPLES / "02-four-deals.json").read_text()))
+    path.write_text(text + "\n")
+    once = run("analyze", path, "--deal", "4", "--from-trick", "12", "--json")
+    path.write_text(text + "\n" + text + "\n")
+    twice = run("analyze", path, "--deal", "4", "--from-trick", "12", "--json")
+    assert once.exit_code == twice.exit_code == 0
+    assert once.stdout == twice.stdout.replace(str(path), str(path)) and once.stdout.strip()
+
+
+def test_replay_and_report_take_a_repeated_game_as_one(tmp_path):
+    path = tmp_path / "twice.jsonl"
+    text = json.dumps(json.loads((SAMPLES / "01-clean-win.json").read_text()))
+    path.write_text(text + "\n" + text + "\n")
+    assert run("replay", path).exit_code in (0, 1)
+    assert "more than one game" not in run("replay", path).stdout
+    out = tmp_path / "page.html"
+    assert run("report", path, "-o", out).exit_code == 0 and out.stat().st_size > 0
