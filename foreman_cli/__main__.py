@@ -30,6 +30,10 @@ class _NoNumpy:
 _WITHOUT_NUMPY = ("load",)
 
 
+# Installed as this entry module loads, so no moment of foreman's own start-up is left to Python's traceback.
+signal.signal(signal.SIGINT, _interrupted_early)
+
+
 def run() -> None:
     """Start the CLI; a Ctrl-C before a command runs is one line and exit 130, like one during it."""
     signal.signal(signal.SIGINT, _interrupted_early)

@@ -392,8 +392,10 @@ def test_dealer_succession_out_of_order_and_present_once():
     rs = run_many([g2, g1])
     assert [r.id for r in rs] == ["s2", "s1"]
     assert "DEALER_SUCCESSION" in codes(rs[0])
-    rs = run_many([g1, g2, g1])  # game 1 twice: the check is not made
-    assert "DEALER_SUCCESSION" not in codes(rs[1])
+    rs = run_many([g1, g2, g1])  # game 1 again: a repeat takes part in nothing, the check stands
+    assert "DEALER_SUCCESSION" in codes(rs[1]) and codes(rs[2]) == ["DUPLICATE_GAME"]
+    other_first = _series(1, 0, "s1-other")  # two different games at place 1: neither is present once
+    assert "DEALER_SUCCESSION" not in codes(run_many([g1, other_first, g2])[2])
     g1_unwon = game([base_deal(0, tricks=3)], id="s1", series={"id": "fri", "seq": 1})
     assert "DEALER_SUCCESSION" not in codes(run_many([g1_unwon, g2])[1])
 
