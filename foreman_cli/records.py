@@ -6,7 +6,7 @@ import functools
 import json
 import re
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timezone
 from decimal import Decimal
 from typing import Annotated, Any, Literal
 
@@ -36,6 +36,17 @@ def _iso_datetime(v: str) -> str:
     if "T" not in v and " " not in v:
         raise ValueError(f"{v!r} has no time of day; write e.g. {v}T20:15:00+00:00")
     return v
+
+
+def utc_instant(v: str | None) -> str | None:
+    """A `played_at` as an instant with its offset: one written without an offset is UTC, never
+    the zone of the machine that reads it."""
+    if v is None:
+        return None
+    when = datetime.fromisoformat(v)
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=timezone.utc)
+    return when.isoformat()
 
 
 # --- the game the engine replays: the record's deals with canonical tokens, names resolved ---

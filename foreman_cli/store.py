@@ -18,7 +18,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from . import core, money
+from . import core, money, records
 from .cards import CANONICAL, CARD_OF, RANK_OF
 from .audit import Batch, BatchInterrupt, CrossChecks, checked_batches, chunked, no_cyclic_gc, pieces, record_batches, staged_line
 from .errors import UsageError, DatabaseError, OutputError
@@ -214,7 +214,9 @@ def connect(path: str, read_only: bool = False, row_group_rows: int | None = Non
         raise DatabaseError(f"{path}: no such database", hint="load games first: foreman load PATH --db FILE")
     try:
         if row_group_rows is None:
-            return duckdb.connect(path, read_only=read_only)
+            con = duckdb.connect(path, read_only=read_only)
+            con.execute("SET TimeZone = 'UTC'")  # times shown the same on every machine
+            return con
         # The row group size is an option of ATTACH, which DuckDB does not keep in the file. The
         # spill files go where DuckDB puts them for a file opened directly, not in the working directory.
         con = duckdb.connect(":memory:", config={"temp_directory": path + ".tmp"})
@@ -222,6 +224,7 @@ def connect(path: str, read_only: bool = False, row_group_rows: int | None = Non
             quoted = path.replace("'", "''")
             con.execute(f"ATTACH '{quoted}' AS archive (ROW_GROUP_SIZE {int(row_group_rows)})")
             con.execute("USE archive")
+            con.execute("SET TimeZone = 'UTC'")
         except BaseException:
             con.close()
             raise
@@ -443,7 +446,7 @@ def _flatten(b: _Batch, r: GameResult, now: datetime, n: int) -> None:
     series = r.series
     b.games.append((
         gid, r.fingerprint.hex(), r.source, r.status, r.winner, played, P, stake, stake_text, r.currency,
-        r.played_at, series[0] if series else None, series[1] if series else None, d.rules.quota, d.rules.target,
+        records.utc_instant(r.played_at), series[0] if series else None, series[1] if series else None, d.rules.quota, d.rules.target,
         b.rules_text(r.rules), breaches, r.text, now, n))
     add_deal = b.deals.append
     lists = b.deal_flat

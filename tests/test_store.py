@@ -755,3 +755,20 @@ def test_the_load_progress_bar_is_drawn_where_rich_takes_stderr_for_a_terminal(m
         assert bar.progress.tasks[0].completed == 3
     monkeypatch.setenv("FORCE_COLOR", "")  # rich: set but empty is no terminal
     assert render.LoadProgress().progress is None
+
+
+def test_a_time_without_an_offset_is_utc_whatever_the_machine_zone(tmp_path):
+    """FORMAT: a played_at without an offset is UTC, so the archive does not depend on TZ."""
+    rec = game(id="naive", played_at="2026-01-01T19:00:00")
+    path = tmp_path / "naive.jsonl"
+    path.write_text(json.dumps(rec) + "\n")
+    seen = []
+    for zone in ("UTC", "America/New_York", "Asia/Kolkata"):
+        db = tmp_path / f"{zone.replace('/', '-')}.duckdb"
+        env = {**os.environ, "TZ": zone}
+        subprocess.run([sys.executable, "-m", "foreman_cli", "load", str(path), "--db", str(db)], env=env, check=True,
+                       capture_output=True)
+        shown = subprocess.run([sys.executable, "-m", "foreman_cli", "query", "SELECT played_at, epoch(played_at) AS e "
+                                "FROM games", "--db", str(db), "--csv"], env=env, capture_output=True, text=True).stdout
+        seen.append(shown)
+    assert seen[0] == seen[1] == seen[2] and "2026-01-01T19:00:00+00:00,1767294000" in seen[0], seen
