@@ -34,7 +34,7 @@ th { font-weight: 600; background: #f4f4f4; } td.num { text-align: right; }
 tr.breach td { background: #fff0f0; }
 .summary { border: 2px solid #c00000; padding: 8px 12px; margin: 10px 0; }
 .summary.clean { border-color: #2e7d32; }
-.proof { color: #555; }
+.proof { color: #555; } li.note { list-style: none; }
 .result { border: 1px solid #999; padding: 8px 12px; margin-top: 12px; }
 figure.analysis { margin: 6px 0 10px; break-inside: avoid; } figure.analysis svg { width: 100%; max-width: 520px; height: auto; }
 figcaption { color: #555; font-size: 10pt; }
@@ -99,8 +99,10 @@ def dispute_html(t, analysis=None) -> str:
     for e in t.events:
         page.visit(e)
     page.close_table()
+    page.close_section()
+    _attach_findings(page.steps, page.findings)
     page.out.insert(page.stepper_at, _stepper(page.steps))  # under the summary, once every trick is known
-    page.w("</body></html>\n")
+    page.w("</main></body></html>\n")
     return "\n".join(page.out)
 
 
@@ -117,6 +119,8 @@ class _Page(Visitor):
         self.w = self.out.append
         self.pending: list[Finding] = []
         self.in_table = False
+        self.in_section = False
+        self.in_passes = False
         self.hands: dict[str, list[str]] = {}
         self.plays: list[CardPlayed] = []
         self.steps: list[dict[str, Any]] = []  # the step-through: the table before each trick
@@ -128,7 +132,7 @@ class _Page(Visitor):
         w("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">")
         w(f"<title>Foreman game {escape(str(r.id))}: dispute report</title>")
         w('<meta name="viewport" content="width=device-width, initial-scale=1">')
-        w(f"<style>{CSS}</style></head><body>")
+        w(f"<style>{CSS}</style></head><body><main>")
         w(f"<h1>Game {escape(str(r.id))}</h1>")
         stake = f" · stake {escape(money.fmt(r.stake))} {escape(r.currency or '')}" if r.stake is not None else ""
         w(f'<p class="meta">{escape(", ".join(self.P))} (clockwise) · {escape(r.source)}{stake}<br>'
@@ -149,7 +153,7 @@ class _Page(Visitor):
         w(f'<p class="money"><strong>Money:</strong> {escape(money_status(r))}</p>')
         if any(e.kind == "play" for e in t.events):
             w('<p class="js-only"><a href="#step-through">Step through the play</a> '
-              "(keys ← →, B for the first breach)</p>")
+              "(keys ← →, B for the first finding)</p>")
         w("</div>")
         for f in self.findings:
             if CODES[f.code].shown_at == "game":
@@ -157,9 +161,21 @@ class _Page(Visitor):
         self.stepper_at = len(self.out)
 
     def close_table(self) -> None:
+        self.close_passes()
         if self.in_table:
             self.w("</tbody></table></div>")
             self.in_table = False
+
+    def close_passes(self) -> None:
+        if self.in_passes:
+            self.w("</ol>")
+            self.in_passes = False
+
+    def close_section(self) -> None:
+        self.close_table()
+        if self.in_section:
+            self.w("</section>")
+            self.in_section = False
 
     def on_finding(self, e: FindingMade) -> None:
         f = e.finding
@@ -167,19 +183,23 @@ class _Page(Visitor):
             return  # written at the top, or at the deal's dealer line
         if f.trick is not None and CODES[f.code].shown_at == "place" and self.in_table:
             self.pending.append(f)
+        elif self.in_passes:  # a finding of a pass, under it in the list
+            self.w(f'<li class="note">{_finding_html(f, self.ids[id(f)])}</li>')
         else:
             self.close_table()
             self.w(_finding_html(f, self.ids[id(f)]))
 
     def on_deal(self, ev: DealStarted) -> None:
-        self.close_table()
+        self.close_section()
         n, roles = ev.deal, ev.roles
         order = sorted(self.P, key=lambda p: "DLR".index(roles[p]))
         nav = " · ".join(x for x in (
             f'<a href="#deal-{n - 1}">← deal {n - 1}</a>' if n > 1 else "",
             f'<a href="#deal-{n + 1}">deal {n + 1} →</a>' if n < self.n_deals else "") if x)
-        self.w(f'<section class="deal" id="deal-{n}"><h2>Deal {n} <small>of {self.n_deals}</small></h2>'
-               f'<nav class="deals">{nav}</nav>')
+        self.w(f'<section class="deal" id="deal-{n}" aria-labelledby="deal-{n}-title"><h2 id="deal-{n}-title">'
+               f'Deal {n} <small>of {self.n_deals}</small></h2>'
+               + (f'<nav class="deals" aria-label="deals">{nav}</nav>' if nav else ""))
+        self.in_section = True
         self.w(_table_picture(self.P, ev))
         self.w('<p class="dealer-line">' + ", ".join(
             f"<strong>{escape(p)}</strong> {roles[p]} (quota {ev.quotas[p]})" for p in order)
@@ -187,25 +207,28 @@ class _Page(Visitor):
         for f in self.findings:
             if CODES[f.code].shown_at == "dealer" and f.deal == n and f.trick is None:
                 self.w(_finding_html(f, self.ids[id(f)]))
-        self.w('<table><tr><th colspan="2">Hands as dealt</th></tr>')
+        self.w('<table><tr><th colspan="2" scope="colgroup">Hands as dealt</th></tr>')
         for p in self.P:
-            self.w(f"<tr><td>{escape(p)}</td><td>{_hand(ev.hands[p])}</td></tr>")
-        self.w(f"<tr><td>kitty</td><td>{_cards(ev.kitty)}</td></tr></table><p><strong>Passes</strong></p><ol>")
+            self.w(f'<tr><th scope="row">{escape(p)}</th><td>{_hand(ev.hands[p])}</td></tr>')
+        self.w(f'<tr><th scope="row">kitty</th><td>{_cards(ev.kitty)}</td></tr></table><p><strong>Passes</strong></p><ol>')
+        self.in_passes = True
 
     def on_pass(self, ev: PassMade) -> None:
         proof = pass_proof(ev, self.t.data.rules.return_rule)
-        self.w(f"<li>{escape(ev.giver)} gave {_card(ev.card)} to {escape(ev.receiver)}; {escape(ev.receiver)} "
-               f"returned {_card(ev.returned)} <span class=\"proof\">({escape(proof)})</span></li>")
+        self.w(f'<li value="{ev.number}">{escape(ev.giver)} gave {_card(ev.card)} to {escape(ev.receiver)}; '
+               f"{escape(ev.receiver)} returned {_card(ev.returned)} <span class=\"proof\">({escape(proof)})</span></li>")
 
     def on_kitty(self, ev: KittyExchanged) -> None:
-        self.w(f"</ol><p><strong>Kitty:</strong> {escape(ev.dealer)} took {_cards(ev.kitty)} and set aside "
-               f"{_cards(ev.discards)}</p><table><tr><th colspan=\"2\">Hands at the first lead</th></tr>")
+        self.close_passes()
+        self.w(f"<p><strong>Kitty:</strong> {escape(ev.dealer)} took {_cards(ev.kitty)} and set aside "
+               f'{_cards(ev.discards)}</p><table><tr><th colspan="2" scope="colgroup">Hands at the first lead</th></tr>')
         for p in self.P:
-            self.w(f"<tr><td>{escape(p)}</td><td>{_hand(ev.hands[p])}</td></tr>")
+            self.w(f'<tr><th scope="row">{escape(p)}</th><td>{_hand(ev.hands[p])}</td></tr>')
         self.w("</table>")
         self.w(_chart(self.t, self.analysis, ev.deal))
-        self.w('<div class="scroll"><table class="tricks"><thead><tr><th>trick</th><th>cards, in play order</th>'
-               "<th>winner</th>" + "".join(f'<th class="num">{escape(p)}</th>' for p in self.P)
+        self.w('<div class="scroll"><table class="tricks"><thead><tr><th scope="col">trick</th>'
+               '<th scope="col">cards, in play order</th><th scope="col">winner</th>'
+               + "".join(f'<th scope="col" class="num">{escape(p)}</th>' for p in self.P)
                + "</tr></thead><tbody>")
         self.in_table = True
         self.hands = {p: list(ev.hands[p]) for p in self.P}
@@ -230,7 +253,7 @@ class _Page(Visitor):
             "hands": {p: list(h) for p, h in self.hands.items()},
             "plays": [{"player": p.player, "card": p.card, "legal": p.legal,
                        "breach": (p.player, p.card) in bad} for p in self.plays],
-            "findings": [f"{f.code}: {f.message}" for f in self.pending],
+            "findings": [],
             "before": {p: n - (p == ev.winner) for p, n in ev.tallies.items()}})
         for p in self.plays:
             if p.card in self.hands[p.player]:
@@ -243,8 +266,16 @@ class _Page(Visitor):
         self.pending.clear()
 
     def on_claim(self, ev: ClaimJudged) -> None:
-        self.w(f'<tr class="claim{" breach" if self.pending or ev.holds is False else ""}">'
-               f'<td colspan="{3 + len(self.P)}">{escape(claim_words(ev.to_dict()))}</td></tr>')
+        words = claim_words(ev.to_dict())
+        if not self.in_table:  # a claim before any trick of the deal was recorded
+            self.w('<div class="scroll"><table class="tricks"><tbody>')
+            self.in_table = True
+        self.w(f'<tr class="claim{" breach" if self.pending or ev.holds is False else ""}" id="d{ev.deal}claim">'
+               f'<td colspan="{3 + len(self.P)}">{escape(words)}</td></tr>')
+        # The step-through's last step of the deal: the hands as they stood at the claim.
+        self.steps.append({"deal": ev.deal, "trick": ev.trick, "winner": None, "claim": words,
+                           "hands": {p: list(h) for p, h in self.hands.items()}, "plays": [], "findings": [],
+                           "before": dict(ev.tallies)})
         self._flush_pending()
 
     def on_result(self, ev: GameEnded) -> None:
@@ -252,7 +283,22 @@ class _Page(Visitor):
         for f in self.pending:
             self.w(_finding_html(f, self.ids[id(f)]))
         self.pending.clear()
-        self.w('</section><div class="result"><h2>Result</h2>' + _result_block(ev.result) + "</div>")
+        self.close_section()
+        self.w('<section class="result" aria-labelledby="result-title"><h2 id="result-title">Result</h2>'
+               + _result_block(ev.result) + "</section>")
+
+
+def _attach_findings(steps: list[dict[str, Any]], findings: list[Finding]) -> None:
+    """Give each step of the step-through the findings that have a place at it: the step of their
+    trick (a claim's step for a claim's), or the first step of their deal for a pass or the kitty."""
+    for f in findings:
+        if f.deal is None:
+            continue
+        in_deal = [s for s in steps if s["deal"] == f.deal]
+        if not in_deal:
+            continue
+        at = in_deal[0] if f.trick is None else next((s for s in in_deal if s["trick"] >= f.trick), in_deal[-1])
+        at["findings"].append(f"{f.code}: {f.message}")
 
 
 def money_status(r) -> str:
@@ -300,7 +346,7 @@ def _stepper(steps: list[dict[str, Any]]) -> str:
     return (f'<section id="step-through" class="js-only"><h2>Step through the play</h2>'
             '<div class="controls"><button type="button" id="prev">← previous</button> '
             '<button type="button" id="next">next →</button> '
-            '<button type="button" id="breach">first breach</button> <span id="where"></span></div>'
+            '<button type="button" id="breach">first finding</button> <span id="where"></span></div>'
             '<div id="step-hands"></div><p id="step-trick"></p><div id="step-findings"></div></section>'
             f'<script type="application/json" id="steps">{data}</script>'
             f'<script id="step-through-script">{STEP_JS}</script>')
@@ -324,32 +370,38 @@ STEP_JS = """
     document.getElementById('where').textContent = 'deal ' + st.deal + ', before trick ' + st.trick +
       ' (' + (at + 1) + ' of ' + steps.length + ')';
     box.textContent = '';
-    st.plays.forEach(function (p) {
+    var order = st.plays.length ? st.plays.map(function (p) { return p.player; }) : Object.keys(st.hands);
+    order.forEach(function (who) {
+      var p = st.plays.filter(function (q) { return q.player === who; })[0] || {legal: [], card: null};
       var row = document.createElement('div'), name = document.createElement('strong');
-      row.className = 'step-hand'; row.setAttribute('data-player', p.player);
-      var n = st.before[p.player];
-      name.textContent = p.player + ' (' + n + (n === 1 ? ' trick' : ' tricks') + ' so far): ';
+      row.className = 'step-hand'; row.setAttribute('data-player', who);
+      var n = st.before[who];
+      name.textContent = who + ' (' + n + (n === 1 ? ' trick' : ' tricks') + ' so far): ';
       row.appendChild(name);
-      st.hands[p.player].forEach(function (c) {
+      st.hands[who].forEach(function (c) {
         var cls = [];
         if (p.legal.indexOf(c) >= 0) cls.push('legal');
         if (c === p.card) cls.push(p.breach ? 'offending' : 'chosen');
         row.appendChild(card(c, cls.join(' ')));
         row.appendChild(document.createTextNode(' '));
       });
-      if (st.hands[p.player].indexOf(p.card) < 0) {
+      if (p.card && st.hands[who].indexOf(p.card) < 0) {
         row.appendChild(document.createTextNode(' played, not held: '));
         row.appendChild(card(p.card, 'offending'));
       }
       box.appendChild(row);
     });
     var line = document.getElementById('step-trick');
-    line.textContent = 'Trick ' + st.trick + ': ';
-    st.plays.forEach(function (p, j) {
-      line.appendChild(document.createTextNode((j ? ', ' : '') + p.player + ' '));
-      line.appendChild(card(p.card, p.breach ? 'offending' : ''));
-    });
-    line.appendChild(document.createTextNode('; ' + st.winner + ' wins.'));
+    if (st.claim) {
+      line.textContent = 'Claim at trick ' + st.trick + ': ' + st.claim;
+    } else {
+      line.textContent = 'Trick ' + st.trick + ': ';
+      st.plays.forEach(function (p, j) {
+        line.appendChild(document.createTextNode((j ? ', ' : '') + p.player + ' '));
+        line.appendChild(card(p.card, p.breach ? 'offending' : ''));
+      });
+      line.appendChild(document.createTextNode('; ' + st.winner + ' wins.'));
+    }
     var fs = document.getElementById('step-findings');
     fs.textContent = '';
     st.findings.forEach(function (f) {
@@ -411,9 +463,13 @@ def _result_block(ev: dict[str, Any]) -> str:
     if ev["quota_outcomes"]:
         parts.append("<p>Quota outcomes: " + ", ".join(f"{escape(p)} {n:+d}" for p, n in ev["quota_outcomes"].items())
                      + "</p>")
+    disputed = sorted({v["code"] for v in ev["violations"] if v["severity"] == ERROR and CODES[v["code"]].disputes})
+    if ev["net"] and disputed:
+        parts.append(f'<p class="finding"><strong>Not owed:</strong> the game is disputed ({escape(", ".join(disputed))}); '
+                     "the payments below are what the replay computes, owed only once the dispute is settled.</p>")
     if ev["net"]:
-        parts.append("<table><tr><th>player</th><th class=\"num\">net</th></tr>" + "".join(
-            f"<tr><td>{escape(p)}</td><td class=\"num\">{escape(money.signed(money.amount(v)))} "
+        parts.append('<table><tr><th scope="col">player</th><th scope="col" class="num">net</th></tr>' + "".join(
+            f'<tr><th scope="row">{escape(p)}</th><td class="num">{escape(money.signed(money.amount(v)))} '
             f"{escape(ev.get('currency') or '')}</td></tr>"
             for p, v in ev["net"].items()) + "</table>")
         parts.append("<ul>" + "".join(f"<li>{escape(x['from'])} pays {escape(x['to'])} {escape(x['amount'])}</li>"

