@@ -208,7 +208,7 @@ def decode(text: bytes | str, overrides: dict[str, Any] | None = None) -> GameDa
     """
     try:
         g = _whole_decoder().decode(text)
-    except msgspec.DecodeError:
+    except (msgspec.DecodeError, RecursionError):  # the careful path says what is wrong, depth included
         return decode_careful(text, overrides)
     seat = {n: i for i, n in enumerate(g.players)}
     if not (core.names_ok or names_ok)(g.deals, seat) or (g.format == FORMAT and any(d.claim for d in g.deals)):

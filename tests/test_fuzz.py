@@ -156,3 +156,66 @@ def test_both_decoders_judge_ext_alike(ext, depth):
     fast, careful = records.decode(text), records.decode_careful(text)
     kind = lambda r: (r.code, r.problems[0].message) if isinstance(r, records.Invalid) else "ok"
     assert kind(fast) == kind(careful)
+
+
+def _nested(depth: int, kind: str) -> str:
+    return ("[" * depth + "]" * depth) if kind == "array" else ('{"a":' * depth + "1" + "}" * depth)
+
+
+DEEP_FIELDS = ["id", "players", "deals", "played_at", "series", "rules", "stake", "currency", "claimed", "notes", "ext",
+               "deals.0", "deals.0.dealer", "deals.0.hands", "deals.0.hands.alice", "deals.0.kitty", "deals.0.passes",
+               "deals.0.passes.0", "deals.0.discards", "deals.0.tricks", "deals.0.tricks.0", "deals.0.tricks.0.cards",
+               "deals.0.claim", "claimed.tricks", "claimed.payments"]
+
+
+def _deep_record(field: str, kind: str, depth: int = 10_000) -> str:
+    """A good record with one field replaced by a value nested `depth` deep (spliced in as text)."""
+    rec = game(id=f"deep-{field}-{kind}", format="foreman/1.1", stake="1.00",
+               claimed={"winner": "bob", "tricks": {"bob": 12}, "payments": []})
+    rec["deals"][0]["claim"] = {"by": "bob", "accepted": True}
+    holder, *path = field.split(".")
+    target = rec
+    keys = [holder, *path]
+    for k in keys[:-1]:
+        target = target[int(k)] if isinstance(target, list) else target[k]
+    last = keys[-1]
+    if isinstance(target, list):
+        target[int(last)] = "@@DEEP@@"
+    else:
+        target[last] = "@@DEEP@@"
+    return json.dumps(rec).replace('"@@DEEP@@"', _nested(depth, kind))
+
+
+def test_nesting_10000_deep_in_every_field_through_every_command(tmp_path):
+    """No RecursionError, MemoryError or traceback from any command: each deep record costs itself."""
+    folder = tmp_path / "deep"
+    folder.mkdir()
+    files = []
+    for field in DEEP_FIELDS:
+        for kind in ("array", "object"):
+            path = folder / f"{field}-{kind}.jsonl"
+            path.write_text(good(1) + "\n" + _deep_record(field, kind) + "\n")
+            files.append(path)
+    cert = tmp_path / "deep.cert.json"
+    commands = [["validate", folder], ["validate", "--json", folder], ["settle", folder, "--certificate", cert],
+                ["settle", "--json", folder], ["load", folder, "--db", tmp_path / "deep.duckdb"],
+                ["fairness", folder], ["analyze", folder, "--deal", "1", "--from-trick", "13"]]
+    for args in commands:
+        res = runner.invoke(app, [str(a) for a in args])
+        assert res.exit_code in (0, 1), (args, res.output[-1500:])
+        assert res.exception is None or isinstance(res.exception, SystemExit), (args, res.exception)
+        assert "Traceback" not in res.output and "RecursionError" not in res.output, args
+    res = runner.invoke(app, ["verify", str(cert), str(folder)])
+    assert res.exit_code == 0, res.output
+    for path in files[:6]:
+        for args in (["replay", path, "--game", "good-1"], ["report", path, "--game", "good-1", "-o", tmp_path / "p.html"]):
+            res = runner.invoke(app, [str(a) for a in args])
+            assert res.exit_code in (0, 1), (args, res.output[-1500:])
+    deep_cert = tmp_path / "deep-cert.json"
+    deep_cert.write_text('{"certificate": "foreman-settlement-certificate/1", "games": ' + _nested(10_000, "array") + "}")
+    res = runner.invoke(app, ["verify", str(deep_cert), str(folder)])
+    assert res.exit_code == 2 and "Traceback" not in res.output
+
+
+def good(i: int) -> str:
+    return json.dumps(game(id=f"good-{i}"))
