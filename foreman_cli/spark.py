@@ -253,10 +253,10 @@ def _finish_results(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatc
         for rank, fp, first_fp, first_at, succ, result in zip(*(b.column(c).to_pylist() for c in (
                 "rank", "fingerprint", "first_fp", "first_at", "finding", "result"))):
             d = json.loads(result)
-            if rank is not None and rank > 1:
+            if rank is not None and rank > 1:  # a repeat: its DUPLICATE_GAME is its only finding
                 same = fp is not None and first_fp is not None and fp == first_fp
-                d["violations"].append(duplicate_finding(d["id"], first_at, same).to_dict())
-            if succ is not None:
+                d["violations"] = [duplicate_finding(d["id"], first_at, same).to_dict()]
+            elif succ is not None:
                 d["violations"].append(json.loads(succ))
             rows.append(_result_row(d))
         yield pa.RecordBatch.from_pylist(rows, schema=schema)
