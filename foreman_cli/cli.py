@@ -200,11 +200,15 @@ def validate(
     overrides = parse_overrides(rule)
     results = audit.audit_paths(paths, overrides, max_record_bytes, jobs=_jobs(jobs), keep=False, lines=json_out)
     summary = render.validation_json(results) if json_out else render.validation_human(results, quiet=quiet)
-    if not summary.games:
-        render.warning(f"no game was read from {' '.join(paths)}", "give record files (.json, .jsonl, .gz), "
-                       "directories holding them, or - for standard input")
-        raise typer.Exit(1)
+    if not summary.games and not summary.repeats:
+        _no_game(paths)
     raise typer.Exit(1 if summary.has_errors else 0)
+
+
+def _no_game(paths: list[str]) -> None:
+    """The one convention for an input that holds no game: a warning on stderr, and exit 0."""
+    render.warning(f"no game was read from {' '.join(paths)}", "give record files (.json, .jsonl, .gz), "
+                   "directories holding them, or - for standard input")
 
 
 @app.command()
@@ -245,8 +249,10 @@ def settle(
         writer.finish(result)
     elif csv_out:
         render.transfers_csv(result)
-    else:
+    elif result.read:
         render.settlement(result)
+    if not result.read and not result.repeats:
+        _no_game(paths)
     raise typer.Exit(1 if result.left_out else 0)
 
 
@@ -323,6 +329,8 @@ def analyze(
     items = analysis.analyze_results(audit.audit_paths([path], parse_overrides(rule)), game, deal, from_trick,
                                      budget_ms)
     summary = (render.analysis_json if json_out else render.analysis_view)(items)
+    if not summary.games:
+        _no_game([path])
     raise typer.Exit(1 if summary.invalid else 0)
 
 
@@ -378,6 +386,11 @@ def fairness(
     else:
         deals = fair.from_results(audit.audit_paths(paths, parse_overrides(rule), keep=True))
     result = fair.screen(deals, alpha, correction)
+    if not result.deals and not result.excluded:
+        if db:
+            render.warning(f"{db}: the archive holds no dealt hands", "load games first: foreman load PATH --db FILE")
+        else:
+            _no_game(paths)
     if html:
         from . import fairness_page
         _write_text(html, fairness_page.page(result))
@@ -419,6 +432,8 @@ def load(
         render.schema(report.to_dict(path))
     else:
         render.load_report(report, path, quiet=quiet)
+    if not (report.added or report.unchanged or report.replaced or report.invalid or report.conflicts):
+        _no_game(paths)
     raise typer.Exit(1 if report.conflicts or report.invalid else 0)
 
 
@@ -507,7 +522,9 @@ def generate(
     rule: RuleOpt = None,
     max_deals: Annotated[int, typer.Option(metavar="N", help="Stop after this many deals (the game is then unfinished).")] = 20,
     stacked: Annotated[float, typer.Option(
-        metavar="P", help="Chance that a deal gives one player the 16 highest cards, so games end sooner (0 to 1).")] = 0.3,
+        min=0.0, max=1.0, metavar="P",
+        help="Chance that a deal is stacked, giving one player the 16 highest cards so games end sooner "
+             "(0 to 1; default 0: every deal a fair shuffle).")] = 0.0,
     series_size: Annotated[int, typer.Option(
         min=0, metavar="N", help="Group games into series of this many, with dealer succession (0: no series).")] = 0,
     players: Annotated[Optional[str], typer.Option(
@@ -516,10 +533,14 @@ def generate(
         "--stacked-by", metavar="NAME", help="Make NAME (one of --players) a cheat: --stacked is then the chance that his "
                                              "own deal gives him the 16 highest cards.")] = None,
     claims: Annotated[float, typer.Option(
-        metavar="P", help="Chance that a deal ends with a claim once 6 tricks or fewer remain (0 to 1); most hold, "
-             "some are refuted or doubtful.")] = 0.0,
+        min=0.0, max=1.0, metavar="P",
+        help="Chance that a deal ends with a claim once 6 tricks or fewer remain (0 to 1); the bots claim "
+             "boldly, so many claims fail (refuted or doubtful) and some hold.")] = 0.0,
 ) -> None:
-    """Write seeded, legal games played by simple bots as JSON Lines on stdout.
+    """Write seeded games played by simple bots as JSON Lines on stdout: fair shuffles, legal play.
+
+    Every deal is a fair shuffle unless --stacked or --stacked-by asks for stacked ones; every play
+    is legal unless --inject asks for one breach per game. The same seed gives the same games.
 
     Example: foreman generate -n 1000 --seed 7 --inject REVOKE > revokes.jsonl
     """

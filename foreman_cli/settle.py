@@ -84,6 +84,7 @@ class Settlement:
     as_played: bool = False
     left_out: int = 0  # games with a stake or a record that are not counted (invalid, or disputed)
     repeats: list[Repeat] = field(default_factory=list)  # copies of games read before: not games of the ledger
+    read: int = 0  # games read (each id once), whether their lines were kept or written as they came
 
     @property
     def excluded(self) -> list[tuple[str | None, str]]:
@@ -140,6 +141,7 @@ def settle(results: Iterable[GameResult], as_played: bool = False,
             out.repeats.append(Repeat(r.id, r.source, next(f.message for f in r.findings if CODES[f.code].leaves_out)))
             continue
         line = _line(r, as_played)
+        out.read += 1
         out.left_out += line.status == "invalid" or (line.disputed and not line.counted)
         if on_line is not None:
             on_line(line)

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
@@ -277,12 +280,12 @@ def test_completion_is_offered():
     assert "--install-completion" in runner.invoke(app, ["--help"]).output
 
 
-def test_validate_of_nothing_warns_and_fails(tmp_path):
+def test_validate_of_nothing_warns(tmp_path):
     empty = tmp_path / "empty"
     empty.mkdir()
     for args in ([str(empty)], [write(tmp_path, "none.jsonl", [])], ["-"]):
         res = runner.invoke(app, ["validate", *args], input="")
-        assert res.exit_code == 1 and "no game was read" in res.stderr, args
+        assert res.exit_code == 0 and "no game was read" in res.stderr, args
 
 
 def test_replay_exits_1_on_a_breach(tmp_path):
@@ -451,3 +454,34 @@ def test_replay_at_the_breach_names_it_with_players_and_cards():
                     "  ! deal 1, trick 9: alice played QD on a heart lead while holding 9H 7H 4H (REVOKE)"]
     before = runner.invoke(app, ["replay", f"{SAMPLES}/03-late-revoke.json", "--deal", "1", "--trick", "8"]).stdout
     assert "(REVOKE)" not in before.split("Before deal 1, trick 8")[1]
+
+
+@pytest.mark.parametrize("command", ["validate", "settle", "load", "fairness", "analyze"])
+def test_no_game_read_is_a_warning_and_exit_0(tmp_path, command):
+    """One convention for every command: an input with no game warns on stderr and exits 0."""
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    extra = ["--db", str(tmp_path / "a.duckdb")] if command == "load" else []
+    done = subprocess.run([sys.executable, "-m", "foreman_cli", command, str(empty), *extra],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert f"warning: no game was read from {empty}" in done.stderr
+
+
+@pytest.mark.parametrize("command", ["replay", "report"])
+def test_a_one_game_command_with_no_game_exits_2(tmp_path, command):
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    extra = ["-o", str(tmp_path / "x.html")] if command == "report" else []
+    done = subprocess.run([sys.executable, "-m", "foreman_cli", command, str(empty), *extra],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2 and "no game" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_a_deal_out_of_range_exits_2_everywhere():
+    sample = str(Path(SAMPLES) / "01-clean-win.json")
+    for args in (["analyze", sample, "--deal", "99"], ["replay", sample, "--deal", "99"],
+                 ["replay", sample, "--deal", "1", "--trick", "40"]):
+        done = subprocess.run([sys.executable, "-m", "foreman_cli", *args], capture_output=True, text=True, timeout=120)
+        assert done.returncode == 2 and done.stderr.count("\n") <= 2, (args, done.stderr)
+        assert ("99" in done.stderr) != ("40" in done.stderr), (args, done.stderr)

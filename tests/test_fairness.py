@@ -192,3 +192,15 @@ def test_the_archive_gives_the_same_screen_as_the_records(tmp_path):
     res = runner.invoke(app, ["fairness", "--db", db, "--json"])
     assert res.exit_code == 1 and json.loads(res.output) == from_records
     assert runner.invoke(app, ["fairness", str(p), "--db", db]).exit_code == 2  # one of the two
+
+
+def test_generated_games_are_fair_by_default(tmp_path):
+    """`generate` shuffles fairly unless asked to stack: its default data flags nobody."""
+    out = runner.invoke(app, ["generate", "-n", "200", "--seed", "5"]).stdout
+    path = tmp_path / "fair.jsonl"
+    path.write_text(out)
+    res = runner.invoke(app, ["fairness", str(path), "--json"])
+    assert res.exit_code == 0 and not any(t["flagged"] for t in json.loads(res.stdout)["tests"])
+    stacked = runner.invoke(app, ["generate", "-n", "200", "--seed", "5", "--stacked", "0.3"]).stdout
+    path.write_text(stacked)
+    assert runner.invoke(app, ["fairness", str(path)]).exit_code == 1
