@@ -7,16 +7,23 @@ FOREMAN := $(BIN)/foreman
 
 .PHONY: demo test golden bench bench-solver bench-fairness bench-load sanitize fuzz schema clean
 
-$(STAMP): pyproject.toml
-	$(PYTHON) -m venv $(VENV)
+DEMO_STAMP := $(VENV)/.demo-stamp
+
+# The demo needs foreman alone; the tests add pytest, hypothesis, the validator, Spark and the browser driver.
+$(DEMO_STAMP): pyproject.toml setup.py
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e .
+	touch $(DEMO_STAMP)
+
+$(STAMP): $(DEMO_STAMP)
 	$(BIN)/python -m pip install --quiet -e '.[dev,spark]'
 	touch $(STAMP)
 
 # The main job on the samples: audit every record, show a disputed game at its breach and a
 # contested claim, cost the cards of a deal, load the archive and print its statistics, then
 # settle the evening.
-demo: $(STAMP)
+demo: $(DEMO_STAMP)
 	@echo '$$ foreman validate samples/'
 	@$(FOREMAN) validate samples/ || true
 	@echo

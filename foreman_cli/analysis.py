@@ -1,4 +1,4 @@
-"""Play analysis (ANALYSIS.md): sure tricks before every card, the best cards, each card's cost."""
+"""Play analysis (docs/analysis.md): sure tricks before every card, the best cards, each card's cost."""
 
 from __future__ import annotations
 
@@ -170,7 +170,7 @@ def _turned(starts: dict[int, int | None], winner: int | None, target: int) -> t
 
 
 def to_dict(g: GameAnalysis) -> dict:
-    """One game's analysis as the JSON object of `foreman analyze --json` (ANALYSIS.md)."""
+    """One game's analysis as the JSON object of `foreman analyze --json` (docs/analysis.md)."""
     P = g.players
     deals = []
     for d in g.deals:

@@ -1,4 +1,4 @@
-"""Claims of the remaining tricks (RULES.md 12): the tricks a claim covers, its verdict and the line."""
+"""Claims of the remaining tricks (docs/game.md §12): the tricks a claim covers, its verdict and the line."""
 
 from __future__ import annotations
 

@@ -316,7 +316,7 @@ def analyze(
     budget_ms: Annotated[float, typer.Option(
         min=0, metavar="MS", help="Time for one search; a play not solved in it is shown as not solved, never guessed.")] = 5000,
     rule: RuleOpt = None,
-    json_out: Annotated[bool, typer.Option("--json", help="One JSON object per game (ANALYSIS.md).")] = False,
+    json_out: Annotated[bool, typer.Option("--json", help="One JSON object per game (docs/analysis.md).")] = False,
 ) -> None:
     """Cost every card: what each player could be sure of before it, the best cards, accuracy, where it turned.
 
@@ -365,7 +365,7 @@ def fairness(
     db: Annotated[Optional[str], typer.Option("--db", metavar="FILE", help="Read the dealt hands from an archive.")] = None,
     alpha: Annotated[float, typer.Option(min=0.0, max=1.0, metavar="A", help="The significance level after correction.")] = 0.01,
     correction: Annotated[str, typer.Option(metavar="NAME", help="holm (family-wise) or bh (Benjamini-Hochberg, false discoveries).")] = "holm",
-    json_out: Annotated[bool, typer.Option("--json", help="One JSON object (FAIRNESS.md).")] = False,
+    json_out: Annotated[bool, typer.Option("--json", help="One JSON object (docs/fairness.md).")] = False,
     html: Annotated[Optional[str], typer.Option("--html", metavar="FILE", help="Also write a page with the distributions drawn.")] = None,
     rule: RuleOpt = None,
 ) -> None:

@@ -33,7 +33,7 @@ count_lines = _core.count_lines if _core is not None else None
 
 
 def table_bits(b: Board) -> int:
-    """A bounds table sized to the ending: a larger one only costs time (MEASURED.md)."""
+    """A bounds table sized to the ending: a larger one only costs time (docs/scale.md)."""
     left = b.tricks_left()
     return max(12, min(22, 6 + left + left // 2))
 

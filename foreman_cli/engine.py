@@ -1,4 +1,4 @@
-"""The rules engine: replays one game per RULES.md, collecting findings, tallies and nets."""
+"""The rules engine: replays one game per docs/game.md, collecting findings, tallies and nets."""
 
 from __future__ import annotations
 
@@ -125,7 +125,7 @@ def wrong_return(before: int, c: int, x: int, highest: bool) -> bool:
     """Whether returning x for c breaks the return rule, given the receiver's hand before the pass.
 
     'highest': his highest card of the suit received, if he has one; 'higher': a card above the
-    one received, if he has one. Without such a card any return is allowed (RULES.md 4).
+    one received, if he has one. Without such a card any return is allowed (docs/game.md §4).
     """
     suit_cards = before & SUIT_MASK[SUIT_OF[c]]
     if highest:
@@ -561,7 +561,7 @@ def _result(g: GameData, add, findings: list[Finding], source: str, deal_results
 
 def _claim(P, H: _Hands, x: int, claim, leader: int, won: list[int], recorded: int, rules, dn: int, add,
            trace) -> claims.ClaimResult:
-    """Judge a deal's claim from the hands as replayed (RULES.md 12); report it when it fails."""
+    """Judge a deal's claim from the hands as replayed (docs/game.md §12); report it when it fails."""
     sizes = [len(H.cards(s)) if H.dup[s] else H.m[s].bit_count() for s in range(3)]
     from . import claims  # for a deal with a claim only
     res = claims.adjudicate(list(H.m), sizes, x, claim.accepted, claim.statement, leader, won, recorded,
@@ -579,7 +579,7 @@ def _claim(P, H: _Hands, x: int, claim, leader: int, won: list[int], recorded: i
 
 def settle_game(players: tuple[str, ...], winner: int, deciding: DealResult,
                 stake: Decimal) -> tuple[dict[str, Decimal], list[tuple[str, str, Decimal]]]:
-    """Each player's net and the payments of a won game (RULES.md 8); the nets sum to zero."""
+    """Each player's net and the payments of a won game (docs/game.md §8); the nets sum to zero."""
     shorts = tuple(deciding.tricks[s] < deciding.quotas[s] for s in range(3))
     # The stake goes as text, which tells 0.5 from 0.50 (equal Decimals, one cache entry otherwise).
     nets, pays = _settle(winner, shorts, str(stake))

@@ -105,7 +105,7 @@ class FindingMade(_Event):
 
 @dataclass(frozen=True, slots=True)
 class ClaimJudged(_Event):
-    """A claim of the remaining tricks, judged from the hands as replayed (RULES.md 12)."""
+    """A claim of the remaining tricks, judged from the hands as replayed (docs/game.md §12)."""
 
     kind: ClassVar[str] = "claim"
     deal: int

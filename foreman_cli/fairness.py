@@ -1,4 +1,4 @@
-"""The deal-fairness screen (FAIRNESS.md): dealt hands against chance, per player, as dealer and not."""
+"""The deal-fairness screen (docs/fairness.md): dealt hands against chance, per player, as dealer and not."""
 
 from __future__ import annotations
 
@@ -75,7 +75,7 @@ class Test:
         return (self.observed - self.expected) / self.sd if self.sd else 0.0
 
     def to_dict(self, alpha: float) -> dict:
-        """The JSON of one test (FAIRNESS.md's keys, and a few more)."""
+        """The JSON of one test (docs/fairness.md's keys, and a few more)."""
         return {"player": self.player, "as": self.as_, "test": self.test, "deals": self.deals,
                 "observed": round(self.observed, 4), "expected": round(self.expected, 4), "sd": round(self.sd, 4),
                 "effect": round(self.effect, 4), "p": self.p, "p_adjusted": self.p_adjusted, "flagged": self.flagged,

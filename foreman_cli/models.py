@@ -114,7 +114,7 @@ class Game(_Strict):
 
     format: Literal["foreman/1", "foreman/1.1"]
     id: Annotated[str, Field(pattern=ID_PATTERN)]
-    players: Annotated[list[Name], Field(min_length=3, max_length=3)]
+    players: Annotated[list[Name], Field(min_length=3, max_length=3, json_schema_extra={"uniqueItems": True})]
     deals: Annotated[list[Deal], Field(min_length=1)]
     played_at: Annotated[str, AfterValidator(_iso_datetime)] | None = None
     series: Series | None = None
@@ -137,6 +137,9 @@ def json_schema() -> dict[str, Any]:
     """Return the JSON Schema of foreman/1 and foreman/1.1, generated from the models."""
     schema = Game.model_json_schema(by_alias=True)
     schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
+    # What the models check in code and JSON Schema can say too: a deal's claim is format 1.1 only.
+    schema["if"] = {"properties": {"format": {"const": "foreman/1"}}}
+    schema["then"] = {"properties": {"deals": {"items": {"not": {"required": ["claim"]}}}}}
     return schema
 
 

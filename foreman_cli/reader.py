@@ -460,7 +460,7 @@ def _one_value(t: _Text, start: int, name: str, limit: int, in_array: bool) -> t
             line, col = t.line_col(e.pos)
             msg = f"not JSON: {_json_msg(e.msg)}" if len(t.buf) - start <= limit else \
                 f"the record is longer than {limit} bytes (--max-record-bytes)"
-            if in_array:  # FORMAT.md: inside an array a syntax error ends that array
+            if in_array:  # docs/format.md: inside an array a syntax error ends that array
                 return RawRecord(name, line, None, error=f"{msg}; the rest of the JSON array is not read",
                                  column=col), None
             # Objects one after another: go on at the next line that starts a record after this

@@ -719,7 +719,7 @@ def wrote(path: str, size: int, out: IO[str] | None = None) -> None:
 
 
 def analysis_json(items, out: IO[str] | None = None) -> Summary:
-    """One JSON line per analysed game (ANALYSIS.md); an unreadable game as its validate line."""
+    """One JSON line per analysed game (docs/analysis.md); an unreadable game as its validate line."""
     from .analysis import GameAnalysis, to_dict
     out = out or sys.stdout
     summary = Summary()

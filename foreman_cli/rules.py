@@ -1,4 +1,4 @@
-"""House options (RULES.md): their values, defaults, and the `--rule KEY=VALUE` overrides."""
+"""House options (docs/game.md): their values, defaults, and the `--rule KEY=VALUE` overrides."""
 
 from __future__ import annotations
 

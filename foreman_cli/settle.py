@@ -12,7 +12,7 @@ from .claims import describe
 from .findings import CODES, ERROR
 from .results import GameResult
 
-NO_CURRENCY = ""  # no real currency is empty (FORMAT.md), so a label such as "(none)" stays apart
+NO_CURRENCY = ""  # no real currency is empty (docs/format.md), so a label such as "(none)" stays apart
 EXACT_LIMIT = 12  # players in one currency up to which the fewest transfers are found exactly
 
 
@@ -43,7 +43,7 @@ class GameLine:
     short: list[tuple[str, int, int]]  # player, tricks, quota: non-winners short in the deciding deal
     net: dict[str, Decimal] | None
     claim: list[str]  # each difference between the claimed and the replayed result
-    claims: list[str]  # each claim of the remaining tricks, with its verdict (RULES.md 12)
+    claims: list[str]  # each claim of the remaining tricks, with its verdict (docs/game.md §12)
     disputed: bool
     counted: bool
     reason: str | None  # why it is left out of the balances, or how it is counted

@@ -262,7 +262,7 @@ class LoadReport:
 
 # Rows of every game go through staging tables, one row a game and one a deal (with its cards as
 # lists, stored as they are in deal_facts). Python touches each deal once, not each card
-# (MEASURED.md: per-row Python work is what costs).
+# (docs/scale.md: per-row Python work is what costs).
 _GAME_COLS = ("id", "content_hash", "source", "status", "winner", "deals_played", "players", "stake", "stake_text",
               "currency", "played_at", "series_id", "series_seq", "quota", "target", "rules", "breaches", "raw",
               "loaded_at")

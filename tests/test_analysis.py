@@ -1,4 +1,4 @@
-"""foreman analyze: sure tricks, best cards and costs (ANALYSIS.md), through the library and the CLI."""
+"""foreman analyze: sure tricks, best cards and costs (docs/analysis.md), through the library and the CLI."""
 
 from __future__ import annotations
 

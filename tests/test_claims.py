@@ -1,4 +1,4 @@
-"""Claims of the remaining tricks (RULES.md 12): what is covered, the verdicts, the line, the edges."""
+"""Claims of the remaining tricks (docs/game.md §12): what is covered, the verdicts, the line, the edges."""
 
 from __future__ import annotations
 

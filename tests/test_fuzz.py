@@ -133,7 +133,7 @@ def test_a_100_mb_line_is_skipped_in_bounded_memory(tmp_path):
 def test_newlines_in_the_first_record_lose_no_later_game(edits):
     import io
     text = mutate(LINES[0], edits) + b"\n" + LINES[1] + b"\n" + LINES[2] + b"\n"
-    opens_array = text.lstrip()[:1] == b"["  # then the file is an array, and an error ends it (FORMAT.md)
+    opens_array = text.lstrip()[:1] == b"["  # then the file is an array, and an error ends it (docs/format.md)
     for lines in (True, False) if not opens_array else (True,):  # a .jsonl name; the layout guessed
         results = list(audit.audit_records(read_stream(io.BytesIO(text), "m", lines=lines)))
         assert [r.id for r in results[-2:]] == ["g1", "g2"], (lines, [r.source for r in results])

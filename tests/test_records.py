@@ -115,3 +115,12 @@ def test_lengths_are_rules_not_schema():
 def test_played_at_accepts_iso_forms():
     for v in ("2026-11-29T20:15:00+00:00", "2026-11-29T20:15:00Z", "2026-11-29 20:15"):
         assert run(game(played_at=v)).status == "won"
+
+
+def test_the_schema_says_what_json_schema_can_say():
+    """Distinct players and a claim only in format 1.1 are in the generated JSON Schema too."""
+    from foreman_cli.models import json_schema
+    schema = json_schema()
+    assert schema["properties"]["players"]["uniqueItems"] is True
+    assert schema["if"] == {"properties": {"format": {"const": "foreman/1"}}}
+    assert schema["then"]["properties"]["deals"]["items"] == {"not": {"required": ["claim"]}}
