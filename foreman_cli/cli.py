@@ -303,7 +303,7 @@ def report(
         sys.stdout.write(page)
         return
     _write_text(output, page)
-    render.wrote(output, len(page))
+    render.wrote(output, len(page.encode("utf-8")))
 
 
 @app.command()
@@ -490,6 +490,9 @@ def stats(
         raise UsageError("choose one of --json and --csv")
     if table not in STATS_TABLES:
         raise UsageError(f"no statistics table {table!r}", hint=f"one of {', '.join(STATS_TABLES)}")
+    if table != "players" and not csv_out:
+        raise UsageError(f"--table {table} needs --csv (the report and --json show every table)",
+                         hint="see 'foreman stats --help'")
     st = store.stats(store.db_path(db), player)
     if csv_out:
         render.query_csv(getattr(st, table))

@@ -795,8 +795,9 @@ def verdict(v, out: IO[str] | None = None) -> None:
     if not v.sealed:
         con.print(Text("the certificate itself was changed after it was written (its hash does not match)",
                        style="bold red"))
-    for title, ids in (("missing from the records", v.missing), ("not in the certificate", v.added),
-                       ("changed since", v.changed)):
+    for title, ids in (("certified, but missing from the records", v.missing),
+                       ("in the records, but not in the certificate", v.added),
+                       ("changed since the certificate was written", v.changed)):
         for gid in ids:
             con.print(Text(f"{gid}: {title}", style="red"))
     for line in v.ledger:

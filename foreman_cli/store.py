@@ -1177,6 +1177,10 @@ def open_query(path: str, sql: str, timeout: float = DEFAULT_TIMEOUT) -> Iterato
     try:
         with _query_errors(timeout):
             _sandbox(con)
+            statements = con.extract_statements(sql)
+            if len(statements) > 1:  # DuckDB would run them all and show only the last one's rows
+                raise UsageError(f"the SQL holds {len(statements)} statements; give one at a time",
+                                 hint="run 'foreman query' once per statement")
             timer.start()
             cur = con.execute(sql)
             if cur is None or cur.description is None:

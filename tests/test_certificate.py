@@ -92,14 +92,14 @@ def test_missing_added_and_a_different_ledger_are_named(tmp_path):
     recs = evening()
     cert = certify(tmp_path, records(tmp_path, recs))
     res = verify(cert, records(tmp_path, recs[:2], name="two.jsonl"))
-    assert res.exit_code == 1 and "g2: missing from the records" in res.output and "the ledger would differ" in res.output
+    assert res.exit_code == 1 and "g2: certified, but missing from the records" in res.output and "the ledger would differ" in res.output
     extra = recs + [game(id="g9")]
     res = verify(cert, records(tmp_path, extra, name="four.jsonl"))
-    assert "g9: not in the certificate" in res.output and "the ledger would be the same" in res.output
+    assert "g9: in the records, but not in the certificate" in res.output and "the ledger would be the same" in res.output
     changed = [dict(r) for r in recs]
     changed[1]["stake"] = "2.00"
     res = verify(cert, records(tmp_path, changed, name="stake.jsonl"))
-    assert "g1: changed since" in res.output and "the ledger would differ: the balances differ" in res.output
+    assert "g1: changed since the certificate was written" in res.output and "the ledger would differ: the balances differ" in res.output
 
 
 def test_a_tampered_certificate_is_caught(tmp_path):

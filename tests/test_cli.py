@@ -485,3 +485,21 @@ def test_a_deal_out_of_range_exits_2_everywhere():
         done = subprocess.run([sys.executable, "-m", "foreman_cli", *args], capture_output=True, text=True, timeout=120)
         assert done.returncode == 2 and done.stderr.count("\n") <= 2, (args, done.stderr)
         assert ("99" in done.stderr) != ("40" in done.stderr), (args, done.stderr)
+
+
+def test_query_of_several_statements_is_refused_in_one_line(tmp_path):
+    db = str(tmp_path / "a.duckdb")
+    assert runner.invoke(app, ["load", str(Path(SAMPLES) / "01-clean-win.json"), "--db", db]).exit_code == 0
+    done = subprocess.run([sys.executable, "-m", "foreman_cli", "query", "SELECT 1; SELECT 2", "--db", db],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2 and "2 statements" in done.stderr and done.stdout == ""
+    done = subprocess.run([sys.executable, "-m", "foreman_cli", "stats", "--table", "money", "--db", db],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2 and "--table money needs --csv" in done.stderr
+
+
+def test_messages_are_whole_and_byte_counts_are_bytes(tmp_path):
+    out = tmp_path / "page.html"
+    done = subprocess.run([sys.executable, "-m", "foreman_cli", "report", str(Path(SAMPLES) / "01-clean-win.json"),
+                           "-o", str(out)], capture_output=True, text=True, timeout=120)
+    assert f"({out.stat().st_size:,} bytes)" in done.stderr
