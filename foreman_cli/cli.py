@@ -7,9 +7,11 @@ import os
 import signal
 import sys
 import threading
-from typing import Annotated, Optional
+from typing import Annotated, Any, Optional
 
 import typer
+from typer.core import TyperGroup
+from typer.exceptions import TyperException
 
 from . import audit, records, render
 from .errors import ForemanError, OutputError, UsageError
@@ -83,9 +85,38 @@ _plain_values_without_pydantic()
 
 MAX_RECORD_LIMIT = 1 << 40  # a larger limit overflowed the reader's buffer sizes (a traceback)
 
+class _OneLineErrors(TyperGroup):
+    """foreman's command group: a usage error typer finds (a bad option value, a missing argument)
+    is one line and a hint naming the command's help, exit 2, like every other error of foreman."""
+
+    def main(self, *args: Any, standalone_mode: bool = True, **kwargs: Any) -> Any:
+        if not args:
+            kwargs.setdefault("prog_name", "foreman")  # also under python -m foreman_cli
+        try:
+            code = super().main(*args, standalone_mode=False, **kwargs)
+        except TyperException as e:
+            ctx = getattr(e, "ctx", None)
+            if ctx is not None and e.format_message() == ctx.get_help():  # the command alone: its help
+                render.plain(ctx.get_help())
+                return 0 if not standalone_mode else sys.exit(0)
+            where = ctx.command_path if ctx is not None else "foreman"
+            command = where.partition(" ")[2]
+            render.error(f"{command + ': ' if command else ''}{e.format_message()}", f"see '{where} --help'")
+            code = 2
+        except typer.Abort:
+            render.error("aborted")
+            code = 1
+        if not standalone_mode:
+            return code
+        sys.exit(code if isinstance(code, int) else 0)
+
+
 _APP = dict(
     name="foreman",
-    help="Audit, settle and query records of the trick-taking game Foreman (formats foreman/1 and 1.1).",
+    cls=_OneLineErrors,
+    help="Audit, settle and query records of the trick-taking game Foreman (formats foreman/1 and 1.1).\n\n"
+         "Example: foreman validate samples/   then   foreman settle samples/\n\n"
+         "Each command has its own help: foreman COMMAND --help.",
     no_args_is_help=True,
     add_completion=True,
     pretty_exceptions_enable=False,
@@ -97,8 +128,13 @@ app = typer.Typer(**_APP)
 RuleOpt = Annotated[Optional[list[str]], typer.Option(
     "--rule", metavar="KEY=VALUE",
     help="Override a house option for every game read, e.g. --rule quota=9-5-2 (repeatable).")]
-PathsArg = Annotated[list[str], typer.Argument(
-    metavar="PATH...", help="Record files (.json, .jsonl, .gz), directories, or - for standard input.")]
+def _argument(metavar: str) -> Any:
+    """A positional argument, described in its command's help text: typer would print a Python type
+    beside it in the Arguments table."""
+    return typer.Argument(metavar=metavar, hidden=True)
+
+
+PathsArg = Annotated[list[str], _argument("PATH")]
 
 
 def _version_text() -> str:
@@ -129,7 +165,12 @@ def _main(
     version: Annotated[bool, typer.Option("--version", callback=_version, is_eager=True,
                                           help="Print the version and which core runs the searches (C or Python).")] = False,
 ) -> None:
-    """Audit, settle and query records of the trick-taking game Foreman (formats foreman/1 and 1.1)."""
+    """Audit, settle and query records of the trick-taking game Foreman (formats foreman/1 and 1.1).
+
+    Example: foreman validate samples/   then   foreman settle samples/
+
+    Each command has its own help: foreman COMMAND --help.
+    """
 
 
 JobsOpt = Annotated[Optional[int], typer.Option(
@@ -195,6 +236,8 @@ def validate(
 
     Example: foreman validate games.jsonl season/ --json
 
+    Arguments: PATH... record files (.json, .jsonl, .gz), folders holding them, or - for standard input.
+
     Exit status: 0 when no game has a breach, 1 when one does, 2 when the command could not run.
     """
     overrides = parse_overrides(rule)
@@ -228,6 +271,8 @@ def settle(
 
     Example: foreman settle friday/ --certificate friday.cert.json
 
+    Arguments: PATH... record files (.json, .jsonl, .gz), folders holding them, or - for standard input.
+
     Exit status: 0 when every game with a stake was counted, 1 when a game was left out as
     disputed or invalid, 2 when the command could not run.
     """
@@ -259,7 +304,7 @@ def settle(
 @app.command()
 @_guarded
 def replay(
-    path: Annotated[str, typer.Argument(metavar="PATH", help="A record file, directory, or - for stdin.")],
+    path: Annotated[str, _argument("PATH")],
     game: Annotated[Optional[str], typer.Option("--game", metavar="ID", help="The game to show (if the input has several).")] = None,
     deal: Annotated[Optional[int], typer.Option(min=1, metavar="N", help="Show this deal only (with --trick: stop just before that trick).")] = None,
     trick: Annotated[Optional[int], typer.Option(min=1, metavar="T", help="Stop just before this trick and show the hands.")] = None,
@@ -269,6 +314,8 @@ def replay(
     """Show a game move by move: hands, passes with proof, tricks, findings at their place, result.
 
     Example: foreman replay games.jsonl --game g7 --deal 2 --trick 9
+
+    Arguments: PATH a record file, a folder, or - for standard input.
 
     Exit status: 0 when the game has no breach, 1 when it has one, 2 when the command could not run.
     """
@@ -284,7 +331,7 @@ def replay(
 @app.command()
 @_guarded
 def report(
-    path: Annotated[str, typer.Argument(metavar="PATH", help="A record file, directory, or - for stdin.")],
+    path: Annotated[str, _argument("PATH")],
     output: Annotated[str, typer.Option("--output", "-o", metavar="FILE", help="Where to write the HTML page.")],
     game: Annotated[Optional[str], typer.Option("--game", metavar="ID", help="The game (if the input has several).")] = None,
     rule: RuleOpt = None,
@@ -295,6 +342,8 @@ def report(
     """Write one self-contained HTML page of a game's replay: for both sides of a dispute, printable on A4.
 
     Example: foreman report games.jsonl --game g7 -o dispute.html   (-o - writes it to stdout)
+
+    Arguments: PATH a record file, a folder, or - for standard input.
     """
     from . import report as dispute
     from . import trace as tracing
@@ -309,7 +358,7 @@ def report(
 @app.command()
 @_guarded
 def analyze(
-    path: Annotated[str, typer.Argument(metavar="PATH", help="Record files, directories, or - for stdin.")],
+    path: Annotated[str, _argument("PATH")],
     game: Annotated[Optional[str], typer.Option("--game", metavar="ID", help="Only this game.")] = None,
     deal: Annotated[Optional[int], typer.Option(min=1, metavar="N", help="Only this deal.")] = None,
     from_trick: Annotated[int, typer.Option(min=1, max=16, metavar="T", help="Analyse the cards from this trick on.")] = 1,
@@ -321,6 +370,8 @@ def analyze(
     """Cost every card: what each player could be sure of before it, the best cards, accuracy, where it turned.
 
     Example: foreman analyze games.jsonl --game g7 --deal 2 --from-trick 9
+
+    Arguments: PATH a record file, a folder, or - for standard input.
 
     Exit status: 0 when every game was analysed, 1 when one could not be replayed, 2 when the
     command could not run.
@@ -337,12 +388,14 @@ def analyze(
 @app.command()
 @_guarded
 def verify(
-    certificate: Annotated[str, typer.Argument(metavar="CERTIFICATE", help="A file written by settle --certificate.")],
+    certificate: Annotated[str, _argument("CERTIFICATE")],
     paths: PathsArg,
 ) -> None:
     """Check a settlement certificate against the records: verified, or each game missing, added or changed.
 
     Example: foreman verify friday.cert.json friday/
+
+    Arguments: CERTIFICATE a file written by settle --certificate; PATH... the records, as given to settle.
 
     Exit status: 0 when verified, 1 when anything differs, 2 when the command could not run.
     """
@@ -360,8 +413,7 @@ def verify(
 @app.command()
 @_guarded
 def fairness(
-    paths: Annotated[Optional[list[str]], typer.Argument(
-        metavar="[PATH...]", help="Record files or directories (or use --db).")] = None,
+    paths: Annotated[Optional[list[str]], _argument("PATH")] = None,
     db: Annotated[Optional[str], typer.Option("--db", metavar="FILE", help="Read the dealt hands from an archive.")] = None,
     alpha: Annotated[float, typer.Option(min=0.0, max=1.0, metavar="A", help="The significance level after correction.")] = 0.01,
     correction: Annotated[str, typer.Option(metavar="NAME", help="holm (family-wise) or bh (Benjamini-Hochberg, false discoveries).")] = "holm",
@@ -372,6 +424,8 @@ def fairness(
     """Is the deck stacked? Each player's dealt hands against chance, as dealer and not.
 
     Example: foreman fairness season/ --html fairness.html
+
+    Arguments: PATH... record files or folders (or --db FILE instead).
 
     Exit status: 0 when no test is flagged, 1 when one is, 2 when the command could not run.
     """
@@ -441,7 +495,7 @@ def load(
 @app.command(context_settings={"ignore_unknown_options": True})
 @_guarded
 def query(
-    sql: Annotated[str, typer.Argument(metavar="SQL", help="A SQL query (- reads it from stdin); the archive is opened read-only.")],
+    sql: Annotated[str, _argument("SQL")],
     db: DbOpt = None,
     json_out: Annotated[bool, typer.Option("--json", help="JSON Lines, one object per row.")] = False,
     csv_out: Annotated[bool, typer.Option("--csv", help="CSV with a header.")] = False,
@@ -455,6 +509,8 @@ def query(
     --csv and --json stream every row as it comes, in constant memory.
 
     Example: foreman query "SELECT * FROM player_summary" --csv   (SQL - reads it from stdin)
+
+    Arguments: SQL one SQL statement (- reads it from standard input); the archive is opened read-only.
     """
     from . import store  # duckdb and pyarrow load only for the commands that use them
     if json_out and csv_out:
@@ -568,12 +624,14 @@ def schema() -> None:
 @app.command()
 @_guarded
 def codes(
-    code: Annotated[Optional[str], typer.Argument(help="One code to explain (default: all).")] = None,
+    code: Annotated[Optional[str], _argument("CODE")] = None,
     json_out: Annotated[bool, typer.Option("--json", help="The codes as a JSON list.")] = False,
 ) -> None:
     """Explain every finding code: the rule, the evidence shown, an example.
 
     Example: foreman codes CLAIM_REFUTED
+
+    Arguments: CODE one code to explain (default: every code).
     """
     if code is not None and code.upper() not in CODES:
         raise UsageError(f"unknown code {code!r}; known: {', '.join(CODES)}")

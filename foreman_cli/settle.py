@@ -125,6 +125,7 @@ class Settlement:
             transfers=[Transfer(t["from"], t["to"], money.amount(t["amount"]), t["currency"]) for t in d["transfers"]],
             as_played=d["as_played"],
             repeats=[Repeat(r["id"], r["source"], r["message"]) for r in d.get("repeats", [])],
+            read=len(games),
         )
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -503,3 +504,24 @@ def test_messages_are_whole_and_byte_counts_are_bytes(tmp_path):
     done = subprocess.run([sys.executable, "-m", "foreman_cli", "report", str(Path(SAMPLES) / "01-clean-win.json"),
                            "-o", str(out)], capture_output=True, text=True, timeout=120)
     assert f"({out.stat().st_size:,} bytes)" in done.stderr
+
+
+def test_usage_errors_are_one_line_with_the_command_help_named():
+    for args, said in ((["validate", "samples", "--jobs", "0"], "validate: Invalid value for '--jobs'"),
+                       (["validate"], "validate: Missing argument 'PATH'"),
+                       (["settle", "--bogus"], "settle: No such option: --bogus")):
+        done = subprocess.run([sys.executable, "-m", "foreman_cli", *args], capture_output=True, text=True, timeout=120)
+        lines = done.stderr.splitlines()
+        assert done.returncode == 2 and len(lines) == 2, (args, done.stderr)
+        assert lines[0].startswith("foreman: " + said) and lines[1] == f"hint: see 'foreman {args[0]} --help'"
+
+
+def test_help_shows_no_python_types_and_the_top_level_has_an_example():
+    top = subprocess.run([sys.executable, "-m", "foreman_cli", "--help"], capture_output=True, text=True, timeout=120)
+    assert "Example: foreman validate" in top.stdout
+    for command in ("validate", "settle", "replay", "report", "analyze", "verify", "fairness", "load", "query",
+                    "stats", "export", "generate", "schema", "codes"):
+        done = subprocess.run([sys.executable, "-m", "foreman_cli", command, "--help"], capture_output=True, text=True,
+                              timeout=120, env={**__import__("os").environ, "COLUMNS": "120"})
+        assert done.returncode == 0, command
+        assert not re.search(r"<(str|int|float|bool|list\[[a-z]+\])>|\{PATH\.\.\.\}", done.stdout), (command, done.stdout)
