@@ -223,12 +223,40 @@ def _to_stderr(prefix: str, style: str, message: str, hint: str) -> None:
         con.print(Text(f"hint: {hint}", style="dim"))
 
 
+def _fitted(con: Console, columns: list[tuple[str, str]], rows: list[list[Any]], whole: set[str],
+            optional: list[str], **table_args: Any) -> tuple[Any, list[str]]:
+    """A table that fits the terminal without cutting a number, an id or a word: each column keeps
+    its longest word (the `whole` columns their widest cell) on one line. Where even that is too
+    wide, the `optional` columns are left out in turn; the names left out are returned, to say so."""
+    dropped: list[str] = []
+    while True:
+        keep = [i for i, (name, _) in enumerate(columns) if name not in dropped]
+        table = Table(box=None, pad_edge=False, **table_args)
+        needed = 2 * (len(keep) - 1)  # a space either side of each inner edge
+        for i in keep:
+            name, justify = columns[i]
+            texts = [name, *(str(row[i]) for row in rows)]
+            widest = max(len(t) if name in whole else max((len(w) for w in t.split()), default=0) for t in texts)
+            table.add_column(name, justify=justify, min_width=widest, no_wrap=name in whole, overflow="fold")
+            needed += widest
+        for row in rows:
+            table.add_row(*(row[i] for i in keep))
+        left = [name for name in optional if name not in dropped]
+        if needed <= con.width or not left:
+            return table, dropped
+        dropped.append(left[0])
+
+
+def _say_dropped(con: Console, dropped: list[str]) -> None:
+    if dropped:
+        con.print(Text(f"(a terminal {con.width} columns wide: {', '.join(dropped)} left out; a wider terminal "
+                       "or --json shows them)", style="dim"))
+
+
 def settlement(s, out: IO[str] | None = None) -> None:
     """Print the ledger: games, balances per currency, transfers, and what was left out."""
     con = console(out)
-    games = Table(title="Games", title_justify="left", box=None, pad_edge=False)
-    for col in ("game", "status", "winner", "stake", "short of quota", "nets", "counted"):
-        games.add_column(col)
+    rows = []
     for g in s.games:
         stake = f"{money.fmt(g.stake)} {g.currency}".rstrip() if g.stake is not None else "-"
         short = ", ".join(f"{p} {t}/{q}" for p, t, q in g.short) or "-"
@@ -236,8 +264,12 @@ def settlement(s, out: IO[str] | None = None) -> None:
         counted = Text("yes", style="green") if g.counted else Text("no", style="yellow")
         if g.disputed:
             counted = Text("as played" if g.counted else "disputed", style="bold red")
-        games.add_row(g.id or "(no id)", g.status, g.winner or "-", stake, short, nets, counted)
+        rows.append([g.id or "(no id)", g.status, g.winner or "-", stake, short, nets, counted])
+    columns = [(name, "left") for name in ("game", "status", "winner", "stake", "short of quota", "nets", "counted")]
+    games, dropped = _fitted(con, columns, rows, {"game", "stake"}, ["short of quota", "nets", "stake"],
+                             title="Games", title_justify="left")
     con.print(games)
+    _say_dropped(con, dropped)
     if s.as_played and s.disputed:
         con.print(Text("--as-played: disputed games are counted as recorded.", style="bold red"))
     for title, sep, part in (("What the table wrote differs from the rules", ": ", "claim"),
@@ -815,15 +847,19 @@ def fairness_view(s, out: IO[str] | None = None) -> None:
                    style="bold"))
     for line in verdicts(s):
         con.print(("  ! " if not line.split(": ", 1)[1].startswith("nothing") else "  ") + line)
-    t = Table(box=None, pad_edge=False)
-    for col in ("player", "as", "test", "deals", "mean", "chance", "edge (SD)", "p", "adjusted", "deals for 90%"):
-        t.add_column(col, justify="right" if col not in ("player", "as", "test") else "left")
+    names = ("player", "as", "test", "deals", "mean", "chance", "edge (SD)", "p", "adjusted", "deals for 90%")
+    columns = [(name, "left" if name in ("player", "as", "test") else "right") for name in names]
+    rows = []
     for x in s.tests:
         need = x.to_dict(s.alpha)["deals_needed"]
-        t.add_row(x.player, x.as_, x.test, str(x.deals), f"{x.observed:.2f}", f"{x.expected:.2f}", f"{x.effect:+.2f}",
-                  f"{x.p:.2g}", Text(f"{x.p_adjusted:.2g}", style="bold red" if x.flagged else ""),
-                  f"{need:,}" if need else "-")
+        rows.append([x.player, x.as_, x.test, str(x.deals), f"{x.observed:.2f}", f"{x.expected:.2f}",
+                     f"{x.effect:+.2f}", f"{x.p:.2g}", Text(f"{x.p_adjusted:.2g}", style="bold red" if x.flagged else ""),
+                     f"{need:,}" if need else "-"])
+    t, dropped = _fitted(con, columns, rows, set(names[3:]) | {"player"},
+                         ["deals for 90%", "chance", "p", "mean", "as"])
     con.print()
     con.print(t)
-    con.print(Text("'deals for 90%': how many deals it would take to see an edge of that size at alpha with 90% "
-                   "power.", style="dim"))
+    _say_dropped(con, dropped)
+    if "deals for 90%" not in dropped:
+        con.print(Text("'deals for 90%': how many deals it would take to see an edge of that size at alpha with 90% "
+                       "power.", style="dim"))

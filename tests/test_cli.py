@@ -525,3 +525,45 @@ def test_help_shows_no_python_types_and_the_top_level_has_an_example():
                               timeout=120, env={**__import__("os").environ, "COLUMNS": "120"})
         assert done.returncode == 0, command
         assert not re.search(r"<(str|int|float|bool|list\[[a-z]+\])>|\{PATH\.\.\.\}", done.stdout), (command, done.stdout)
+
+
+def _on_a_terminal(columns: int, *args: str) -> str:
+    """What foreman prints on a terminal `columns` wide (a pseudo-terminal)."""
+    import os
+    import pty
+    master, slave = pty.openpty()
+    env = {**os.environ, "COLUMNS": str(columns), "LINES": "50", "NO_COLOR": "1", "TERM": "dumb"}
+    proc = subprocess.Popen([sys.executable, "-m", "foreman_cli", *args], stdout=slave, stderr=slave, env=env)
+    os.close(slave)
+    out = b""
+    while True:
+        try:
+            chunk = os.read(master, 65536)
+        except OSError:
+            break
+        if not chunk:
+            break
+        out += chunk
+    proc.wait(timeout=120)
+    os.close(master)
+    return out.decode()
+
+
+@pytest.mark.parametrize("columns", [60, 80])
+def test_a_narrow_terminal_cuts_no_number_or_id(columns):
+    settled = _on_a_terminal(columns, "settle", SAMPLES)
+    screen = _on_a_terminal(columns, "fairness", SAMPLES)
+    for text in (settled, screen):
+        assert "…" not in text
+    ledger = json.loads(subprocess.run([sys.executable, "-m", "foreman_cli", "settle", "--json", SAMPLES],
+                                       capture_output=True, text=True, timeout=120).stdout)
+    for g in ledger["games"]:
+        assert re.search(rf"^{re.escape(g['id'])}\s", settled, re.M), g["id"]
+    for t in ledger["transfers"]:
+        assert f"{t['from']} pays {t['to']} {t['amount']}" in settled
+    if "left out" in settled:
+        assert f"a terminal {columns} columns wide" in settled
+    tests = json.loads(subprocess.run([sys.executable, "-m", "foreman_cli", "fairness", "--json", SAMPLES],
+                                      capture_output=True, text=True, timeout=120).stdout)["tests"]
+    for t in tests:
+        assert f"{t['p_adjusted']:.2g}" in screen
