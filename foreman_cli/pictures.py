@@ -86,5 +86,5 @@ def accuracy_lines(d: DealAnalysis, players: tuple[str, ...]) -> list[str]:
     for s in range(3):
         cards, cost, acc = d.player_totals(s)
         if cards:
-            out.append(f"{players[s]}: {plural(cards, 'card')}, {plural(cost, 'trick')} lost, accuracy {acc:.0%}")
+            out.append(f"{players[s]}: {plural(cards, 'card')}, {plural(cost, 'trick')} lost, accuracy {acc:.1%}")  # as render.rate shows every rate
     return out

@@ -688,11 +688,16 @@ def _is_number(v: Any) -> bool:
     return isinstance(v, (int, float, Decimal)) and not isinstance(v, bool)
 
 
+def rate(share: float) -> str:
+    """A rate as every human view shows one: a percentage with one decimal."""
+    return f"{share:.1%}"
+
+
 def _cell(column: str, v: Any, people: bool) -> str:
     if v is None:
         return ""
-    if people and isinstance(v, (float, Decimal)) and column.endswith("_rate"):
-        return f"{float(v):.1%}"
+    if people and isinstance(v, (float, Decimal)) and (column.endswith("_rate") or column == "accuracy"):
+        return rate(float(v))
     if people and isinstance(v, Decimal) and column.startswith("net"):
         return money.signed(Decimal(_plain(v)))
     if people and isinstance(v, float):
@@ -805,7 +810,7 @@ def _analysed_deal(con: Console, P, d) -> None:
     for s in range(3):
         cards, cost, acc = d.player_totals(s)
         if cards:
-            con.print(f"  {P[s]}: {plural(cards, 'card')} analysed, {plural(cost, 'trick')} lost, accuracy {acc:.0%}")
+            con.print(f"  {P[s]}: {plural(cards, 'card')} analysed, {plural(cost, 'trick')} lost, accuracy {rate(acc)}")
     if d.turned is not None:
         con.print(f"  The deal turned at trick {d.turned[0]}: from then on {P[d.turned[1]]} was sure of the target.")
     if d.stopped:

@@ -82,7 +82,7 @@ def test_an_exhausted_budget_is_reported_as_not_solved(tmp_path):
 def test_analyze_view_and_errors(tmp_path):
     path = write(tmp_path, game())
     res = runner.invoke(app, ["analyze", path, "--from-trick", "11"])
-    assert res.exit_code == 0 and "bob: 2 cards analysed, 0 tricks lost, accuracy 100%" in res.output
+    assert res.exit_code == 0 and "bob: 2 cards analysed, 0 tricks lost, accuracy 100.0%" in res.output
     res = runner.invoke(app, ["analyze", path, "--game", "nope"])
     assert res.exit_code == 2 and "no game 'nope'" in res.output
     bad = tmp_path / "bad.json"

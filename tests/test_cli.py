@@ -567,3 +567,13 @@ def test_a_narrow_terminal_cuts_no_number_or_id(columns):
                                       capture_output=True, text=True, timeout=120).stdout)["tests"]
     for t in tests:
         assert f"{t['p_adjusted']:.2g}" in screen
+
+
+def test_rates_are_shown_one_way():
+    """Win rates, quota rates and accuracy alike: a percentage with one decimal."""
+    from foreman_cli import render
+    assert render.rate(0.92) == "92.0%" and render.rate(1 / 3) == "33.3%"
+    analysed = subprocess.run([sys.executable, "-m", "foreman_cli", "analyze", str(Path(SAMPLES) / "09-contested-claim.json"),
+                               "--from-trick", "10"], capture_output=True, text=True, timeout=300).stdout
+    assert re.findall(r"accuracy (\S+)", analysed) and all(re.fullmatch(r"\d+\.\d%", a)
+                                                          for a in re.findall(r"accuracy (\S+)", analysed))

@@ -42,7 +42,7 @@ def test_report_with_analysis_draws_each_deal_and_the_claim(tmp_path):
     svg = re.findall(r'<svg class="chart".*?</svg>', page, re.S)
     assert len(svg) == 1 and svg[0].count("<polyline") == 3  # one deal, a line per player
     assert "bob claims: fails" in svg[0] and "bob 12" in svg[0]
-    assert "bob: 10 cards, 0 tricks lost, accuracy 100%" in page
+    assert "bob: 10 cards, 0 tricks lost, accuracy 100.0%" in page
     # still self-contained: the picture is inline SVG, nothing fetched
     assert re.findall(r"<script[^>]*>", page) == INLINE_SCRIPTS
     assert not re.search(r"""(src|href)=["'](https?:|//)""", page)
