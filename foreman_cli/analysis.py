@@ -58,12 +58,18 @@ class GameAnalysis:
 
 
 def analyze_game(res: GameResult, deal: int | None = None, from_trick: int = 1,
-                 budget_ms: float | None = None) -> GameAnalysis:
-    """Analyse every deal of a replayed game (or one), from trick `from_trick` on."""
+                 budget_ms: float | None = None, on_deal=None) -> GameAnalysis:
+    """Analyse every deal of a replayed game (or one), from trick `from_trick` on; `on_deal()` is
+    called as each deal is done (a progress bar)."""
     data: GameData = res.data
     numbers = [deal] if deal is not None else [d.number for d in res.deals]
-    out = tuple(analyze_deal(data, res, n, from_trick, budget_ms) for n in numbers if n <= len(res.deals))
-    return GameAnalysis(res.id, res.source, data.players, out)
+    out = []
+    for n in numbers:
+        if n <= len(res.deals):
+            out.append(analyze_deal(data, res, n, from_trick, budget_ms))
+            if on_deal is not None:
+                on_deal()
+    return GameAnalysis(res.id, res.source, data.players, tuple(out))
 
 
 def _start(data: GameData, n: int) -> tuple[Board | None, str | None]:
@@ -191,7 +197,7 @@ def to_dict(g: GameAnalysis) -> dict:
 
 
 def analyze_results(results, game_id: str | None = None, deal: int | None = None, from_trick: int = 1,
-                    budget_ms: float | None = None) -> Iterator[GameAnalysis | GameResult]:
+                    budget_ms: float | None = None, on_deal=None) -> Iterator[GameAnalysis | GameResult]:
     """Analyse each replayable game of an audit (or the one with `game_id`); invalid ones pass through."""
     found = False
     for r in results:
@@ -204,6 +210,6 @@ def analyze_results(results, game_id: str | None = None, deal: int | None = None
         if deal is not None and deal > len(r.deals):
             raise UsageError(f"--deal {deal}: game {r.id} has {len(r.deals)} deal{'s' if len(r.deals) != 1 else ''}",
                              hint="see 'foreman analyze --help'")
-        yield analyze_game(r, deal, from_trick, budget_ms)
+        yield analyze_game(r, deal, from_trick, budget_ms, on_deal)
     if game_id is not None and not found:
         raise UsageError(f"no game {game_id!r} in the input", hint="'foreman validate --json PATH' lists the ids")

@@ -242,7 +242,9 @@ def validate(
     """
     overrides = parse_overrides(rule)
     results = audit.audit_paths(paths, overrides, max_record_bytes, jobs=_jobs(jobs), keep=False, lines=json_out)
-    summary = render.validation_json(results) if json_out else render.validation_human(results, quiet=quiet)
+    with render.WorkProgress("validating", "games", streams_to_terminal=True) as bar:
+        results = bar.counted(results)
+        summary = render.validation_json(results) if json_out else render.validation_human(results, quiet=quiet)
     if not summary.games and not summary.repeats:
         _no_game(paths)
     raise typer.Exit(1 if summary.has_errors else 0)
@@ -263,6 +265,8 @@ def settle(
         "--as-played", help="Count games with breaches as recorded (the output says so).")] = False,
     json_out: Annotated[bool, typer.Option("--json", help="One JSON object: games, balances, transfers, excluded.")] = False,
     csv_out: Annotated[bool, typer.Option("--csv", help="The transfers as CSV.")] = False,
+    per_game: Annotated[bool, typer.Option(
+        "--per-game", help="List every game, however many (above 50 the human view shows counts).")] = False,
     certificate: Annotated[Optional[str], typer.Option(
         "--certificate", metavar="FILE",
         help="Also write a receipt: each game's SHA-256 (RFC 8785 canonical JSON), the ledger, one hash over all.")] = None,
@@ -283,19 +287,22 @@ def settle(
     results = audit.audit_paths(paths, overrides, keep=certificate is not None)
     writer = render.SettlementJSON() if json_out else None
     on_line = writer.line if writer else (lambda line: None) if csv_out else None
+    with render.WorkProgress("settling", "games", streams_to_terminal=writer is not None) as bar:
+        results = bar.counted(results)
+        if certificate is not None:
+            from . import certificate as cert
+            result, receipt = cert.settle_certified(results, overrides, as_played, _version_text(), on_line)
+        else:
+            from . import settle as settlement
+            result = settlement.settle(results, as_played=as_played, on_line=on_line)
     if certificate is not None:
-        from . import certificate as cert
-        result, receipt = cert.settle_certified(results, overrides, as_played, _version_text(), on_line)
         _write_text(certificate, render.canonical_json(receipt))
-    else:
-        from . import settle as settlement
-        result = settlement.settle(results, as_played=as_played, on_line=on_line)
     if writer:
         writer.finish(result)
     elif csv_out:
         render.transfers_csv(result)
     elif result.read:
-        render.settlement(result)
+        render.settlement(result, per_game=per_game)
     if not result.read and not result.repeats:
         _no_game(paths)
     raise typer.Exit(1 if result.left_out else 0)
@@ -347,7 +354,9 @@ def report(
     """
     from . import report as dispute
     from . import trace as tracing
-    page = dispute.dispute_page(tracing.trace_game([path], game, parse_overrides(rule)), analyze, budget_ms)
+    with render.WorkProgress("analysing", "deals") as bar:
+        page = dispute.dispute_page(tracing.trace_game([path], game, parse_overrides(rule)), analyze, budget_ms,
+                                    on_deal=bar.advance)
     if output == "-":
         sys.stdout.write(page)
         return
@@ -377,9 +386,10 @@ def analyze(
     command could not run.
     """
     from . import analysis
-    items = analysis.analyze_results(audit.audit_paths([path], parse_overrides(rule)), game, deal, from_trick,
-                                     budget_ms)
-    summary = (render.analysis_json if json_out else render.analysis_view)(items)
+    with render.WorkProgress("analysing", "deals", streams_to_terminal=True) as bar:
+        items = analysis.analyze_results(audit.audit_paths([path], parse_overrides(rule)), game, deal, from_trick,
+                                         budget_ms, on_deal=bar.advance)
+        summary = (render.analysis_json if json_out else render.analysis_view)(items)
     if not summary.games:
         _no_game([path])
     raise typer.Exit(1 if summary.invalid else 0)
@@ -439,7 +449,8 @@ def fairness(
         deals = store.dealt_hands(store.db_path(db))
     else:
         deals = fair.from_results(audit.audit_paths(paths, parse_overrides(rule), keep=True))
-    result = fair.screen(deals, alpha, correction)
+    with render.WorkProgress("screening", "deals") as bar:
+        result = fair.screen(bar.counted(deals), alpha, correction)
     if not result.deals and not result.excluded:
         if db:
             render.warning(f"{db}: the archive holds no dealt hands", "load games first: foreman load PATH --db FILE")
@@ -479,7 +490,7 @@ def load(
     """
     from . import store  # duckdb and pyarrow load only for the commands that use them
     path = store.db_path(db)
-    with render.LoadProgress() as bar:
+    with render.WorkProgress("loading", "games") as bar:
         report = store.load_paths(paths, path, parse_overrides(rule), replace, batch, _jobs(jobs), progress=bar.advance,
                                   analyze=budget_ms if analyze else None)
     if json_out:

@@ -253,38 +253,27 @@ def _say_dropped(con: Console, dropped: list[str]) -> None:
                        "or --json shows them)", style="dim"))
 
 
-def settlement(s, out: IO[str] | None = None) -> None:
-    """Print the ledger: games, balances per currency, transfers, and what was left out."""
+PER_GAME_UP_TO = 50  # games a settlement lists one by one unless asked; above, its summary
+LISTED_UP_TO = 20  # lines of a section the summary shows before "and N more"
+
+
+def settlement(s, out: IO[str] | None = None, per_game: bool = False) -> None:
+    """Print the ledger: the games (one by one, or counted when there are many), what was left out,
+    balances per currency and transfers."""
     con = console(out)
-    rows = []
-    for g in s.games:
-        stake = f"{money.fmt(g.stake)} {g.currency}".rstrip() if g.stake is not None else "-"
-        short = ", ".join(f"{p} {t}/{q}" for p, t, q in g.short) or "-"
-        nets = ", ".join(f"{p} {money.signed(v)}" for p, v in g.net.items()) if g.net else "-"
-        counted = Text("yes", style="green") if g.counted else Text("no", style="yellow")
-        if g.disputed:
-            counted = Text("as played" if g.counted else "disputed", style="bold red")
-        rows.append([g.id or "(no id)", g.status, g.winner or "-", stake, short, nets, counted])
-    columns = [(name, "left") for name in ("game", "status", "winner", "stake", "short of quota", "nets", "counted")]
-    games, dropped = _fitted(con, columns, rows, {"game", "stake"}, ["short of quota", "nets", "stake"],
-                             title="Games", title_justify="left")
-    con.print(games)
-    _say_dropped(con, dropped)
+    whole = per_game or len(s.games) <= PER_GAME_UP_TO
+    if whole:
+        _games_table(con, s)
+    else:
+        _games_summary(con, s)
     if s.as_played and s.disputed:
         con.print(Text("--as-played: disputed games are counted as recorded.", style="bold red"))
     for title, sep, part in (("What the table wrote differs from the rules", ": ", "claim"),
                              ("Claims of the remaining tricks", ", ", "claims")):
-        rows = [f"  {g.id}{sep}{c}" for g in s.games for c in getattr(g, part)]
-        if rows:
-            con.print()
-            con.print(Text(title, style="bold"))
-            for row in rows:
-                con.print(row)
-    if s.excluded:
-        con.print()
-        con.print(Text("Left out of the balances", style="bold"))
-        for gid, reason in s.excluded:
-            con.print(f"  {gid or '(no id)'}: {reason}")
+        _section(con, title, [f"  {g.id}{sep}{c}" for g in s.games for c in getattr(g, part)], whole)
+    # Counted above when many: only the games whose money is in doubt are listed then.
+    left_out = [g for g in s.games if not g.counted and (whole or g.disputed or g.status == "invalid")]
+    _section(con, "Left out of the balances", [f"  {g.id or '(no id)'}: {g.reason or ''}" for g in left_out], whole)
     _repeats(con, s.repeats)
     for cur, bal in s.balances.items():
         con.print()
@@ -301,6 +290,51 @@ def settlement(s, out: IO[str] | None = None) -> None:
             con.print(f"  {tr.payer} pays {tr.payee} {money.fmt(tr.amount)} {tr.currency}".rstrip())
     else:
         con.print(Text("Nothing to pay.", style="bold"))
+
+
+def _section(con: Console, title: str, rows: list[str], whole: bool) -> None:
+    if not rows:
+        return
+    con.print()
+    con.print(Text(title, style="bold"))
+    shown = rows if whole else rows[:LISTED_UP_TO]
+    for row in shown:
+        con.print(row)
+    if len(shown) < len(rows):
+        con.print(f"  and {len(rows) - len(shown):,} more (--per-game lists every one)")
+
+
+def _games_table(con: Console, s) -> None:
+    rows = []
+    for g in s.games:
+        stake = f"{money.fmt(g.stake)} {g.currency}".rstrip() if g.stake is not None else "-"
+        short = ", ".join(f"{p} {t}/{q}" for p, t, q in g.short) or "-"
+        nets = ", ".join(f"{p} {money.signed(v)}" for p, v in g.net.items()) if g.net else "-"
+        counted = Text("yes", style="green") if g.counted else Text("no", style="yellow")
+        if g.disputed:
+            counted = Text("as played" if g.counted else "disputed", style="bold red")
+        rows.append([g.id or "(no id)", g.status, g.winner or "-", stake, short, nets, counted])
+    columns = [(name, "left") for name in ("game", "status", "winner", "stake", "short of quota", "nets", "counted")]
+    games, dropped = _fitted(con, columns, rows, {"game", "stake"}, ["short of quota", "nets", "stake"],
+                             title="Games", title_justify="left")
+    con.print(games)
+    _say_dropped(con, dropped)
+
+
+def _games_summary(con: Console, s) -> None:
+    """The games counted, for a settlement of many (the table is behind --per-game)."""
+    counts = {"counted": sum(g.counted for g in s.games), "disputed": sum(g.disputed and not g.counted for g in s.games),
+              "invalid": sum(g.status == "invalid" for g in s.games),
+              "unfinished": sum(g.status == "unfinished" for g in s.games),
+              "for no stake": sum(g.status == "won" and g.stake is None and not g.disputed for g in s.games)}
+    con.print(Text(f"Games: {len(s.games):,} settled", style="bold"))
+    table = Table(box=None, pad_edge=False, show_header=False)
+    table.add_column()
+    table.add_column(justify="right")
+    for label, n in counts.items():
+        table.add_row(label, f"{n:,}")
+    con.print(table)
+    con.print(Text("(one line a game: --per-game; --json and --csv hold every game)", style="dim"))
 
 
 def _repeats(con: Console, repeats) -> None:
@@ -578,34 +612,66 @@ def _position_block(con: Console, t, sym: bool) -> None:
 # --- the archive ---
 
 
-class LoadProgress:
-    """A progress bar for long loads on a terminal; silent otherwise."""
+class WorkProgress:
+    """A progress bar on standard error for long work, on a terminal only: it appears once the work
+    has taken a second and is gone when it ends. Not while the command writes its results to the
+    same terminal as it goes: those lines are the progress there, and a bar would tear them."""
 
-    def __init__(self) -> None:
+    def __init__(self, doing: str, unit: str, streams_to_terminal: bool = False) -> None:
+        import time
+        self.doing, self.unit, self.clock = doing, unit, time.monotonic
+        self.delay = _seconds(os.environ.get("FOREMAN_PROGRESS_AFTER"), 1.0)
+        self.started_at = self.clock()
+        self.done = 0
         self.progress = None
-        if not _may_be_terminal(sys.stderr):
-            return  # rich's import (70 ms) would come before the load's workers start
-        _load_rich()
-        self.con = Console(file=sys.stderr, markup=False, emoji=False)
-        if self.con.is_terminal:
-            self.progress = Progress(TextColumn("loading"), BarColumn(bar_width=None),
-                                     TextColumn("{task.completed:,} games"), TimeElapsedColumn(), console=self.con,
-                                     transient=True)
-            self.task = self.progress.add_task("load", total=None)
+        # rich's import (70 ms) only where a bar may be drawn: a load's workers start sooner without it
+        self.enabled = _may_be_terminal(sys.stderr) and not (streams_to_terminal and _may_be_terminal(sys.stdout))
 
-    def __enter__(self):
-        if self.progress:
-            self.progress.start()
+    def __enter__(self) -> "WorkProgress":
         return self
 
-    def __exit__(self, *exc):
-        if self.progress:
+    def __exit__(self, *exc) -> None:
+        if self.progress is not None:
             self.progress.stop()
+            self.progress = None
 
-    def advance(self, n: int) -> None:
-        """Count n more games done."""
-        if self.progress:
-            self.progress.advance(self.task, n)
+    def advance(self, n: int = 1) -> None:
+        """Count n more done; draw the bar once the work has lasted `delay` seconds."""
+        self.done += n
+        if not self.enabled:
+            return
+        if self.progress is None:
+            if self.clock() - self.started_at < self.delay:
+                return
+            self._start()
+        if self.progress is not None:
+            self.progress.update(self.task, completed=self.done)
+
+    def _start(self) -> None:
+        _load_rich()
+        con = Console(file=sys.stderr, markup=False, emoji=False)
+        if not con.is_terminal:
+            self.enabled = False
+            return
+        self.progress = Progress(TextColumn(self.doing), BarColumn(bar_width=None),
+                                 TextColumn("{task.completed:,} " + self.unit), TimeElapsedColumn(), console=con,
+                                 transient=True, redirect_stdout=False, redirect_stderr=False)
+        self.task = self.progress.add_task(self.doing, total=None, completed=self.done)
+        self.progress.start()
+
+    def counted(self, items: Iterable[Any]) -> Iterable[Any]:
+        """The items, each counted as it is taken."""
+        for item in items:
+            yield item
+            self.advance()
+
+
+def _seconds(text: str | None, default: float) -> float:
+    """A number of seconds from the environment, or the default when it is absent or not one."""
+    try:
+        return max(0.0, float(text)) if text else default
+    except ValueError:
+        return default
 
 
 def _may_be_terminal(f) -> bool:

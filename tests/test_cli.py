@@ -527,13 +527,18 @@ def test_help_shows_no_python_types_and_the_top_level_has_an_example():
         assert not re.search(r"<(str|int|float|bool|list\[[a-z]+\])>|\{PATH\.\.\.\}", done.stdout), (command, done.stdout)
 
 
-def _on_a_terminal(columns: int, *args: str) -> str:
-    """What foreman prints on a terminal `columns` wide (a pseudo-terminal)."""
+def _on_a_terminal(columns: int, *args: str, stdout_to=None) -> str:
+    """What foreman prints on a terminal `columns` wide (a pseudo-terminal); with `stdout_to`, its
+    standard output goes to that file and only standard error to the terminal."""
     import os
     import pty
     master, slave = pty.openpty()
-    env = {**os.environ, "COLUMNS": str(columns), "LINES": "50", "NO_COLOR": "1", "TERM": "dumb"}
-    proc = subprocess.Popen([sys.executable, "-m", "foreman_cli", *args], stdout=slave, stderr=slave, env=env)
+    env = {"TERM": "dumb", **os.environ, "COLUMNS": str(columns), "LINES": "50", "NO_COLOR": "1"}
+    out_file = open(stdout_to, "w") if stdout_to else None
+    proc = subprocess.Popen([sys.executable, "-m", "foreman_cli", *args], stdout=out_file or slave, stderr=slave,
+                            env=env)
+    if out_file:
+        out_file.close()
     os.close(slave)
     out = b""
     while True:
@@ -577,3 +582,39 @@ def test_rates_are_shown_one_way():
                                "--from-trick", "10"], capture_output=True, text=True, timeout=300).stdout
     assert re.findall(r"accuracy (\S+)", analysed) and all(re.fullmatch(r"\d+\.\d%", a)
                                                           for a in re.findall(r"accuracy (\S+)", analysed))
+
+
+def _generated(tmp_path, n: int = 120, *extra: str) -> Path:
+    path = tmp_path / "games.jsonl"
+    path.write_text(runner.invoke(app, ["generate", "-n", str(n), "--seed", "4", "--stacked", "0.5", *extra]).stdout)
+    return path
+
+
+@pytest.mark.parametrize("command,doing", [("settle", "settling"), ("fairness", "screening"),
+                                           ("validate", "validating")])
+def test_long_work_shows_a_progress_bar_on_a_terminal_only(tmp_path, monkeypatch, command, doing):
+    """A bar on stderr once the work has lasted FOREMAN_PROGRESS_AFTER seconds (here 0, so that
+    the test does not depend on the machine's speed); none when stderr is not a terminal."""
+    path = _generated(tmp_path)
+    monkeypatch.setenv("FOREMAN_PROGRESS_AFTER", "0")
+    monkeypatch.setenv("TERM", "xterm")
+    if command == "validate":  # its results stream to stdout: the bar only when they go elsewhere
+        shown = _on_a_terminal(100, command, str(path), "--json", stdout_to=tmp_path / "out.jsonl")
+        assert (tmp_path / "out.jsonl").read_text().count("\n") == 120
+        assert doing not in _on_a_terminal(100, command, str(path))
+    else:
+        shown = _on_a_terminal(100, command, str(path))
+    assert doing in shown
+    piped = subprocess.run([sys.executable, "-m", "foreman_cli", command, str(path)], capture_output=True, text=True,
+                           timeout=120)
+    assert doing not in piped.stderr
+
+
+def test_settle_of_many_games_shows_the_summary_and_the_table_on_asking(tmp_path):
+    path = _generated(tmp_path, 80, "--inject", "REVOKE")
+    summary = runner.invoke(app, ["settle", str(path)])
+    assert "Games: 80 settled" in summary.stdout and re.search(r"^disputed +\d+$", summary.stdout, re.M)
+    assert "Nothing to pay." in summary.stdout or "Who pays whom" in summary.stdout
+    assert "and 60 more (--per-game lists every one)" in summary.stdout  # 80 disputed: 20 listed
+    listed = runner.invoke(app, ["settle", str(path), "--per-game"])
+    assert "Games: 80 settled" not in listed.stdout and listed.stdout.count("gen-4-") >= 160
