@@ -197,7 +197,9 @@ def _guarded(fn):
         try:
             return fn(*args, **kwargs)
         except ForemanError as e:
-            render.error(e.message, e.hint)
+            # A usage error names the help of the command it came from.
+            hint = f"see 'foreman {fn.__name__} --help'" if e.hint == UsageError.hint else e.hint
+            render.error(e.message, hint)
             raise typer.Exit(e.exit_code) from None
         except BrokenPipeError:
             # The reader of our output went away (e.g. `| head`): not an error of ours.
@@ -248,6 +250,16 @@ def validate(
     if not summary.games and not summary.repeats:
         _no_game(paths)
     raise typer.Exit(1 if summary.has_errors else 0)
+
+
+DEFAULT_BUDGET_MS = 5000.0
+
+
+def _analysis_budget(analyze: bool, budget_ms: float | None) -> float:
+    """--budget-ms belongs to --analyze: refused without it, its default with it."""
+    if budget_ms is not None and not analyze:
+        raise UsageError("--budget-ms needs --analyze (it is the time for one search of the analysis)")
+    return DEFAULT_BUDGET_MS if budget_ms is None else budget_ms
 
 
 def _no_game(paths: list[str]) -> None:
@@ -344,7 +356,8 @@ def report(
     rule: RuleOpt = None,
     analyze: Annotated[bool, typer.Option(
         "--analyze", help="Add each deal's chart of sure tricks, costly cards marked (foreman analyze).")] = False,
-    budget_ms: Annotated[float, typer.Option(min=0, metavar="MS", help="With --analyze: time for one search.")] = 5000,
+    budget_ms: Annotated[Optional[float], typer.Option(
+        min=0, metavar="MS", help="Needs --analyze: time for one search (default 5000).")] = None,
 ) -> None:
     """Write one self-contained HTML page of a game's replay: for both sides of a dispute, printable on A4.
 
@@ -354,6 +367,7 @@ def report(
     """
     from . import report as dispute
     from . import trace as tracing
+    budget_ms = _analysis_budget(analyze, budget_ms)
     with render.WorkProgress("analysing", "deals") as bar:
         page = dispute.dispute_page(tracing.trace_game([path], game, parse_overrides(rule)), analyze, budget_ms,
                                     on_deal=bar.advance)
@@ -478,7 +492,8 @@ def load(
     jobs: JobsOpt = None,
     analyze: Annotated[bool, typer.Option(
         "--analyze", help="Also cost every card of the games added (tables play_costs, deal_accuracy); slow.")] = False,
-    budget_ms: Annotated[float, typer.Option(min=0, metavar="MS", help="With --analyze: time for one search.")] = 5000,
+    budget_ms: Annotated[Optional[float], typer.Option(
+        min=0, metavar="MS", help="Needs --analyze: time for one search (default 5000).")] = None,
     json_out: Annotated[bool, typer.Option("--json", help="What the load did as one JSON object.")] = False,
     quiet: QuietOpt = False,
 ) -> None:
@@ -489,6 +504,7 @@ def load(
     Exit status: 0 when everything new was loaded, 1 when a record was invalid or in conflict.
     """
     from . import store  # duckdb and pyarrow load only for the commands that use them
+    budget_ms = _analysis_budget(analyze, budget_ms)
     path = store.db_path(db)
     with render.WorkProgress("loading", "games") as bar:
         report = store.load_paths(paths, path, parse_overrides(rule), replace, batch, _jobs(jobs), progress=bar.advance,

@@ -618,3 +618,24 @@ def test_settle_of_many_games_shows_the_summary_and_the_table_on_asking(tmp_path
     assert "and 60 more (--per-game lists every one)" in summary.stdout  # 80 disputed: 20 listed
     listed = runner.invoke(app, ["settle", str(path), "--per-game"])
     assert "Games: 80 settled" not in listed.stdout and listed.stdout.count("gen-4-") >= 160
+
+
+def test_an_option_that_needs_another_says_so(tmp_path):
+    for args in (["report", str(Path(SAMPLES) / "01-clean-win.json"), "-o", str(tmp_path / "p.html"), "--budget-ms", "5"],
+                 ["load", SAMPLES, "--db", str(tmp_path / "a.duckdb"), "--budget-ms", "5"]):
+        done = subprocess.run([sys.executable, "-m", "foreman_cli", *args], capture_output=True, text=True, timeout=120)
+        assert done.returncode == 2 and "--budget-ms needs --analyze" in done.stderr, args
+        assert f"hint: see 'foreman {args[0]} --help'" in done.stderr
+
+
+def test_an_internal_failure_is_one_line_and_exit_2(monkeypatch):
+    """A bug of ours must not read as a finding (exit 1) nor print a traceback."""
+    from foreman_cli import fairness
+
+    def broken(*args, **kwargs):
+        raise ZeroDivisionError("float division by zero")
+
+    monkeypatch.setattr(fairness, "screen", broken)
+    res = runner.invoke(app, ["fairness", SAMPLES])
+    assert res.exit_code == 2 and "internal error: ZeroDivisionError" in res.stderr
+    assert "Traceback" not in res.output and res.stderr.count("\n") == 2
