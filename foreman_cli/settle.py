@@ -63,7 +63,7 @@ class GameLine:
 
 @dataclass(frozen=True, slots=True)
 class Repeat:
-    """A record whose id was read before: it takes part in nothing (RULES: a repeat stands for nothing)."""
+    """A record whose id was read before: it takes part in nothing (docs/game.md §11)."""
 
     id: str
     source: str

@@ -239,7 +239,7 @@ def validate(records, overrides: dict[str, Any] | None = None):
               .withColumn("first_fp", F.when(F.col("id").isNotNull(), F.first("fingerprint").over(by_id)))
               .withColumn("first_at", F.when(F.col("id").isNotNull(),
                                              F.first(F.get_json_object("result", "$.source")).over(by_id))))
-    # A repeat of an earlier id is not present for the series checks (RULES 11).
+    # A repeat of an earlier id is not present for the series checks (docs/game.md §11).
     succ = _successions(marked.where("status != 'invalid' AND (rank IS NULL OR rank = 1)"))
     joined = marked.join(succ, ["file_index", "line"], "left")
     return joined.select("rank", "fingerprint", "first_fp", "first_at", "finding", "result") \

@@ -515,7 +515,7 @@ def _series_game(seq: int, dealer: int, gid: str, **kw):
 @pytest.mark.parametrize("jobs", [1, 2])
 def test_load_judges_dealer_succession_and_repeats_as_validate_does(tmp_path, jobs):
     """The cross-game checks are the audit's: a wrong dealer in game 2 is a finding of the archive,
-    and a repeat of game 1 after it changes nothing (RULES 11: a repeat takes part in nothing else)."""
+    and a repeat of game 1 after it changes nothing (docs/game.md §11: a repeat takes part in nothing else)."""
     g1 = _series_game(1, 0, "s1")
     g2 = _series_game(2, 0, "s2", rules={"next_dealer": "winner"})
     for name, recs, want in (("once", [g1, g2], 1), ("twice", [g1, g2, g1], 1)):
@@ -747,18 +747,22 @@ def test_the_load_progress_bar_is_drawn_where_rich_takes_stderr_for_a_terminal(m
     from foreman_cli import render
     monkeypatch.delenv("FORCE_COLOR", raising=False)
     monkeypatch.delenv("TTY_COMPATIBLE", raising=False)
-    assert render.LoadProgress().progress is None  # pytest's stderr is no terminal
-    monkeypatch.setenv("FORCE_COLOR", "1")
-    with render.LoadProgress() as bar:
-        assert bar.progress is not None
+    monkeypatch.setenv("FOREMAN_PROGRESS_AFTER", "0")
+    with render.WorkProgress("loading", "games") as bar:
         bar.advance(3)
-        assert bar.progress.tasks[0].completed == 3
+        assert bar.progress is None  # pytest's stderr is no terminal
+    monkeypatch.setenv("FORCE_COLOR", "1")
+    with render.WorkProgress("loading", "games") as bar:
+        bar.advance(3)
+        assert bar.progress is not None and bar.progress.tasks[0].completed == 3
     monkeypatch.setenv("FORCE_COLOR", "")  # rich: set but empty is no terminal
-    assert render.LoadProgress().progress is None
+    with render.WorkProgress("loading", "games") as bar:
+        bar.advance(3)
+        assert bar.progress is None
 
 
 def test_a_time_without_an_offset_is_utc_whatever_the_machine_zone(tmp_path):
-    """FORMAT: a played_at without an offset is UTC, so the archive does not depend on TZ."""
+    """docs/format.md: a played_at without an offset is UTC, so the archive does not depend on TZ."""
     rec = game(id="naive", played_at="2026-01-01T19:00:00")
     path = tmp_path / "naive.jsonl"
     path.write_text(json.dumps(rec) + "\n")
