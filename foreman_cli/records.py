@@ -231,10 +231,38 @@ def decode_head(head: bytes, overrides: dict[str, Any] | None = None) -> GameDat
     return None if claim is False else _finish(g, [], claim, overrides, seat)
 
 
+def _plain_names(players: list[str]) -> bool:
+    """Names no one can mistake for one another: printable ASCII, no space at either end, distinct
+    whatever their case. Anything else goes to the careful path (player_names_problem)."""
+    return (all(n.isascii() and n.isprintable() and n == n.strip() for n in players)
+            and len({n.casefold() for n in players}) == len(players))
+
+
+def player_names_problem(players: list[str]) -> str | None:
+    """Why three names cannot stand as the players, or None: a control or invisible character in a
+    name, a space at either end, or two names that are one after Unicode normalisation (NFKC) and
+    case folding (they print alike, so a reader could not tell who did what)."""
+    import unicodedata
+    for n in players:
+        hidden = [c for c in n if unicodedata.category(c) in ("Cc", "Cf", "Zl", "Zp")]
+        if hidden:
+            return f"player name {ascii(n)} holds the invisible or control character {ascii(hidden[0])}"
+        if n != n.strip():
+            return f"player name {ascii(n)} begins or ends with a space"
+    seen: dict[str, str] = {}
+    for n in players:
+        key = unicodedata.normalize("NFKC", n).casefold()
+        if key in seen:
+            return (f"players {ascii(seen[key])} and {ascii(n)} are one name once Unicode forms and case are set "
+                    f"aside: write each player the same way every time")
+        seen[key] = n
+    return None
+
+
 def _head_checked(g: Any, seat: dict[str, int]) -> ClaimData | None | bool:
     """The checks of a decoded record that its types cannot make, but for the deals' names: the
     claimed result (None when there is none), or False when the careful path must decide."""
-    if len(seat) != 3 or (g.played_at is not None and not _is_iso(g.played_at)):
+    if len(seat) != 3 or (g.played_at is not None and not _is_iso(g.played_at)) or not _plain_names(g.players):
         return False
     problems: list[SchemaProblem] = []
     claim = _claim(g, seat, problems)
@@ -283,6 +311,9 @@ def decode_careful(text: bytes | str, overrides: dict[str, Any] | None = None) -
     if bad is not None:
         code, msg = bad
         return Invalid(code, [SchemaProblem("$.ext", msg)], g.id)
+    names = player_names_problem(list(g.players))
+    if names is not None:
+        return Invalid("RECORD_SCHEMA", [SchemaProblem("$.players", names)], g.id)
     data = to_game_data(g, overrides)
     if isinstance(data, list):
         return Invalid("RECORD_SCHEMA", data, g.id)

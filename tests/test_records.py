@@ -124,3 +124,30 @@ def test_the_schema_says_what_json_schema_can_say():
     assert schema["properties"]["players"]["uniqueItems"] is True
     assert schema["if"] == {"properties": {"format": {"const": "foreman/1"}}}
     assert schema["then"]["properties"]["deals"]["items"] == {"not": {"required": ["claim"]}}
+
+
+@pytest.mark.parametrize("names,said", [
+    (["Jos\u00e9", "Jose\u0301", "carol"], "one name once Unicode forms and case are set aside"),
+    (["alice", "Alice", "carol"], "one name once Unicode forms and case are set aside"),
+    (["alice", "bob ", "carol"], "begins or ends with a space"),
+    (["al\u200dice", "bob", "carol"], "invisible or control character '\\u200d'"),
+    (["alice", "b\nob", "carol"], "invisible or control character '\\n'"),
+    (["alice", "bo\x07b", "carol"], "invisible or control character '\\x07'"),
+])
+def test_names_a_reader_could_not_tell_apart_are_refused(names, said):
+    rec = game(id="names")
+    text = json.dumps(rec)
+    for old, new in zip(rec["players"], names):
+        text = text.replace(json.dumps(old), json.dumps(new))
+    res = run(text)
+    assert res.status == "invalid" and res.findings[0].code == "RECORD_SCHEMA"
+    assert said in res.findings[0].message and res.findings[0].path == "$.players"
+
+
+def test_names_that_only_look_foreign_are_fine():
+    """The near misses: accents written one way, names that differ by more than case."""
+    rec = game(id="names")
+    text = json.dumps(rec)
+    for old, new in zip(rec["players"], ["Bj\u00f6rn", "Jos\u00e9", "Kim Lee"]):
+        text = text.replace(json.dumps(old), json.dumps(new))
+    assert run(text).status != "invalid"
