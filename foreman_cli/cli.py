@@ -153,11 +153,8 @@ def _version(value: bool) -> None:
 
 
 def _write_text(path: str, text: str) -> None:
-    try:
-        with open(path, "w", encoding="utf-8") as f:
-            f.write(text)
-    except OSError as e:
-        raise OutputError(f"{path}: {e.strerror or e}") from None
+    from .files import write_text_atomically
+    write_text_atomically(path, text)
 
 
 @app.callback()

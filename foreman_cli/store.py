@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from . import core, money, records
+from .files import write_atomically
 from .cards import CANONICAL, CARD_OF, RANK_OF
 from .audit import Batch, BatchInterrupt, CrossChecks, checked_batches, chunked, no_cyclic_gc, pieces, record_batches, staged_line
 from .errors import UsageError, DatabaseError, OutputError
@@ -1298,8 +1299,14 @@ def export_parquet(path: str, out_dir: str) -> dict[str, int]:
                 d.mkdir(parents=True, exist_ok=True)
             except OSError as e:
                 raise OutputError(f"{d}: {e.strerror or e}") from None
-            target = str(d / "data.parquet").replace("'", "''")
-            con.execute(f"COPY (SELECT * FROM {name}) TO '{target}' (FORMAT PARQUET)")
+            def fill(temporary: str, table: str = name) -> None:
+                quoted = temporary.replace("'", "''")
+                try:
+                    con.execute(f"COPY (SELECT * FROM {table}) TO '{quoted}' (FORMAT PARQUET)")
+                except duckdb.IOException as e:  # the file system's own words, for the one-line message
+                    said = re.search(r"No space left on device|File too large|Permission denied|quota exceeded", str(e))
+                    raise OSError(said[0] if said else str(e).splitlines()[0]) from None
+            write_atomically(d / "data.parquet", fill)
             rows[name] = con.execute(f"SELECT count(*) FROM {name}").fetchone()[0]
     except duckdb.Error as e:
         raise DatabaseError(f"export failed: {str(e).splitlines()[0]}") from None

@@ -380,3 +380,34 @@ def peak_of(cmd: list[str], stdout: Path) -> tuple[int, int]:
     res = subprocess.run([sys.executable, "-c", _PEAK, str(stdout), *cmd], capture_output=True, text=True, check=True)
     code, kb = res.stdout.split()
     return int(code), int(kb)
+
+
+_SMALL_FILES = """import resource, signal, sys
+signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a write past the limit fails (EFBIG) instead of killing
+resource.setrlimit(resource.RLIMIT_FSIZE, (4096, 4096))
+sys.argv = ["foreman", *sys.argv[1:]]
+from foreman_cli.__main__ import run
+run()
+"""
+
+
+@pytest.mark.parametrize("kind", ["report", "certificate", "fairness", "export"])
+def test_a_write_that_fails_leaves_the_old_file_and_no_part(tmp_path, kind):
+    """Every file foreman writes goes whole or not at all: a write that fails (here past a file size
+    limit, as on a full disk) leaves what was there before and no temporary file beside it."""
+    samples = str(ROOT / "samples")
+    target = tmp_path / ("data.parquet" if kind == "export" else "out")
+    args = {"report": ["report", str(ROOT / "samples" / "02-four-deals.json"), "-o", str(target)],
+            "certificate": ["settle", samples, "--certificate", str(target)],
+            "fairness": ["fairness", samples, "--html", str(target)],
+            "export": ["export", "--parquet", str(tmp_path / "x"), "--db", str(tmp_path / "a.duckdb")]}[kind]
+    if kind == "export":
+        subprocess.run([FOREMAN, "load", samples, "--db", str(tmp_path / "a.duckdb")], capture_output=True, check=False)
+        (tmp_path / "x" / "games").mkdir(parents=True)
+        target = tmp_path / "x" / "games" / "data.parquet"
+    target.write_text("the good file of yesterday")
+    done = subprocess.run([sys.executable, "-c", _SMALL_FILES, *args], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
+    assert done.stderr.startswith("foreman: ") and "untouched" in done.stderr
+    assert target.read_text() == "the good file of yesterday"
+    assert not [p for p in target.parent.iterdir() if p.name.endswith(".part")]
