@@ -17,8 +17,8 @@ except ImportError:  # pragma: no cover - a Python built without it
     from hashlib import blake2b
 
 from . import engine, lane, records
-from .reader import (DEFAULT_MAX_RECORD_BYTES, ChunkText, LineChunk, RawRecord, expand, is_plain_lines, line_chunks,
-                     read_records)
+from .reader import (DEFAULT_MAX_RECORD_BYTES, ChunkText, LineChunk, RawRecord, Unreadable, expand, is_plain_lines,
+                     line_chunks, read_records)
 from .findings import CODES, ERROR, Finding
 from .results import GameLine, GameResult, Status
 from .workers import ordered_map
@@ -37,8 +37,8 @@ def check_record(raw: RawRecord, overrides: dict[str, Any] | None = None, fast: 
         if res is not None:
             return res
     if raw.text is None:
-        where = f"line {raw.line}" + (f" column {raw.column}" if raw.column else "")
-        f = Finding("RECORD_SYNTAX", f"{raw.error} ({where})", path="$",
+        where = f" (line {raw.line}" + (f" column {raw.column}" if raw.column else "") + ")" if raw.line else ""
+        f = Finding("RECORD_SYNTAX", f"{raw.error}{where}", path="$",
                     evidence={"line": raw.line, "column": raw.column})
         return GameResult(id=None, source=raw.where, status=Status.INVALID, findings=[f])
     data = records.decode(raw.text, overrides)
@@ -357,7 +357,9 @@ def pieces(paths: list[str], max_record_bytes: int = DEFAULT_MAX_RECORD_BYTES,
     records themselves; anything else in batches of `batch` records, or fewer once their text
     reaches `batch_bytes`."""
     for p in expand(paths):
-        if is_plain_lines(p):
+        if isinstance(p, Unreadable):
+            yield [p.record()]
+        elif is_plain_lines(p):
             for piece in line_chunks(p, max_record_bytes):
                 yield piece if isinstance(piece, LineChunk) else [piece]
         else:

@@ -7,6 +7,7 @@ import io
 import json
 import mmap
 import os
+import stat
 import re
 import sys
 import zlib
@@ -48,36 +49,77 @@ class RawRecord:
         return f"{self.source}:{self.line}"
 
 
-def expand(paths: Iterable[str]) -> list[str]:
-    """Resolve paths: '-' stays, a directory becomes its record files in sorted order."""
-    out: list[str] = []
+@dataclass(frozen=True, slots=True)
+class Unreadable:
+    """An entry of a folder that cannot be read as records: reported as such, and the run goes on."""
+
+    path: str
+    reason: str
+
+    def record(self) -> RawRecord:
+        """The entry as an unreadable record of its own (RECORD_SYNTAX, no line)."""
+        return RawRecord(self.path, 0, None, error=f"{self.path} cannot be read: {self.reason}")
+
+
+def expand(paths: Iterable[str]) -> list[str | Unreadable]:
+    """Resolve paths: '-' stays, a folder becomes its record files in sorted order. An entry of a
+    folder that cannot be read (a link to nothing, no permission, a FIFO, a device, a folder that
+    cannot be listed) is an Unreadable in its place: one line for it, and the rest is read."""
+    out: list[str | Unreadable] = []
     for p in paths:
         if p == "-":
             out.append(p)
             continue
         path = Path(p)
         if path.is_dir():
-            found = []
-            for root, dirs, files in os.walk(path):
-                dirs.sort()
-                for f in files:
-                    if f.endswith(SUFFIXES):
-                        found.append(os.path.join(root, f))
-            out.extend(sorted(found))
+            out.extend(_folder(p))
         elif path.exists():
             if not os.access(path, os.R_OK):
                 raise InputError(f"{p}: permission denied")
+            if not (path.is_file() or path.is_fifo()):  # a device named on the command line is never read
+                raise InputError(f"{p}: not a file of records (a device or a socket)")
             out.append(p)
         else:
             raise InputError(f"{p}: no such file or directory")
     return out
 
 
+def _folder(folder: str) -> list[str | Unreadable]:
+    """A folder's record files, sorted; each entry that cannot be read as an Unreadable."""
+    found: list[str | Unreadable] = []
+
+    def unlistable(e: OSError) -> None:
+        found.append(Unreadable(e.filename or folder, f"a folder that cannot be listed ({e.strerror or e})"))
+
+    for root, dirs, files in os.walk(folder, onerror=unlistable):
+        dirs.sort()
+        for name in files:
+            if name.endswith(SUFFIXES):
+                found.append(_entry(os.path.join(root, name)))
+    return sorted(found, key=lambda e: e.path if isinstance(e, Unreadable) else e)
+
+
+def _entry(path: str) -> str | Unreadable:
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        return Unreadable(path, "a link to nothing")
+    except OSError as e:
+        return Unreadable(path, e.strerror or str(e))
+    if not stat.S_ISREG(mode):
+        return Unreadable(path, "not a regular file (a FIFO, device or socket in a folder is never opened)")
+    if not os.access(path, os.R_OK):
+        return Unreadable(path, "permission denied")
+    return path
+
+
 def read_records(paths: Iterable[str], max_record_bytes: int = DEFAULT_MAX_RECORD_BYTES,
                  stdin: BinaryIO | None = None) -> Iterator[RawRecord]:
     """Yield every game's raw text (or syntax problem) from the given paths, in input order."""
     for p in expand(paths):
-        if p == "-":
+        if isinstance(p, Unreadable):
+            yield p.record()
+        elif p == "-":
             stream = stdin if stdin is not None else sys.stdin.buffer
             yield from read_stream(stream, "<stdin>", max_record_bytes)
         else:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 import json
 import os
+import shutil
 import re
 import resource
 import signal
@@ -411,3 +412,27 @@ def test_a_write_that_fails_leaves_the_old_file_and_no_part(tmp_path, kind):
     assert done.stderr.startswith("foreman: ") and "untouched" in done.stderr
     assert target.read_text() == "the good file of yesterday"
     assert not [p for p in target.parent.iterdir() if p.name.endswith(".part")]
+
+
+def test_a_folder_with_entries_that_cannot_be_read_reads_the_rest(tmp_path):
+    """A link to nothing, a FIFO and a device named like record files: each is one line with its
+    path, never opened (a FIFO would hang, /dev/urandom stream forever), and every good game is read."""
+    folder = tmp_path / "season"
+    folder.mkdir()
+    shutil.copy(ROOT / "samples" / "01-clean-win.json", folder / "a-good.json")
+    shutil.copy(ROOT / "samples" / "08-friday-evenings.jsonl", folder / "z-good.jsonl")
+    (folder / "b-dangling.json").symlink_to(tmp_path / "gone.json")
+    os.mkfifo(folder / "c-fifo.jsonl")
+    (folder / "d-random.json").symlink_to("/dev/urandom")
+    for args in (["validate", "--json", str(folder)], ["validate", "--json", "--jobs", "2", str(folder)],
+                 ["load", str(folder), "--db", str(tmp_path / "a.duckdb"), "--json"]):
+        done = subprocess.run([FOREMAN, *args], capture_output=True, text=True, timeout=120)
+        assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr
+        if args[0] == "validate":
+            rows = [json.loads(line) for line in done.stdout.splitlines()]
+            bad = {r["source"].rsplit("/", 1)[1]: r["violations"][0]["message"] for r in rows if r["status"] == "invalid"}
+            assert set(bad) == {"b-dangling.json:0", "c-fifo.jsonl:0", "d-random.json:0"}
+            assert "a link to nothing" in bad["b-dangling.json:0"] and "never opened" in bad["c-fifo.jsonl:0"]
+            assert sum(r["status"] != "invalid" for r in rows) == 7
+        else:
+            assert json.loads(done.stdout)["added"] == 7
