@@ -14,6 +14,7 @@ from .errors import UsageError
 from .results import GameResult
 
 KIND = "foreman-settlement-certificate/1"
+MAX_BYTES = 1 << 30  # a certificate larger than this is refused unread (one of 100,000 games is about 30 MB)
 
 
 # --- RFC 8785: the JSON Canonicalization Scheme ---
@@ -171,12 +172,13 @@ class Verdict:
     added: list[str] = field(default_factory=list)
     changed: list[str] = field(default_factory=list)
     ledger: list[str] = field(default_factory=list)  # how the recomputed ledger differs
+    fields: list[str] = field(default_factory=list)  # any other field that differs from the recomputed one
     games: int = 0
 
     @property
     def verified(self) -> bool:
         """True when nothing differs."""
-        return self.sealed and not (self.missing or self.added or self.changed or self.ledger)
+        return self.sealed and not (self.missing or self.added or self.changed or self.ledger or self.fields)
 
 
 def read(text: str, where: str) -> dict[str, Any]:
@@ -189,21 +191,51 @@ def read(text: str, where: str) -> dict[str, Any]:
         raise UsageError(f"{where}: not a certificate: {e}") from None
     if not isinstance(cert, dict) or cert.get("certificate") != KIND:
         raise UsageError(f"{where}: not a foreman settlement certificate (no \"certificate\": \"{KIND}\")")
+    shapes = {"games": list, "balances": dict, "transfers": list, "overrides": (dict, type(None)),
+              "sha256": str, "foreman": str}
+    for name, kind in shapes.items():
+        if not isinstance(cert.get(name), kind):
+            raise UsageError(f"{where}: a damaged certificate: its {name!r} is missing or of the wrong kind")
+    if not all(isinstance(g, dict) for g in cert["games"]) or not all(isinstance(t, dict) for t in cert["transfers"]):
+        raise UsageError(f"{where}: a damaged certificate: a game or a transfer is not an object")
     return cert
 
 
-def compare(cert: dict[str, Any], hashed: Hashed, ledger: dict[str, Any]) -> Verdict:
-    """Compare a certificate with the games and ledger recomputed from the records."""
+# What verify does not hold a game to: where its record was read (the same records may be checked
+# from another folder). The certificate's time of making is not recomputed either.
+WHERE_READ = "source"
+
+
+def compare(cert: dict[str, Any], hashed: Hashed, ledger: dict[str, Any], version: str) -> Verdict:
+    """Compare every field of a certificate with what the records give now: each game's hash,
+    status and rules, the balances, the transfers (as a set), the foreman version, and no field
+    besides the ones a certificate has."""
     v = Verdict(sealed=cert.get("sha256") == seal(cert), games=len(hashed.games))
-    then = _by_key(cert.get("games", []))
+    then = _by_key(cert["games"])
     now = _by_key(hashed.games)
     v.missing = [k for k in then if k not in now]
     v.added = [k for k in now if k not in then]
-    v.changed = [k for k in then if k in now and then[k]["sha256"] != now[k]["sha256"]]
-    for part in ("balances", "transfers"):
-        if cert.get(part) != ledger[part]:
-            v.ledger.append(f"the {part} differ: certified {canonical(cert.get(part))}, now {canonical(ledger[part])}")
+    v.changed = [k for k in then if k in now and _game_fields(then[k]) != _game_fields(now[k])]
+    if cert.get("balances") != ledger["balances"]:
+        v.ledger.append(f"the balances differ: certified {canonical(cert.get('balances'))}, "
+                        f"now {canonical(ledger['balances'])}")
+    if _transfer_set(cert["transfers"]) != _transfer_set(ledger["transfers"]):
+        v.ledger.append(f"the transfers differ: certified {canonical(cert['transfers'])}, "
+                        f"now {canonical(ledger['transfers'])}")
+    if cert.get("foreman") != version:
+        v.fields.append(f"made by foreman {cert.get('foreman')}, checked with foreman {version}")
+    known = {"certificate", "foreman", "created_at", "overrides", "as_played", "games", "balances", "transfers",
+             "sha256"}
+    v.fields += [f"a field no certificate has: {name!r}" for name in sorted(set(cert) - known)]
     return v
+
+
+def _game_fields(g: dict[str, Any]) -> str:
+    return canonical({k: x for k, x in g.items() if k != WHERE_READ})
+
+
+def _transfer_set(transfers: list[dict[str, Any]]) -> set[str]:
+    return {canonical(t) for t in transfers}
 
 
 def _by_key(games: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
@@ -228,10 +260,10 @@ def settle_certified(results: Iterable[GameResult], overrides: dict[str, Any], a
     return ledger, build(hashed, ledger.to_dict(), overrides, version)
 
 
-def verify(cert: dict[str, Any], results_of) -> Verdict:
+def verify(cert: dict[str, Any], results_of, version: str) -> Verdict:
     """Replay the records under the certificate's overrides and compare; `results_of(overrides)` audits."""
     from . import settle
     overrides = cert.get("overrides") or {}
     hashed = Hashed()
     ledger = settle.settle(hashed.tap(results_of(overrides)), as_played=bool(cert.get("as_played")))
-    return compare(cert, hashed, ledger.to_dict())
+    return compare(cert, hashed, ledger.to_dict(), version)

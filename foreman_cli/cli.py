@@ -422,11 +422,18 @@ def verify(
     """
     from . import certificate as cert
     try:
-        with open(certificate, encoding="utf-8") as f:
-            text = f.read()
+        with open(certificate, "rb") as f:
+            raw = f.read(cert.MAX_BYTES + 1)
     except OSError as e:
         raise UsageError(f"{certificate}: {e.strerror or e}") from None
-    verdict = cert.verify(cert.read(text, certificate), lambda overrides: audit.audit_paths(paths, overrides))
+    if len(raw) > cert.MAX_BYTES:
+        raise UsageError(f"{certificate}: not a certificate: larger than {cert.MAX_BYTES:,} bytes")
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise UsageError(f"{certificate}: not a certificate: not UTF-8 text (settle --certificate writes UTF-8)") from None
+    verdict = cert.verify(cert.read(text, certificate), lambda overrides: audit.audit_paths(paths, overrides),
+                          _version_text())
     render.verdict(verdict)
     raise typer.Exit(0 if verdict.verified else 1)
 

@@ -905,6 +905,8 @@ def verdict(v, out: IO[str] | None = None) -> None:
             con.print(Text(f"{gid}: {title}", style="red"))
     for line in v.ledger:
         con.print(Text(f"the ledger would differ: {line}", style="red"))
+    for line in v.fields:
+        con.print(Text(f"the certificate differs: {line}", style="red"))
     if not v.ledger and v.sealed:
         con.print("the ledger would be the same")
 

@@ -127,3 +127,47 @@ def test_rules_of_the_certificate_are_used_to_verify(tmp_path):
     assert runner.invoke(app, ["settle", str(path), "--rule", "quota=9-5-2", "--certificate", str(cert)]).exit_code == 0
     assert json.loads(cert.read_text())["overrides"] == {"quota": "9-5-2"}
     assert verify(cert, path).exit_code == 0
+
+
+def _resealed(cert_path, change) -> None:
+    doc = json.loads(cert_path.read_text())
+    change(doc)
+    doc["sha256"] = certificate.seal(doc)
+    cert_path.write_text(json.dumps(doc))
+
+
+def test_a_resealed_certificate_with_any_field_changed_fails(tmp_path):
+    """verify recomputes every field from the records: a game's rules or status, the foreman
+    version, a field added; a new seal over the change does not make it pass."""
+    path = records(tmp_path, evening())
+    changes = {
+        "rules": lambda d: d["games"][0]["rules"].update(quota="9-5-2"),
+        "status": lambda d: d["games"][1].update(status="unfinished"),
+        "version": lambda d: d.update(foreman="0.0.1"),
+        "a new field": lambda d: d.update(note="paid in full"),
+    }
+    for name, change in changes.items():
+        cert = certify(tmp_path, path)
+        _resealed(cert, change)
+        res = verify(cert, path)
+        assert res.exit_code == 1, name
+    cert = certify(tmp_path, path)
+    _resealed(cert, lambda d: d["transfers"].reverse())  # the same ledger in another order
+    assert verify(cert, path).exit_code == 0
+
+
+def test_a_certificate_read_as_records_are_and_damaged_ones_are_one_line(tmp_path):
+    path = records(tmp_path, evening())
+    cert = certify(tmp_path, path)
+    cert.write_bytes(b"\xef\xbb\xbf" + cert.read_bytes())  # a byte order mark, as records may have
+    assert verify(cert, path).exit_code == 0
+    damaged = {"brackets": b"[" * 100_000, "utf-16": cert.read_text(encoding="utf-8-sig").encode("utf-16"),
+               "truncated": cert.read_bytes()[:200], "games not a list": json.dumps(
+                   {"certificate": certificate.KIND, "games": 5, "balances": {}, "transfers": [], "sha256": "x",
+                    "foreman": "1", "overrides": {}}).encode()}
+    for name, data in damaged.items():
+        bad = tmp_path / f"{name}.json"
+        bad.write_bytes(data)
+        res = runner.invoke(app, ["verify", str(bad), str(path)])
+        assert res.exit_code == 2 and "Traceback" not in res.output, name
+        assert res.stderr.startswith(f"foreman: {bad}: ") and res.stderr.count("\n") == 2, (name, res.stderr)
