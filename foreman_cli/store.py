@@ -203,6 +203,11 @@ GROUP BY a.player, b.player;
 
 
 
+# Every connection: DuckDB never fetches or loads an extension by itself (a SQLite file given as an
+# archive made it try to download one), so nothing foreman opens reaches the network.
+NO_EXTENSIONS = {"autoinstall_known_extensions": False, "autoload_known_extensions": False}
+
+
 def db_path(path: str | None) -> str:
     """The database file: the option, else $FOREMAN_DB, else foreman.duckdb here."""
     return path or os.environ.get("FOREMAN_DB") or DEFAULT_DB
@@ -213,14 +218,15 @@ def connect(path: str, read_only: bool = False, row_group_rows: int | None = Non
     for writing in row groups of that many rows."""
     if read_only and not Path(path).exists():
         raise DatabaseError(f"{path}: no such database", hint="load games first: foreman load PATH --db FILE")
+    _refuse_other_files(path)
     try:
         if row_group_rows is None:
-            con = duckdb.connect(path, read_only=read_only)
+            con = duckdb.connect(path, read_only=read_only, config=dict(NO_EXTENSIONS))
             con.execute("SET TimeZone = 'UTC'")  # times shown the same on every machine
             return con
         # The row group size is an option of ATTACH, which DuckDB does not keep in the file. The
         # spill files go where DuckDB puts them for a file opened directly, not in the working directory.
-        con = duckdb.connect(":memory:", config={"temp_directory": path + ".tmp"})
+        con = duckdb.connect(":memory:", config={"temp_directory": path + ".tmp", **NO_EXTENSIONS})
         try:
             quoted = path.replace("'", "''")
             con.execute(f"ATTACH '{quoted}' AS archive (ROW_GROUP_SIZE {int(row_group_rows)})")
@@ -1040,7 +1046,7 @@ def archive_rows(results: list[GameResult]) -> dict[str, pa.Table]:
     """
     import pyarrow as pa
     tables = stage_tables(results)
-    con = duckdb.connect(":memory:")
+    con = duckdb.connect(":memory:", config=dict(NO_EXTENSIONS))
     try:
         init(con)
         _write(con, [(tables, list(range(len(results))))], LoadReport())
@@ -1143,6 +1149,56 @@ QUERY_THREADS = 2
 DEFAULT_TIMEOUT = 60.0
 
 
+def _refuse_other_files(path: str) -> None:
+    """A file that is not a DuckDB database (SQLite's, say) is refused before DuckDB opens it, which
+    would look for an extension to read it with."""
+    try:
+        with open(path, "rb") as f:
+            head = f.read(16)
+    except OSError:
+        return  # a new archive, or one DuckDB will say it cannot open
+    if head and head[8:12] != b"DUCK":
+        kind = "a SQLite database" if head.startswith(b"SQLite format 3") else "not a DuckDB file"
+        raise DatabaseError(f"{path}: {kind}, not a foreman archive",
+                            hint="give the .duckdb file that foreman load wrote (--db FILE)")
+
+
+def read_archive(path: str) -> duckdb.DuckDBPyConnection:
+    """The archive opened to read what foreman stored in it, trusting nothing else in the file:
+    its views and macros are foreman's own again (made over them, in the connection's temporary
+    schema), its stored tables must be tables, and the query sandbox holds (no file, no network,
+    bounded memory). An archive someone sends may hold a view that reads local files."""
+    con = connect(path, read_only=True)
+    try:
+        kinds = dict(con.execute("SELECT table_name, table_type FROM information_schema.tables "
+                                 "WHERE table_catalog = current_database() AND table_schema = 'main'").fetchall())
+        if kinds.get("plays") == "BASE TABLE" and "deal_facts" not in kinds:
+            _sandbox(con)  # an earlier foreman's rows of plays: read as they are, in the sandbox
+            return con
+        wrong = [t for t in ("games", "deal_facts", "findings", "payouts", "claims") if kinds.get(t) != "BASE TABLE"]
+        if wrong:
+            raise DatabaseError(f"{path} is not a foreman archive: {wrong[0]!r} is not one of its tables")
+        for name in ANALYSIS_TABLES:
+            if kinds.get(name) != "BASE TABLE":  # an archive older than --analyze: empty ones stand in
+                con.execute(_temporary(next(t for t in SCHEMA.split(";") if f"EXISTS {name} " in t)))
+        con.execute(_temporary(UNFOLDED + VIEWS))
+        _sandbox(con)
+    except duckdb.Error as e:
+        con.close()
+        raise DatabaseError(f"{path} is not a foreman archive: {str(e).splitlines()[0]}") from None
+    except BaseException:
+        con.close()
+        raise
+    return con
+
+
+def _temporary(sql: str) -> str:
+    """Definitions made in the connection's temporary schema, where they come before the file's."""
+    return (sql.replace("CREATE OR REPLACE VIEW", "CREATE OR REPLACE TEMP VIEW")
+               .replace("CREATE OR REPLACE MACRO", "CREATE OR REPLACE TEMP MACRO")
+               .replace("CREATE TABLE IF NOT EXISTS", "CREATE TEMP TABLE"))
+
+
 def _sandbox(con: duckdb.DuckDBPyConnection) -> None:
     """Bound a query's memory and threads, forbid files and spilling, then lock the settings."""
     con.execute(f"SET memory_limit = '{QUERY_MEMORY}'")
@@ -1173,11 +1229,10 @@ def open_query(path: str, sql: str, timeout: float = DEFAULT_TIMEOUT) -> Iterato
     import threading
     if not sql.strip().strip(";").strip():
         raise UsageError("no SQL statement given", hint="e.g. foreman query \"SELECT * FROM player_summary\"")
-    con = connect(path, read_only=True)
+    con = read_archive(path)
     timer = threading.Timer(timeout, con.interrupt)
     try:
         with _query_errors(timeout):
-            _sandbox(con)
             statements = con.extract_statements(sql)
             if len(statements) > 1:  # DuckDB would run them all and show only the last one's rows
                 raise UsageError(f"the SQL holds {len(statements)} statements; give one at a time",
@@ -1236,8 +1291,8 @@ class Stats:
 
 
 def stats(path: str, player: str | None = None) -> Stats:
-    """The ready-made reports, from the views documented in docs/queries.md."""
-    con = connect(path, read_only=True)
+    """The ready-made reports, from the views documented in docs/queries.md (foreman's own)."""
+    con = read_archive(path)
     where = "WHERE player = $p" if player else ""
     params = {"p": player} if player else {}
 
@@ -1270,7 +1325,7 @@ def dealt_hands(path: str):
     """Each stored deal as dealt (fairness.Dealt), in game and deal order."""
     from .cards import CARD_OF
     from .fairness import Dealt
-    con = connect(path, read_only=True)
+    con = read_archive(path)
     try:
         cur = con.execute("""
             SELECT d.game_id, d.deal, g.players, list_position(g.players, d.dealer) - 1, d.kitty,
@@ -1288,31 +1343,52 @@ def dealt_hands(path: str):
         con.close()
 
 
+EXPORT_ROWS = 65536  # rows a batch while exporting: memory stays flat whatever a table's size
+
+
 def export_parquet(path: str, out_dir: str) -> dict[str, int]:
-    """Write every table as a Parquet dataset, DIR/<table>/data.parquet; return rows per table."""
-    con = connect(path, read_only=True)
+    """Write every table as a Parquet dataset, DIR/<table>/data.parquet; return rows per table.
+
+    The archive is read sandboxed (read_archive), so DuckDB itself writes no file: the rows come
+    out as Arrow batches and pyarrow writes each file, whole or not at all."""
+    con = read_archive(path)
     rows = {}
     try:
         for name in TABLES:
-            d = Path(out_dir) / name
+            folder = Path(out_dir) / name
             try:
-                d.mkdir(parents=True, exist_ok=True)
+                folder.mkdir(parents=True, exist_ok=True)
             except OSError as e:
-                raise OutputError(f"{d}: {e.strerror or e}") from None
-            def fill(temporary: str, table: str = name) -> None:
-                quoted = temporary.replace("'", "''")
-                try:
-                    con.execute(f"COPY (SELECT * FROM {table}) TO '{quoted}' (FORMAT PARQUET)")
-                except duckdb.IOException as e:  # the file system's own words, for the one-line message
-                    said = re.search(r"No space left on device|File too large|Permission denied|quota exceeded", str(e))
-                    raise OSError(said[0] if said else str(e).splitlines()[0]) from None
-            write_atomically(d / "data.parquet", fill)
-            rows[name] = con.execute(f"SELECT count(*) FROM {name}").fetchone()[0]
+                raise OutputError(f"{folder}: {e.strerror or e}") from None
+            write_atomically(folder / "data.parquet", lambda temporary, table=name: rows.update(
+                {table: _write_parquet(con, table, temporary)}))
     except duckdb.Error as e:
         raise DatabaseError(f"export failed: {str(e).splitlines()[0]}") from None
     finally:
         con.close()
     return rows
+
+
+def _write_parquet(con: duckdb.DuckDBPyConnection, table: str, target: str) -> int:
+    """One table's rows into a Parquet file, batch by batch; how many rows."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+    count = 0
+    with con.sql(f"SELECT * FROM {table}").to_arrow_reader(batch_size=EXPORT_ROWS) as reader, \
+            pq.ParquetWriter(target, _plain_schema(reader.schema)) as writer:
+        plain = writer.schema
+        for batch in reader:
+            writer.write_batch(pa.RecordBatch.from_arrays(
+                [c.cast(c.type.storage_type) if isinstance(c.type, pa.ExtensionType) else c for c in batch.columns],
+                schema=plain))
+            count += batch.num_rows
+    return count
+
+
+def _plain_schema(schema):
+    """JSON columns come as an Arrow extension type: Parquet and its readers see the text."""
+    import pyarrow as pa
+    return pa.schema([f.with_type(f.type.storage_type) if isinstance(f.type, pa.ExtensionType) else f for f in schema])
 
 
 def counts(path: str) -> dict[str, int]:

@@ -436,3 +436,67 @@ def test_a_folder_with_entries_that_cannot_be_read_reads_the_rest(tmp_path):
             assert sum(r["status"] != "invalid" for r in rows) == 7
         else:
             assert json.loads(done.stdout)["added"] == 7
+
+
+@pytest.fixture(scope="module")
+def hostile_archive(tmp_path_factory):
+    """An archive as someone might send it: foreman's tables, and views and a macro of its own that
+    read a local file. Beside it, the clean archive it was made from."""
+    import duckdb
+    folder = tmp_path_factory.mktemp("hostile")
+    secret = folder / "secret.txt"
+    secret.write_text("root:x:0:0:the secret line\n")
+    clean, hostile = folder / "clean.duckdb", folder / "hostile.duckdb"
+    subprocess.run([FOREMAN, "load", str(ROOT / "samples"), "--db", str(clean)], capture_output=True, check=False)
+    shutil.copy(clean, hostile)
+    con = duckdb.connect(str(hostile))
+    reads = f"(SELECT content FROM read_text('{secret}'))"
+    con.execute(f"CREATE OR REPLACE VIEW player_summary AS SELECT {reads} AS player, 1 AS games, 1 AS wins, "
+                "1.0 AS win_rate, 0 AS unfinished, 1 AS deals")
+    con.execute(f"CREATE OR REPLACE VIEW deal_players AS SELECT d.game_id, d.deal, {reads} AS player, 0 AS seat, "
+                "'D' AS role, 8 AS quota, 0 AS tricks, 0 AS outcome, false AS made_quota, ['AS'] AS hand "
+                "FROM deal_facts d")
+    con.execute(f"CREATE OR REPLACE MACRO card_token(code) AS {reads}")
+    con.close()
+    return clean, hostile
+
+
+def test_a_hostile_archive_reads_nothing_and_its_views_change_nothing(hostile_archive, tmp_path):
+    clean, hostile = hostile_archive
+    for args in (["stats"], ["stats", "--json"], ["fairness", "--json", "--db"], ["query", "SELECT * FROM player_summary"],
+                 ["query", "SELECT * FROM plays LIMIT 5"]):
+        db_args = ["--db"] if args[-1] != "--db" else []
+        runs = [subprocess.run([FOREMAN, *args, *db_args, str(db)], capture_output=True, text=True, timeout=120)
+                for db in (clean, hostile)]
+        assert "secret line" not in runs[1].stdout + runs[1].stderr, args
+        assert runs[1].stdout == runs[0].stdout and runs[1].returncode == runs[0].returncode, args
+    out = tmp_path / "export"
+    done = subprocess.run([FOREMAN, "export", "--parquet", str(out), "--db", str(hostile)], capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert not any(b"secret line" in p.read_bytes() for p in out.rglob("*.parquet"))
+
+
+def test_an_archive_whose_tables_are_views_is_refused_in_one_line(hostile_archive, tmp_path):
+    import duckdb
+    clean, _ = hostile_archive
+    swapped = tmp_path / "swapped.duckdb"
+    shutil.copy(clean, swapped)
+    con = duckdb.connect(str(swapped))
+    con.execute("DROP TABLE findings")
+    con.execute("CREATE VIEW findings AS SELECT * FROM read_text('/etc/hostname')")
+    con.close()
+    done = subprocess.run([FOREMAN, "stats", "--db", str(swapped)], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2 and "not a foreman archive: 'findings' is not one of its tables" in done.stderr
+
+
+def test_a_sqlite_file_as_the_archive_is_one_line_and_loads_no_extension(tmp_path):
+    import sqlite3
+    path = tmp_path / "other.db"
+    with sqlite3.connect(path) as con:
+        con.execute("CREATE TABLE t (x)")
+    for args in (["stats"], ["query", "SELECT 1"], ["export", "--parquet", str(tmp_path / "x")]):
+        done = subprocess.run([FOREMAN, *args, "--db", str(path)], capture_output=True, text=True, timeout=120,
+                              env={**os.environ, "http_proxy": "http://127.0.0.1:9", "https_proxy": "http://127.0.0.1:9"})
+        assert done.returncode == 2 and done.stderr.startswith("foreman: ") and "Traceback" not in done.stderr
+        assert "a SQLite database, not a foreman archive" in done.stderr and "xtension" not in done.stderr
