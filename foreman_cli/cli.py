@@ -531,7 +531,8 @@ def query(
     json_out: Annotated[bool, typer.Option("--json", help="JSON Lines, one object per row.")] = False,
     csv_out: Annotated[bool, typer.Option("--csv", help="CSV with a header.")] = False,
     timeout: Annotated[float, typer.Option(
-        min=0.001, metavar="SECONDS", help="Stop a query that gives no row for this long.")] = 60.0,
+        min=0.001, metavar="SECONDS",
+        help="Stop a query that gives no row for this long (the table: that takes this long in all).")] = 60.0,
     limit: Annotated[int, typer.Option(
         min=0, metavar="N", help="The table shows at most N rows and says how many more (0: all).")] = 50,
 ) -> None:
@@ -548,7 +549,8 @@ def query(
         raise UsageError("choose one of --json and --csv")
     if sql == "-":
         sql = sys.stdin.read()
-    with store.open_query(store.db_path(db), sql, timeout) as res:
+    store.bound_query_process()
+    with store.open_query(store.db_path(db), sql, timeout, whole=not (json_out or csv_out)) as res:
         if json_out or csv_out:
             (render.query_json if json_out else render.query_csv)(res)
         else:

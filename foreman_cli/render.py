@@ -719,6 +719,9 @@ def _plain(v: Any) -> Any:
     return v
 
 
+MORE_COUNTED = 1_000_000  # rows a table counts beyond those it shows, then says "more than"
+
+
 def query_table(res, title: str | None = None, out: IO[str] | None = None, con: Console | None = None,
                 limit: int = 0, people: bool = False) -> None:
     """A query result as a table of at most `limit` rows (0: all), numbers aligned on the right.
@@ -728,7 +731,7 @@ def query_table(res, title: str | None = None, out: IO[str] | None = None, con: 
     """
     con = con or console(out)
     rows = list(itertools.islice(res.rows, limit)) if limit else list(res.rows)
-    more = sum(1 for _ in res.rows) if limit else 0
+    more = sum(1 for _ in itertools.islice(res.rows, MORE_COUNTED + 1)) if limit else 0
     cells = [[_cell(c, v, people) for c, v in zip(res.columns, row)] for row in rows]
     right = [bool(rows) and all(_is_number(r[i]) or r[i] is None for r in rows) for i in range(len(res.columns))]
     if title:
@@ -746,8 +749,8 @@ def query_table(res, title: str | None = None, out: IO[str] | None = None, con: 
             line = "  ".join(v.rjust(w) if r else v.ljust(w) for v, w, r in zip(row, widths, right))
             con.print(line.rstrip(), soft_wrap=True)
     if more:
-        warning(f"{plural(more, 'more row')} not shown (--limit {limit})",
-                "--limit 0 shows them all; --csv or --json stream them")
+        said = f"more than {MORE_COUNTED:,} more rows" if more > MORE_COUNTED else plural(more, "more row")
+        warning(f"{said} not shown (--limit {limit})", "--limit 0 shows them all; --csv or --json stream them")
 
 
 def _is_number(v: Any) -> bool:

@@ -1199,6 +1199,30 @@ def _temporary(sql: str) -> str:
                .replace("CREATE TABLE IF NOT EXISTS", "CREATE TEMP TABLE"))
 
 
+QUERY_PROCESS_BYTES = 1536 << 20  # what a query may add to the process's data: DuckDB's limit and room for rows
+
+
+def bound_query_process() -> None:
+    """Cap the data this process may add from now on (RLIMIT_DATA), for the `query` command alone.
+
+    DuckDB's memory_limit governs its buffers, not what a single expression allocates:
+    `repeat('x', 2000000000)` reached 4 GB under a 1 GB limit. Past the cap an allocation fails,
+    which DuckDB reports as out of memory (and Python as MemoryError): one line, not the machine's
+    memory. Call it from a program that runs queries only: the cap is the process's."""
+    import resource
+    status = Path("/proc/self/status")
+    try:
+        data_kb = next(int(line.split()[1]) for line in status.read_text().splitlines() if line.startswith("VmData:"))
+    except (OSError, StopIteration, ValueError):
+        return  # no /proc: the cap cannot be placed above what is in use, so none is set
+    cap = data_kb * 1024 + QUERY_PROCESS_BYTES
+    soft, hard = resource.getrlimit(resource.RLIMIT_DATA)
+    if hard != resource.RLIM_INFINITY:
+        cap = min(cap, hard)
+    if soft == resource.RLIM_INFINITY or soft > cap:
+        resource.setrlimit(resource.RLIMIT_DATA, (cap, hard))
+
+
 def _sandbox(con: duckdb.DuckDBPyConnection) -> None:
     """Bound a query's memory and threads, forbid files and spilling, then lock the settings."""
     con.execute(f"SET memory_limit = '{QUERY_MEMORY}'")
@@ -1220,11 +1244,12 @@ FETCH_ROWS = 2048  # rows fetched at a time from a streaming result
 
 
 @contextmanager
-def open_query(path: str, sql: str, timeout: float = DEFAULT_TIMEOUT) -> Iterator[QueryResult]:
+def open_query(path: str, sql: str, timeout: float = DEFAULT_TIMEOUT, whole: bool = False) -> Iterator[QueryResult]:
     """Run SQL as `query` does, the rows streamed: `rows` is an iterator, to be read inside the block.
 
     The timeout bounds the wait for the first rows (a query that computes for long without an
-    answer); once rows come, the reader sets the pace, so a long result streams whole.
+    answer); once rows come, the reader sets the pace, so a long result streams whole. With
+    `whole` (the table, which also counts the rows it does not show) it bounds the whole run.
     """
     import threading
     if not sql.strip().strip(";").strip():
@@ -1242,19 +1267,30 @@ def open_query(path: str, sql: str, timeout: float = DEFAULT_TIMEOUT) -> Iterato
             if cur is None or cur.description is None:
                 yield QueryResult([], [])
                 return
-            first = cur.fetchmany(FETCH_ROWS)
-            timer.cancel()
+            first = cur.fetchmany(1)
+            if not whole:
+                timer.cancel()
             yield QueryResult([d[0] for d in cur.description], _stream(cur, first))
     finally:
         timer.cancel()
         con.close()
 
 
+FETCH_BYTES = 16 << 20  # about what one fetch of rows may hold: a few huge rows are fetched a few at a time
+
+
 def _stream(cur: duckdb.DuckDBPyConnection, first: list[tuple]) -> Iterator[tuple]:
-    rows = first
+    """The rows, fetched in batches sized to hold about FETCH_BYTES (at most FETCH_ROWS rows)."""
+    rows, size = first, 1
     while rows:
         yield from rows
-        rows = cur.fetchmany(FETCH_ROWS)
+        per_row = max(1, sum(_row_bytes(r) for r in rows) // len(rows))
+        size = max(1, min(FETCH_ROWS, size * 2, FETCH_BYTES // per_row))
+        rows = cur.fetchmany(size)
+
+
+def _row_bytes(row: tuple) -> int:
+    return sum(len(v) if isinstance(v, (str, bytes)) else 8 for v in row)
 
 
 @contextmanager

@@ -500,3 +500,29 @@ def test_a_sqlite_file_as_the_archive_is_one_line_and_loads_no_extension(tmp_pat
                               env={**os.environ, "http_proxy": "http://127.0.0.1:9", "https_proxy": "http://127.0.0.1:9"})
         assert done.returncode == 2 and done.stderr.startswith("foreman: ") and "Traceback" not in done.stderr
         assert "a SQLite database, not a foreman archive" in done.stderr and "xtension" not in done.stderr
+
+
+@pytest.mark.skipif(not Path("/usr/bin/time").exists(), reason="no /usr/bin/time to measure the peak with")
+def test_a_query_beyond_the_memory_limit_fails_in_one_line_below_its_bound(hostile_archive, tmp_path):
+    """DuckDB's memory_limit (1 GB) does not bound one expression's strings: the query process is
+    capped, so a statement built to exceed it fails with one line, its peak under 1.5 GB."""
+    clean, _ = hostile_archive
+    log = tmp_path / "time.txt"
+    done = subprocess.run(["/usr/bin/time", "-v", "-o", str(log), FOREMAN, "query",
+                           "SELECT length(repeat('x', 2000000000))", "--db", str(clean)],
+                          capture_output=True, text=True, timeout=300)
+    peak_kb = int(re.search(r"Maximum resident set size \(kbytes\): (\d+)", log.read_text())[1])
+    assert done.returncode == 2 and done.stderr.count("\n") == 2 and "memory" in done.stderr.lower(), done.stderr
+    assert peak_kb < 1.5 * (1 << 20), peak_kb
+
+
+def test_the_table_of_an_endless_result_ends(hostile_archive):
+    """A cartesian product shows its first rows and says there are more than a million others,
+    and a query still computing at --timeout stops there, in table mode too."""
+    clean, _ = hostile_archive
+    done = subprocess.run([FOREMAN, "query", "SELECT a.card FROM plays a, plays b, plays c", "--limit", "3",
+                           "--db", str(clean)], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0 and "more than 1,000,000 more rows not shown" in done.stderr
+    done = subprocess.run([FOREMAN, "query", "SELECT sum(i) FROM range(1000000000000) t(i)", "--timeout", "0.5",
+                           "--db", str(clean)], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 2 and done.stderr.count("\n") == 2, done.stderr
