@@ -254,17 +254,20 @@ HOSTILE = "al\x1b[2Jice\u202e\x07\x9b"
 
 
 def test_control_characters_from_records_are_shown_escaped(tmp_path):
-    rec = json.loads(json.dumps(game(id="esc", stake="1.00")).replace('"alice"', json.dumps(HOSTILE)))
-    p = write(tmp_path, "esc.jsonl", [rec])
+    # A name holding them is refused (RECORD_SCHEMA), its refusal quoting it escaped; a currency label
+    # may hold them, and every view shows it escaped.
+    named = json.loads(json.dumps(game(id="esc", stake="1.00")).replace('"alice"', json.dumps(HOSTILE)))
+    labelled = game(id="esc2", stake="1.00", currency=HOSTILE[:32])
+    p = write(tmp_path, "esc.jsonl", [named, labelled])
     db = str(tmp_path / "esc.duckdb")
     outputs = []
-    for args in (["validate", p], ["replay", p], ["settle", p], ["load", p, "--db", db], ["stats", "--db", db],
-                 ["query", "SELECT player, chr(27) || '[31m' AS red FROM game_players", "--db", db],
-                 ["replay", p, "--game", HOSTILE]):
+    for args in (["validate", p], ["replay", p, "--game", "esc"], ["settle", p], ["load", p, "--db", db],
+                 ["stats", "--db", db], ["query", "SELECT currency, chr(27) || '[31m' AS red FROM games", "--db", db],
+                 ["replay", p, "--game", "esc2"]):
         res = runner.invoke(app, args)
         outputs.append(res.output)
         assert "\x1b" not in res.output and "\u202e" not in res.output and "\x9b" not in res.output, args
-    assert "al\\x1b[2Jice\\u202e" in outputs[1] and "\\x1b[31m" in outputs[5]
+    assert "al\\x1b[2Jice\\u202e" in outputs[1] and "\\x1b[31m" in outputs[5] and "\\x1b" in outputs[2]
 
 
 # --- Conventions (issue 13, the first part) ---
