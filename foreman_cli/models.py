@@ -35,11 +35,17 @@ class Pass(_Strict):
     returned: CardToken
 
 
+# A list far beyond any the rules allow (more cards than the deck, more tricks or passes than it
+# could make) is refused, so one wild record costs itself, not memory or a flood of findings.
+FAR = 52
+Cards = Annotated[list[CardToken], Field(max_length=FAR)]
+
+
 class Trick(_Strict):
     """One trick: its leader and the cards in clockwise play order starting with him."""
 
     leader: Name
-    cards: list[CardToken]
+    cards: Cards
 
 
 class Claim(_Strict):
@@ -54,11 +60,11 @@ class Deal(_Strict):
     """One deal, as dealt and as played."""
 
     dealer: Name
-    hands: dict[Name, list[CardToken]]
-    kitty: list[CardToken]
-    passes: list[Pass]
-    discards: list[CardToken]
-    tricks: list[Trick]
+    hands: Annotated[dict[Name, Cards], Field(max_length=FAR)]
+    kitty: Cards
+    passes: Annotated[list[Pass], Field(max_length=FAR)]
+    discards: Cards
+    tricks: Annotated[list[Trick], Field(max_length=FAR)]
     claim: Claim | None = None
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import json
 import re
+import unicodedata
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from decimal import Decimal
@@ -232,17 +233,17 @@ def decode_head(head: bytes, overrides: dict[str, Any] | None = None) -> GameDat
 
 
 def _plain_names(players: list[str]) -> bool:
-    """Names no one can mistake for one another: printable ASCII, no space at either end, distinct
-    whatever their case. Anything else goes to the careful path (player_names_problem)."""
-    return (all(n.isascii() and n.isprintable() and n == n.strip() for n in players)
-            and len({n.casefold() for n in players}) == len(players))
+    """Names no one can mistake for one another: printable, no space at either end, distinct once
+    Unicode forms and case are set aside. Anything else goes to the careful path, which says why
+    (player_names_problem)."""
+    return (all(n.isprintable() and n == n.strip() for n in players)
+            and len({unicodedata.normalize("NFKC", n).casefold() for n in players}) == len(players))
 
 
 def player_names_problem(players: list[str]) -> str | None:
     """Why three names cannot stand as the players, or None: a control or invisible character in a
     name, a space at either end, or two names that are one after Unicode normalisation (NFKC) and
     case folding (they print alike, so a reader could not tell who did what)."""
-    import unicodedata
     for n in players:
         hidden = [c for c in n if unicodedata.category(c) in ("Cc", "Cf", "Zl", "Zp")]
         if hidden:
@@ -342,9 +343,13 @@ class _FPass(msgspec.Struct, forbid_unknown_fields=True, rename={"from_": "from"
     returned: _Card
 
 
+FAR = 52  # the longest list of cards, tricks or passes a record may hold (models.FAR)
+_MCards = Annotated[list[_Card], msgspec.Meta(max_length=FAR)]
+
+
 class _FTrick(msgspec.Struct, forbid_unknown_fields=True):
     leader: _MName
-    cards: list[_Card]
+    cards: _MCards
 
 
 class _FClaim(msgspec.Struct, forbid_unknown_fields=True):
@@ -355,11 +360,11 @@ class _FClaim(msgspec.Struct, forbid_unknown_fields=True):
 
 class _FDeal(msgspec.Struct, forbid_unknown_fields=True):
     dealer: _MName
-    hands: dict[_MName, list[_Card]]
-    kitty: list[_Card]
-    passes: list[_FPass]
-    discards: list[_Card]
-    tricks: list[_FTrick]
+    hands: Annotated[dict[_MName, _MCards], msgspec.Meta(max_length=FAR)]
+    kitty: _MCards
+    passes: Annotated[list[_FPass], msgspec.Meta(max_length=FAR)]
+    discards: _MCards
+    tricks: Annotated[list[_FTrick], msgspec.Meta(max_length=FAR)]
     claim: _FClaim | None = None
 
 

@@ -526,3 +526,27 @@ def test_the_table_of_an_endless_result_ends(hostile_archive):
     done = subprocess.run([FOREMAN, "query", "SELECT sum(i) FROM range(1000000000000) t(i)", "--timeout", "0.5",
                            "--db", str(clean)], capture_output=True, text=True, timeout=300)
     assert done.returncode == 2 and done.stderr.count("\n") == 2, done.stderr
+
+
+def test_a_record_far_beyond_the_rules_costs_itself_only(tmp_path):
+    """A million discards, or a hand of 64 cards, is RECORD_SCHEMA at its field (one finding, a short
+    output), and a load stores every good game around it, whatever the batch."""
+    sys.path.insert(0, str(ROOT / "tests"))
+    from builders import game
+    wild = game(id="wild")
+    wild["deals"][0]["discards"] = ["2S"] * 1_000_000
+    near = game(id="near")  # the near miss: a hand of 48 (three copies) is read and its breaches found
+    near["deals"][0]["hands"]["alice"] = near["deals"][0]["hands"]["alice"] * 3
+    path = tmp_path / "wild.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in
+                            [game(id="g1"), wild, game(id="g2"), near, game(id="g3")]))
+    done = subprocess.run([FOREMAN, "validate", "--json", str(path)], capture_output=True, text=True, timeout=120)
+    rows = {json.loads(line)["id"]: json.loads(line) for line in done.stdout.splitlines()}
+    assert rows["wild"]["status"] == "invalid" and len(rows["wild"]["violations"]) == 1
+    assert rows["wild"]["violations"][0]["path"] == "$.deals[0].discards" and len(done.stdout) < 20_000
+    assert rows["near"]["status"] != "invalid" and "DEAL_SIZE" in {v["code"] for v in rows["near"]["violations"]}
+    for batch in ("1", "8192"):
+        db = tmp_path / f"b{batch}.duckdb"
+        done = subprocess.run([FOREMAN, "load", str(path), "--db", str(db), "--batch", batch, "--json"],
+                              capture_output=True, text=True, timeout=120)
+        assert json.loads(done.stdout)["added"] == 4 and done.returncode == 1, done.stderr
