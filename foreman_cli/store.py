@@ -8,6 +8,7 @@ import itertools
 import json
 import os
 import re
+import shutil
 import sys
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
@@ -230,6 +231,8 @@ def connect(path: str, read_only: bool = False, row_group_rows: int | None = Non
         try:
             quoted = path.replace("'", "''")
             con.execute(f"ATTACH '{quoted}' AS archive (ROW_GROUP_SIZE {int(row_group_rows)})")
+            # This process holds the archive now: what a killed load left in its spill folder is stale.
+            shutil.rmtree(path + ".tmp", ignore_errors=True)
             con.execute("USE archive")
             con.execute("SET TimeZone = 'UTC'")
         except BaseException:
@@ -998,8 +1001,10 @@ def _store(archive: _Archive, batches: Iterator[Batch], replace: bool, progress:
             if report.replaced:
                 con.execute("RESET max_vacuum_tasks")
             if cross is not None:
-                # A repeat is held too (it cancels the check) but was not added: its id is its first copy's.
+                # A repeat is never present for the series checks; only the games added get their findings.
                 _add_late_findings(con, [r for r in cross.finish() if r.id in added and not _repeat(r)])
+            # The checkpoint closing would make, made here so that its failure (a full disk) is told.
+            con.execute("CHECKPOINT")
     except duckdb.InterruptException:
         raise KeyboardInterrupt from None  # the transaction in progress was rolled back
     except duckdb.Error as e:

@@ -550,3 +550,61 @@ def test_a_record_far_beyond_the_rules_costs_itself_only(tmp_path):
         done = subprocess.run([FOREMAN, "load", str(path), "--db", str(db), "--batch", batch, "--json"],
                               capture_output=True, text=True, timeout=120)
         assert json.loads(done.stdout)["added"] == 4 and done.returncode == 1, done.stderr
+
+
+@pytest.mark.parametrize("damage", ["truncated", "bit-flipped", "zeroed"])
+def test_a_broken_archive_is_one_line_in_every_command(hostile_archive, tmp_path, damage):
+    """No traceback from stats, fairness --db, query, export or load on a damaged archive: one line."""
+    clean, _ = hostile_archive
+    broken = tmp_path / "broken.duckdb"
+    data = bytearray(clean.read_bytes())
+    if damage == "truncated":
+        data = data[: len(data) // 3]
+    elif damage == "bit-flipped":
+        for i in range(4096 + 17, len(data), 997):
+            data[i] ^= 0x5A
+    else:
+        data[4096:len(data)] = bytes(len(data) - 4096)
+    broken.write_bytes(bytes(data))
+    for args in (["stats"], ["fairness", "--db"], ["query", "SELECT count(*) FROM games"],
+                 ["export", "--parquet", str(tmp_path / "x")], ["load", str(ROOT / "samples" / "01-clean-win.json")]):
+        copy = tmp_path / f"copy-{args[0]}.duckdb"
+        copy.write_bytes(bytes(data))
+        db_args = ["--db"] if args[-1] != "--db" else []
+        done = subprocess.run([FOREMAN, *args, *db_args, str(copy)], capture_output=True, text=True, timeout=120)
+        assert done.returncode in (0, 1, 2) and "Traceback" not in done.stderr, (args, done.stderr[-800:])
+        if done.returncode == 2:
+            assert done.stderr.startswith("foreman: ") and done.stderr.count("\n") <= 2, (args, done.stderr)
+
+
+_LOAD_CAPPED = """import resource, signal, sys
+signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+resource.setrlimit(resource.RLIMIT_FSIZE, (1_000_000, 1_000_000))
+sys.argv = ["foreman", "load", sys.argv[1], "--db", sys.argv[2]]
+from foreman_cli.__main__ import run
+run()
+"""
+
+
+def test_a_load_whose_checkpoint_fails_exits_2_and_keeps_its_games(tmp_path):
+    """Under a 1 MB file size limit the samples' transactions fit in the write-ahead log but the
+    checkpoint cannot write the archive: that is told (exit 2, one line), not passed over; the next
+    load of the same records finds every game there."""
+    db = tmp_path / "a.duckdb"
+    done = subprocess.run([sys.executable, "-c", _LOAD_CAPPED, str(ROOT / "samples"), str(db)], capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 2 and "intact" in done.stderr and done.stderr.count("\n") == 2, done.stderr
+    again = subprocess.run([FOREMAN, "load", str(ROOT / "samples"), "--db", str(db), "--json"], capture_output=True,
+                           text=True, timeout=120)
+    report = json.loads(again.stdout)
+    assert report["added"] + report["unchanged"] == 14
+
+
+def test_a_killed_loads_spill_folder_is_cleaned_by_the_next_load(tmp_path):
+    db = tmp_path / "a.duckdb"
+    stale = tmp_path / "a.duckdb.tmp"
+    stale.mkdir()
+    (stale / "duckdb_temp_storage_S32K-0.tmp").write_bytes(b"\0" * 4096)  # as a load killed with -9 leaves it
+    done = subprocess.run([FOREMAN, "load", str(ROOT / "samples" / "01-clean-win.json"), "--db", str(db)],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0 and not stale.exists()
