@@ -101,7 +101,8 @@ def _line_words(c: ClaimResult, P: tuple[str, ...], leader: int) -> str:
 def describe(by: str, first: int, tricks: int, accepted: bool, rule: str, holds: bool | None,
              statement: str | None = None) -> str:
     """A claim in one sentence: who claimed which tricks, and whether it holds under the rule."""
-    said = f' ("{statement}")' if statement else ""
+    # What he said is free text: a line break or tab in it is shown, not obeyed, on one line.
+    said = f' ("{statement.encode("unicode_escape").decode("ascii")}")' if statement else ""
     kind = "accepted" if accepted else "contested"
     if tricks == 0:
         return f"{by} claimed the rest{said} ({kind}), but no trick remains: it claims nothing"

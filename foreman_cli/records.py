@@ -260,10 +260,22 @@ def player_names_problem(players: list[str]) -> str | None:
     return None
 
 
+def label_problem(currency: str | None, series_id: str | None) -> tuple[str, str] | None:
+    """(path, why) when a currency label or a series id, which views print inline, holds a character
+    a terminal would obey (a line break, a tab, a control or invisible one); None when they are fine."""
+    for path, text in (("$.currency", currency), ("$.series.id", series_id)):
+        if text is not None and not text.isprintable():
+            bad = next(c for c in text if not c.isprintable())
+            return path, f"{ascii(text)} holds the character {ascii(bad)}, which a view would not print as itself"
+    return None
+
+
 def _head_checked(g: Any, seat: dict[str, int]) -> ClaimData | None | bool:
     """The checks of a decoded record that its types cannot make, but for the deals' names: the
     claimed result (None when there is none), or False when the careful path must decide."""
     if len(seat) != 3 or (g.played_at is not None and not _is_iso(g.played_at)) or not _plain_names(g.players):
+        return False
+    if label_problem(g.currency, g.series.id if g.series is not None else None) is not None:
         return False
     problems: list[SchemaProblem] = []
     claim = _claim(g, seat, problems)
@@ -315,6 +327,9 @@ def decode_careful(text: bytes | str, overrides: dict[str, Any] | None = None) -
     names = player_names_problem(list(g.players))
     if names is not None:
         return Invalid("RECORD_SCHEMA", [SchemaProblem("$.players", names)], g.id)
+    label = label_problem(g.currency, g.series.id if g.series is not None else None)
+    if label is not None:
+        return Invalid("RECORD_SCHEMA", [SchemaProblem(*label)], g.id)
     data = to_game_data(g, overrides)
     if isinstance(data, list):
         return Invalid("RECORD_SCHEMA", data, g.id)

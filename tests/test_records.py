@@ -151,3 +151,14 @@ def test_names_that_only_look_foreign_are_fine():
     for old, new in zip(rec["players"], ["Bj\u00f6rn", "Jos\u00e9", "Kim Lee"]):
         text = text.replace(json.dumps(old), json.dumps(new))
     assert run(text).status != "invalid"
+
+
+@pytest.mark.parametrize("field,value", [("currency", "G\nBP"), ("currency", "euro\t"), ("series", {"id": "fri\x1b[2J", "seq": 1})])
+def test_labels_views_print_inline_hold_no_layout_or_control_characters(field, value):
+    res = run(game(id="label", stake="1.00", **{field: value}))
+    assert res.status == "invalid" and res.findings[0].code == "RECORD_SCHEMA"
+    assert res.findings[0].path.startswith(f"$.{field}") and "which a view would not print as itself" in res.findings[0].message
+
+
+def test_a_label_in_another_script_is_fine():
+    assert run(game(id="label", stake="1.00", currency="\u20ac", series={"id": "vendredi-\u00e9t\u00e9", "seq": 1})).status != "invalid"
