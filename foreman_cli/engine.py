@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
@@ -283,7 +283,14 @@ def _run(g: GameData, source: str, trace: ev.Visitor | None,
         deal_results.append(res)
         if res.decided:
             winner, won_at = by, (dn, won_at_trick)
-    return _result(g, ctx.add, findings, source, deal_results, winner, record)
+    beyond = len(findings) - MAX_FINDINGS
+    if beyond > 0:  # a record wrong everywhere: its first findings make the case, the rest are counted
+        del findings[MAX_FINDINGS:]
+    result = _result(g, ctx.add, findings, source, deal_results, winner, record)
+    return replace(result, findings_not_shown=beyond) if beyond > 0 else result
+
+
+MAX_FINDINGS = 1000  # findings of the play kept for one game; beyond them the result counts the rest
 
 
 def tallied(g: GameData, tallies, source: str = "", fingerprint: bytes | None = None,

@@ -154,6 +154,8 @@ def validation_human(results: Iterable[GameResult], out: IO[str] | None = None, 
             line.append(f.message)
             line.append(f" ({f.code})", style="bold red" if f.severity == ERROR else "yellow")
             con.print(line)
+        if getattr(r, "findings_not_shown", 0):
+            con.print(f"  and {r.findings_not_shown:,} more findings (a game keeps its first {len(r.findings):,})")
     if not quiet:
         _validation_summary(con, summary)
     return summary

@@ -71,6 +71,7 @@ class GameResult:
     fingerprint: bytes | None = None
     data: Any = None  # the decoded record (records.GameData), when it could be decoded
     text: str | None = None  # the record's JSON text as read
+    findings_not_shown: int = 0  # findings of the play beyond engine.MAX_FINDINGS, counted only
 
     @property
     def deals_played(self) -> int:
@@ -133,6 +134,7 @@ class GameResult:
             "stake": money.fmt(self.stake) if self.stake is not None else None,
             "currency": self.currency,
             "violations": [f.to_dict() for f in self.findings],
+            **({"violations_not_shown": self.findings_not_shown} if self.findings_not_shown else {}),
         }
 
 

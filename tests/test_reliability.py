@@ -608,3 +608,18 @@ def test_a_killed_loads_spill_folder_is_cleaned_by_the_next_load(tmp_path):
     done = subprocess.run([FOREMAN, "load", str(ROOT / "samples" / "01-clean-win.json"), "--db", str(db)],
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 0 and not stale.exists()
+
+
+def test_a_record_wrong_everywhere_keeps_its_first_thousand_findings_and_counts_the_rest(tmp_path):
+    sys.path.insert(0, str(ROOT / "tests"))
+    from builders import base_deal, game
+    wrong = game([base_deal(tricks=2) for _ in range(1500)], id="wrong")  # each deal stops short: a finding a deal
+    near = game([base_deal(tricks=2) for _ in range(400)], id="near")  # the near miss: every finding kept
+    path = tmp_path / "wrong.jsonl"
+    path.write_text(json.dumps(wrong) + "\n" + json.dumps(near) + "\n")
+    done = subprocess.run([FOREMAN, "validate", "--json", str(path)], capture_output=True, text=True, timeout=120)
+    rows = {r["id"]: r for r in map(json.loads, done.stdout.splitlines())}
+    assert len(rows["wrong"]["violations"]) == 1001 and rows["wrong"]["violations_not_shown"] == 1998
+    assert "violations_not_shown" not in rows["near"] and 700 < len(rows["near"]["violations"]) < 1000
+    human = subprocess.run([FOREMAN, "validate", str(path)], capture_output=True, text=True, timeout=120).stdout
+    assert "and 1,998 more findings (a game keeps its first 1,001)" in human
