@@ -460,33 +460,30 @@ def test_replay_at_the_breach_names_it_with_players_and_cards():
     assert "(REVOKE)" not in before.split("Before deal 1, trick 8")[1]
 
 
-@pytest.mark.parametrize("command", ["validate", "settle", "load", "fairness", "analyze"])
-def test_no_game_read_is_a_warning_and_exit_0(tmp_path, command):
-    """One convention for every command: an input with no game warns on stderr and exits 0."""
-    empty = tmp_path / "empty"
-    empty.mkdir()
-    extra = ["--db", str(tmp_path / "a.duckdb")] if command == "load" else []
-    done = subprocess.run([sys.executable, "-m", "foreman_cli", command, str(empty), *extra],
-                          capture_output=True, text=True, timeout=120)
-    assert done.returncode == 0, done.stderr
-    assert f"warning: no game was read from {empty}" in done.stderr
+def foreman(*args: str, **kw) -> subprocess.CompletedProcess:
+    """foreman run as a program (python -m foreman_cli), its output captured as text."""
+    return subprocess.run([sys.executable, "-m", "foreman_cli", *args], capture_output=True, text=True, timeout=300,
+                          **kw)
 
 
-@pytest.mark.parametrize("command", ["replay", "report"])
-def test_a_one_game_command_with_no_game_exits_2(tmp_path, command):
+@pytest.mark.parametrize("command,code", [("validate", 0), ("settle", 0), ("load", 0), ("fairness", 0),
+                                          ("analyze", 0), ("replay", 2), ("report", 2)])
+def test_an_input_with_no_game(tmp_path, command, code):
+    """One convention for every command: an input with no game warns on stderr and exits 0; a
+    command that shows one game exits 2 saying there is none."""
     empty = tmp_path / "empty"
     empty.mkdir()
-    extra = ["-o", str(tmp_path / "x.html")] if command == "report" else []
-    done = subprocess.run([sys.executable, "-m", "foreman_cli", command, str(empty), *extra],
-                          capture_output=True, text=True, timeout=120)
-    assert done.returncode == 2 and "no game" in done.stderr and "Traceback" not in done.stderr
+    extra = {"load": ["--db", str(tmp_path / "a.duckdb")], "report": ["-o", str(tmp_path / "x.html")]}.get(command, [])
+    done = foreman(command, str(empty), *extra)
+    assert done.returncode == code and "Traceback" not in done.stderr, done.stderr
+    assert (f"warning: no game was read from {empty}" if code == 0 else "no game") in done.stderr
 
 
 def test_a_deal_out_of_range_exits_2_everywhere():
     sample = str(Path(SAMPLES) / "01-clean-win.json")
     for args in (["analyze", sample, "--deal", "99"], ["replay", sample, "--deal", "99"],
                  ["replay", sample, "--deal", "1", "--trick", "40"]):
-        done = subprocess.run([sys.executable, "-m", "foreman_cli", *args], capture_output=True, text=True, timeout=120)
+        done = foreman(*args)
         assert done.returncode == 2 and done.stderr.count("\n") <= 2, (args, done.stderr)
         assert ("99" in done.stderr) != ("40" in done.stderr), (args, done.stderr)
 
@@ -513,7 +510,7 @@ def test_usage_errors_are_one_line_with_the_command_help_named():
     for args, said in ((["validate", "samples", "--jobs", "0"], "validate: Invalid value for '--jobs'"),
                        (["validate"], "validate: Missing argument 'PATH'"),
                        (["settle", "--bogus"], "settle: No such option: --bogus")):
-        done = subprocess.run([sys.executable, "-m", "foreman_cli", *args], capture_output=True, text=True, timeout=120)
+        done = foreman(*args)
         lines = done.stderr.splitlines()
         assert done.returncode == 2 and len(lines) == 2, (args, done.stderr)
         assert lines[0].startswith("foreman: " + said) and lines[1] == f"hint: see 'foreman {args[0]} --help'"
@@ -626,7 +623,7 @@ def test_settle_of_many_games_shows_the_summary_and_the_table_on_asking(tmp_path
 def test_an_option_that_needs_another_says_so(tmp_path):
     for args in (["report", str(Path(SAMPLES) / "01-clean-win.json"), "-o", str(tmp_path / "p.html"), "--budget-ms", "5"],
                  ["load", SAMPLES, "--db", str(tmp_path / "a.duckdb"), "--budget-ms", "5"]):
-        done = subprocess.run([sys.executable, "-m", "foreman_cli", *args], capture_output=True, text=True, timeout=120)
+        done = foreman(*args)
         assert done.returncode == 2 and "--budget-ms needs --analyze" in done.stderr, args
         assert f"hint: see 'foreman {args[0]} --help'" in done.stderr
 
