@@ -11,10 +11,7 @@ from typing import Any, BinaryIO
 
 import msgspec
 
-try:  # the hash itself, without hashlib's loading of OpenSSL (a few ms of every start-up)
-    from _blake2 import blake2b
-except ImportError:  # pragma: no cover - a Python built without it
-    from hashlib import blake2b
+from hashlib import blake2b
 
 from . import engine, lane, records
 from .reader import (DEFAULT_MAX_RECORD_BYTES, ChunkText, LineChunk, RawRecord, Unreadable, expand, is_plain_lines,
