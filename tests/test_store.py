@@ -283,6 +283,18 @@ def test_a_load_keeps_more_tasks_in_flight_than_validate(tmp_path, monkeypatch):
     assert store.LOAD_AHEAD > 2 and store.LOAD_WORKER_NICE > 0
 
 
+def test_a_load_never_imports_pandas_and_leaves_it_importable(tmp_path):
+    pytest.importorskip("pandas")  # installed with the spark extra, which make test installs
+    recs = [r for r, _ in generate(40, 3, max_deals=3)]
+    path = write(tmp_path, "c.jsonl", recs)
+    code = (f"import sys; from foreman_cli import store; "
+            f"r = store.load_paths([{path!r}], {str(tmp_path / 'a.duckdb')!r}, jobs=2); "
+            "print(r.added, 'pandas' in sys.modules); import pyarrow as pa; "
+            "print(type(pa.table({'a': [1]}).to_pandas()).__name__)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
+    assert out == ["40", "False", "DataFrame"]
+
+
 def test_an_archive_written_in_row_groups_spills_beside_itself(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     db = str(tmp_path / "a.duckdb")
@@ -694,6 +706,22 @@ def test_the_file_map_refuses_a_file_that_is_not_what_was_read(tmp_path):
     finally:
         files.close()
     assert files.map is None and files.source is None
+
+
+def test_the_load_command_goes_without_numpy_and_stores_the_same_rows(tmp_path):
+    """`foreman load` keeps numpy out of its process (pyarrow and DuckDB import it where it is
+    installed, and a load never hands it anything): the archive is the one the library loads."""
+    pytest.importorskip("numpy")  # installed with the spark extra, which make test installs
+    recs = [r for r, _ in generate(30, 4, max_deals=3)]
+    path = write(tmp_path, "c.jsonl", recs)
+    argv = ["foreman", "load", path, "--db", str(tmp_path / "cli.duckdb"), "--jobs", "2", "--quiet"]
+    code = ("import atexit, sys; atexit.register(lambda: print('numpy' in sys.modules, 'pyarrow' in sys.modules)); "
+            f"sys.argv = {argv!r}; from foreman_cli.__main__ import run; run()")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split()[-2:] == ["False", "True"]  # pyarrow without numpy
+    store.load_paths([path], str(tmp_path / "lib.duckdb"), jobs=1)
+    assert _contents(str(tmp_path / "cli.duckdb")) == _contents(str(tmp_path / "lib.duckdb"))
 
 
 def test_a_load_forks_its_workers_before_it_imports_duckdb_or_rich(tmp_path):
