@@ -236,8 +236,11 @@ def _plain_names(players: list[str]) -> bool:
     """Names no one can mistake for one another: printable, no space at either end, distinct once
     Unicode forms and case are set aside. Anything else goes to the careful path, which says why
     (player_names_problem)."""
-    return (all(n.isprintable() and n == n.strip() for n in players)
-            and len({unicodedata.normalize("NFKC", n).casefold() for n in players}) == len(players))
+    if not all(n.isprintable() and n == n.strip() for n in players):
+        return False
+    if all(n.isascii() for n in players):  # NFKC leaves ASCII as it is
+        return len({n.casefold() for n in players}) == len(players)
+    return len({unicodedata.normalize("NFKC", n).casefold() for n in players}) == len(players)
 
 
 def player_names_problem(players: list[str]) -> str | None:
