@@ -722,6 +722,7 @@ def _plain(v: Any) -> Any:
 
 
 MORE_COUNTED = 1_000_000  # rows a table counts beyond those it shows, then says "more than"
+TABLE_ROWS_AT_MOST = 100_000  # rows `--limit 0` shows: the table is held whole, so it is bounded
 
 
 def query_table(res, title: str | None = None, out: IO[str] | None = None, con: Console | None = None,
@@ -732,8 +733,9 @@ def query_table(res, title: str | None = None, out: IO[str] | None = None, con: 
     as percentages and nets with their sign, as the statistics read.
     """
     con = con or console(out)
-    rows = list(itertools.islice(res.rows, limit)) if limit else list(res.rows)
-    more = sum(1 for _ in itertools.islice(res.rows, MORE_COUNTED + 1)) if limit else 0
+    shown = limit or TABLE_ROWS_AT_MOST  # a table is held whole to align it: a bound on what it holds
+    rows = list(itertools.islice(res.rows, shown))
+    more = sum(1 for _ in itertools.islice(res.rows, MORE_COUNTED + 1))
     cells = [[_cell(c, v, people) for c, v in zip(res.columns, row)] for row in rows]
     right = [bool(rows) and all(_is_number(r[i]) or r[i] is None for r in rows) for i in range(len(res.columns))]
     if title:
@@ -752,7 +754,11 @@ def query_table(res, title: str | None = None, out: IO[str] | None = None, con: 
             con.print(line.rstrip(), soft_wrap=True)
     if more:
         said = f"more than {MORE_COUNTED:,} more rows" if more > MORE_COUNTED else plural(more, "more row")
-        warning(f"{said} not shown (--limit {limit})", "--limit 0 shows them all; --csv or --json stream them")
+        if limit:
+            warning(f"{said} not shown (--limit {limit})", "--limit 0 shows them all; --csv or --json stream them")
+        else:
+            warning(f"{said} not shown: a table shows at most {TABLE_ROWS_AT_MOST:,}",
+                    "--csv or --json stream any number of rows")
 
 
 def _is_number(v: Any) -> bool:

@@ -612,3 +612,16 @@ def test_a_record_wrong_everywhere_keeps_its_first_thousand_findings_and_counts_
     assert "violations_not_shown" not in rows["near"] and 700 < len(rows["near"]["violations"]) < 1000
     human = subprocess.run([FOREMAN, "validate", str(path)], capture_output=True, text=True, timeout=120).stdout
     assert "and 1,998 more findings (a game keeps its first 1,001)" in human
+
+
+def test_the_table_of_all_rows_holds_a_bounded_number(hostile_archive):
+    """--limit 0 holds its table whole to align it: it shows at most 100,000 rows and says how many
+    more, and --csv streams them all."""
+    clean, _ = hostile_archive
+    sql = "SELECT a.card FROM plays a, plays b"  # 837 x 837 = 700,569 rows
+    done = subprocess.run([FOREMAN, "query", sql, "--limit", "0", "--db", str(clean)], capture_output=True, text=True,
+                          timeout=300)
+    assert done.returncode == 0 and done.stdout.count("\n") == 100_001 and "600,569 more rows not shown" in done.stderr
+    streamed = subprocess.run([FOREMAN, "query", sql, "--csv", "--db", str(clean)], capture_output=True, text=True,
+                              timeout=300)
+    assert streamed.stdout.count("\n") == 700_570
