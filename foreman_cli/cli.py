@@ -534,7 +534,8 @@ def query(
         min=0.001, metavar="SECONDS",
         help="Stop a query that gives no row for this long (the table: that takes this long in all).")] = 60.0,
     limit: Annotated[int, typer.Option(
-        min=0, metavar="N", help="The table shows at most N rows and says how many more (0: all, up to 100,000).")] = 50,
+        min=0, metavar="N",
+        help="The table shows at most N rows and says how many more (0: all, up to 100,000).")] = 50,
 ) -> None:
     """Run SQL on the archive (read-only: a write fails and changes nothing). Tables: docs/schema.md.
 
