@@ -550,8 +550,8 @@ def query(
         raise UsageError("choose one of --json and --csv")
     if sql == "-":
         sql = sys.stdin.read()
-    store.bound_query_process()
-    with store.open_query(store.db_path(db), sql, timeout, whole=not (json_out or csv_out)) as res:
+    with store.bounded_query_process(), \
+            store.open_query(store.db_path(db), sql, timeout, whole=not (json_out or csv_out)) as res:
         if json_out or csv_out:
             (render.query_json if json_out else render.query_csv)(res)
         else:

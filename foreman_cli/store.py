@@ -1207,25 +1207,41 @@ def _temporary(sql: str) -> str:
 QUERY_PROCESS_BYTES = 1536 << 20  # what a query may add to the process's data: DuckDB's limit and room for rows
 
 
-def bound_query_process() -> None:
-    """Cap the data this process may add from now on (RLIMIT_DATA), for the `query` command alone.
+@contextmanager
+def bounded_query_process() -> Iterator[None]:
+    """While a query runs, cap the data this process may add (RLIMIT_DATA), and put the limit back
+    after it (a program, or a test, that runs a query goes on with its own limit; children started
+    meanwhile inherit the cap).
 
     DuckDB's memory_limit governs its buffers, not what a single expression allocates:
     `repeat('x', 2000000000)` reached 4 GB under a 1 GB limit. Past the cap an allocation fails,
     which DuckDB reports as out of memory (and Python as MemoryError): one line, not the machine's
-    memory. Call it from a program that runs queries only: the cap is the process's."""
+    memory."""
     import resource
-    status = Path("/proc/self/status")
+    before = resource.getrlimit(resource.RLIMIT_DATA)
+    cap = _data_cap(before)
+    if cap is not None:
+        resource.setrlimit(resource.RLIMIT_DATA, (cap, before[1]))
     try:
-        data_kb = next(int(line.split()[1]) for line in status.read_text().splitlines() if line.startswith("VmData:"))
+        yield
+    finally:
+        if cap is not None:
+            resource.setrlimit(resource.RLIMIT_DATA, before)
+
+
+def _data_cap(limits: tuple[int, int]) -> int | None:
+    """QUERY_PROCESS_BYTES above the data in use now, within the hard limit; None to set none."""
+    import resource
+    try:
+        status = Path("/proc/self/status").read_text()
+        data_kb = next(int(line.split()[1]) for line in status.splitlines() if line.startswith("VmData:"))
     except (OSError, StopIteration, ValueError):
-        return  # no /proc: the cap cannot be placed above what is in use, so none is set
+        return None  # no /proc: the cap cannot be placed above what is in use
+    soft, hard = limits
     cap = data_kb * 1024 + QUERY_PROCESS_BYTES
-    soft, hard = resource.getrlimit(resource.RLIMIT_DATA)
     if hard != resource.RLIM_INFINITY:
         cap = min(cap, hard)
-    if soft == resource.RLIM_INFINITY or soft > cap:
-        resource.setrlimit(resource.RLIMIT_DATA, (cap, hard))
+    return cap if soft == resource.RLIM_INFINITY or soft > cap else None
 
 
 def _sandbox(con: duckdb.DuckDBPyConnection) -> None:
