@@ -625,3 +625,15 @@ def test_the_table_of_all_rows_holds_a_bounded_number(hostile_archive):
     streamed = subprocess.run([FOREMAN, "query", sql, "--csv", "--db", str(clean)], capture_output=True, text=True,
                               timeout=300)
     assert streamed.stdout.count("\n") == 700_570
+
+
+def test_a_query_run_in_process_leaves_the_process_limits_as_they_were(hostile_archive):
+    """The cap holds while the query runs and is put back after it: a program that runs a query
+    (and every child it starts later) keeps its own limits."""
+    from typer.testing import CliRunner
+    from foreman_cli.cli import app
+    clean, _ = hostile_archive
+    before = resource.getrlimit(resource.RLIMIT_DATA)
+    for sql in ("SELECT count(*) FROM games", "SELECT length(repeat('x', 2000000000))"):
+        CliRunner().invoke(app, ["query", sql, "--db", str(clean)])
+        assert resource.getrlimit(resource.RLIMIT_DATA) == before
