@@ -52,8 +52,11 @@ def test_corpus_file(name):
 
 
 def test_whole_corpus_through_every_command(tmp_path):
-    for args in (["validate", str(FUZZ)], ["settle", str(FUZZ)], ["settle", "--json", str(FUZZ)],
-                 ["load", str(FUZZ), "--db", str(tmp_path / "f.duckdb")]):
+    cert = tmp_path / "f.cert.json"
+    for args in (["validate", str(FUZZ)], ["validate", "--json", "--jobs", "2", str(FUZZ)], ["settle", str(FUZZ)],
+                 ["settle", "--json", str(FUZZ), "--certificate", str(cert)], ["verify", str(cert), str(FUZZ)],
+                 ["load", str(FUZZ), "--db", str(tmp_path / "f.duckdb")], ["fairness", str(FUZZ)],
+                 ["analyze", str(FUZZ), "--from-trick", "15"], ["stats", "--db", str(tmp_path / "f.duckdb")]):
         res = runner.invoke(app, args)
         assert res.exit_code in (0, 1), (args, res.output[-2000:])
         assert res.exception is None or isinstance(res.exception, SystemExit), (args, res.exception)
