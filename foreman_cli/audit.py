@@ -16,7 +16,7 @@ from hashlib import blake2b
 from . import engine, lane, records
 from .reader import (DEFAULT_MAX_RECORD_BYTES, ChunkText, LineChunk, RawRecord, Unreadable, expand, is_plain_lines,
                      line_chunks, read_records)
-from .findings import CODES, ERROR, Finding
+from .findings import ERROR, Finding, repeat_mark
 from .results import GameLine, GameResult, Status
 from .workers import ordered_map
 
@@ -510,12 +510,11 @@ class Summary:
 
     def add(self, r: GameResult) -> None:
         """Count one result (a repeat only as a repeat, with its DUPLICATE_GAME)."""
-        if r.repeat:
+        mark = repeat_mark(r.findings)
+        if mark is not None:
             self.repeats += 1
             self.errors += 1
-            for f in r.findings:
-                if CODES[f.code].leaves_out:
-                    self.by_code[f.code] = self.by_code.get(f.code, 0) + 1
+            self.by_code[mark.code] = self.by_code.get(mark.code, 0) + 1
             return
         self.games += 1
         if r.status == "invalid":

@@ -163,6 +163,12 @@ UNDISPUTED = frozenset(c.code for c in CODES.values() if not c.disputes)
 INJECTABLE = tuple(c.code for c in CODES.values() if c.injectable)  # in the registry's order
 
 
+def repeat_mark(findings: list[Finding]) -> Finding | None:
+    """The mark of a record whose id was read before (DUPLICATE_GAME), or None: such a record takes
+    part in nothing else."""
+    return next((f for f in findings if CODES[f.code].leaves_out), None)
+
+
 def code_dicts(selected: list[str]) -> list[dict[str, str]]:
     """The reference of the codes named, as JSON-ready data (`foreman codes --json`)."""
     return [{"code": c, "severity": CODES[c].severity, "title": CODES[c].title, "rule": CODES[c].rule,

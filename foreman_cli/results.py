@@ -8,7 +8,7 @@ from enum import StrEnum
 from typing import Any
 
 from . import money
-from .findings import CODES, ERROR, UNDISPUTED, Finding
+from .findings import ERROR, UNDISPUTED, Finding, repeat_mark
 
 ROLE_NAMES = ("D", "L", "R")
 
@@ -101,7 +101,7 @@ class GameResult:
     @property
     def repeat(self) -> bool:
         """True when the id was read before: this copy takes part in nothing but its DUPLICATE_GAME."""
-        return any(CODES[f.code].leaves_out for f in self.findings)
+        return repeat_mark(self.findings) is not None
 
     def mark_repeat(self, duplicate: Finding) -> None:
         """Make this result a repeat: its DUPLICATE_GAME is then its only finding (its first copy has the rest)."""
@@ -163,7 +163,7 @@ class GameLine:
     @property
     def repeat(self) -> bool:
         """True when the id was read before (GameResult.repeat)."""
-        return any(CODES[f.code].leaves_out for f in self.findings)
+        return repeat_mark(self.findings) is not None
 
     def mark_repeat(self, duplicate: Finding) -> None:
         """Make this line a repeat's: its DUPLICATE_GAME is then its only finding (GameResult.mark_repeat)."""

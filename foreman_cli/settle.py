@@ -9,7 +9,7 @@ from typing import Any
 
 from . import money
 from .claims import describe
-from .findings import CODES, ERROR
+from .findings import CODES, ERROR, repeat_mark
 from .results import GameResult
 
 NO_CURRENCY = ""  # no real currency is empty (docs/format.md), so a label such as "(none)" stays apart
@@ -139,7 +139,7 @@ def settle(results: Iterable[GameResult], as_played: bool = False,
     out = Settlement(as_played=as_played)
     for r in results:
         if r.repeat:
-            out.repeats.append(Repeat(r.id, r.source, next(f.message for f in r.findings if CODES[f.code].leaves_out)))
+            out.repeats.append(Repeat(r.id, r.source, repeat_mark(r.findings).message))
             continue
         line = _line(r, as_played)
         out.read += 1

@@ -24,7 +24,7 @@ from .files import write_atomically
 from .cards import CANONICAL, CARD_OF, RANK_OF
 from .audit import Batch, BatchInterrupt, CrossChecks, checked_batches, chunked, no_cyclic_gc, pieces, record_batches, staged_line
 from .errors import UsageError, DatabaseError, OutputError
-from .findings import CODES, Finding
+from .findings import CODES, Finding, repeat_mark
 from .reader import DEFAULT_MAX_RECORD_BYTES, ChunkText, FileMap, FileSeen, read_records
 from .results import GameResult
 
@@ -1002,7 +1002,7 @@ def _store(archive: _Archive, batches: Iterator[Batch], replace: bool, progress:
                 con.execute("RESET max_vacuum_tasks")
             if cross is not None:
                 # A repeat is never present for the series checks; only the games added get their findings.
-                _add_late_findings(con, [r for r in cross.finish() if r.id in added and not _repeat(r)])
+                _add_late_findings(con, [r for r in cross.finish() if r.id in added and repeat_mark(r.findings) is None])
             # The checkpoint closing would make, made here so that its failure (a full disk) is told.
             con.execute("CHECKPOINT")
     except duckdb.InterruptException:
@@ -1082,11 +1082,6 @@ def _write_error(path: str, e: Exception) -> DatabaseError:
     return DatabaseError(f"{path}: {text}", hint="the games committed before are intact; run the load again")
 
 
-def _repeat(r: GameResult) -> Finding | None:
-    """The audit's mark on a record whose id was read before (a record the archive leaves out)."""
-    return next((f for f in r.findings if CODES[f.code].leaves_out), None)
-
-
 def _insert(con: duckdb.DuckDBPyConnection, batch: Batch, replace: bool, report: LoadReport, added: set[str],
             lookup: bool = True) -> list[int]:
     """A batch, in the open transaction: skip repeats and games already there, refuse conflicts or
@@ -1110,7 +1105,7 @@ def _insert(con: duckdb.DuckDBPyConnection, batch: Batch, replace: bool, report:
             report.invalid += 1
             report.invalid_sources.append(f"{r.source}: {r.findings[0].text() if r.findings else 'invalid record'}")
             continue
-        repeat = _repeat(r)
+        repeat = repeat_mark(r.findings)
         if repeat is not None:  # the audit found this id earlier in the input
             if repeat.evidence.get("identical"):
                 report.unchanged += 1
