@@ -162,12 +162,7 @@ def _main(
     version: Annotated[bool, typer.Option("--version", callback=_version, is_eager=True,
                                           help="Print the version and which core runs the searches (C or Python).")] = False,
 ) -> None:
-    """Audit, settle and query records of the trick-taking game Foreman (formats foreman/1 and 1.1).
-
-    Example: foreman validate samples/   then   foreman settle samples/
-
-    Each command has its own help: foreman COMMAND --help.
-    """
+    """The command group's options (its help text is _APP's)."""
 
 
 JobsOpt = Annotated[Optional[int], typer.Option(
