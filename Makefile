@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 FOREMAN := $(BIN)/foreman
 
-.PHONY: demo test golden bench bench-solver bench-fairness bench-load sanitize fuzz schema clean
+.PHONY: demo test golden bench bench-solver bench-fairness sanitize fuzz schema clean
 
 DEMO_STAMP := $(VENV)/.demo-stamp
 
@@ -73,9 +73,6 @@ bench-solver: $(STAMP)
 
 bench-fairness: $(STAMP)
 	$(BIN)/python bench/fairness.py
-
-bench-load: $(STAMP)
-	$(BIN)/python bench/load_parts.py
 
 # The solver tests against the C core built with AddressSanitizer and UBSan, in a copy of the
 # package (leaks are not checked: CPython keeps objects alive on purpose until exit).
