@@ -56,12 +56,29 @@ def _load_rich() -> None:
     from rich.table import Table
     from rich.text import Text
 
+    from rich.console import RenderHook
+
+    class _Visible:
+        """A renderable drawn as another, with the control characters of its content escaped."""
+
+        def __init__(self, renderable) -> None:
+            self.renderable = renderable
+
+        def __rich_console__(self, console, options):
+            # Segments marked `control` are rich's own cursor and screen codes; the rest is content.
+            for s in console.render(self.renderable, options):
+                yield s if s.control else Segment(visible(s.text), s.style)
+
+    class _Escaping(RenderHook):
+        def process_renderables(self, renderables):
+            return [_Visible(r) for r in renderables]
+
     class _SafeConsole(Console):
         """A rich Console that never sends control characters of the content to the terminal."""
 
-        def _render_buffer(self, buffer: Iterable[Segment]) -> str:
-            # Segments marked `control` are rich's own cursor and screen codes; the rest is content.
-            return super()._render_buffer(s if s.control else Segment(visible(s.text), s.style) for s in buffer)
+        def __init__(self, **options) -> None:
+            super().__init__(**options)
+            self.push_render_hook(_Escaping())
 
 
 def console(file: IO[str] | None = None) -> Console:

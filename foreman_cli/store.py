@@ -754,33 +754,6 @@ def load(results: Iterable[GameResult], path: str, replace: bool = False, batch_
     return _store(_Archive(path), batches, replace, progress, None, batch_games)
 
 
-class _NoPandas:
-    """An import hook that says pandas is not there."""
-
-    @staticmethod
-    def find_spec(name: str, path: Any = None, target: Any = None) -> None:
-        if name == "pandas":
-            raise ModuleNotFoundError("No module named 'pandas'", name="pandas")
-
-
-def _arrow_without_pandas() -> None:
-    """Have pyarrow settle, once, that it has no pandas, unless pandas is imported already.
-
-    pyarrow imports pandas, wherever it is installed (the spark extra installs it), at its first
-    conversion of a Python list, to ask whether the list is a pandas object: 0.4 s and 30-58 MB
-    that a load, which converts only lists, never uses. pyarrow asks once and keeps the answer;
-    a later `to_pandas()` still imports pandas, as it asks again when it needs it.
-    """
-    if "pandas" in sys.modules:
-        return
-    import pyarrow as pa
-    sys.meta_path.insert(0, _NoPandas)
-    try:
-        pa.array([0])
-    finally:
-        sys.meta_path.remove(_NoPandas)
-
-
 def load_paths(paths: list[str], path: str, overrides: dict[str, Any] | None = None, replace: bool = False,
                batch_games: int = TRANSACTION_GAMES, jobs: int = 1, max_record_bytes: int = DEFAULT_MAX_RECORD_BYTES,
                progress: Callable[[int], None] | None = None, analyze: float | None = None) -> LoadReport:
@@ -791,7 +764,6 @@ def load_paths(paths: list[str], path: str, overrides: dict[str, Any] | None = N
     deal_accuracy.
     """
     stage = stage_tables if analyze is None else functools.partial(stage_tables, analyze=analyze)
-    _arrow_without_pandas()
     if jobs > 1:
         # pyarrow's first conversion costs 0.1 s (its compute functions, the shim it checks
         # numpy and pandas with): made here, before the workers fork, it is made once.

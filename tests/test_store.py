@@ -239,62 +239,6 @@ def test_a_load_of_results_that_repeat_a_game_writes_it_once(tmp_path, monkeypat
     assert store.counts(str(tmp_path / "a.duckdb"))["games"] == 6
 
 
-def test_load_batch_default_is_the_transaction_size():
-    import inspect
-    from foreman_cli.cli import load as load_command
-    assert inspect.signature(load_command).parameters["batch"].default == store.TRANSACTION_GAMES
-
-
-def test_a_plain_load_opens_its_archive_once_its_workers_have_started(tmp_path, monkeypatch):
-    """With workers, connecting overlaps their first tasks; without them, or with --analyze (tasks
-    of seconds), the archive opens before anything is replayed, so a file in use is told at once."""
-    import multiprocessing
-    seen = []
-    real_connect, real_check = store.connect, audit._check_batch
-    monkeypatch.setattr(store, "connect", lambda *a, **k: seen.append(("open", len(multiprocessing.active_children())))
-                        or real_connect(*a, **k))
-    path = write(tmp_path, "c.jsonl", [r for r, _ in generate(300, 4, max_deals=4)])
-    monkeypatch.setattr(reader, "WORKER_CHUNK", 64 * 1024)
-    rep = store.load_paths([path], str(tmp_path / "a.duckdb"), jobs=2)
-    assert seen == [("open", 2)] and rep.added == 300
-    seen.clear()
-    few = write(tmp_path, "few.jsonl", [r for r, _ in generate(4, 3, max_deals=2)])
-    monkeypatch.setattr(store, "BATCH_GAMES", 2)  # two tasks, so the workers do start
-    store.load_paths([few], str(tmp_path / "c.duckdb"), jobs=2, analyze=5.0)
-    assert seen == [("open", 0)]
-    seen.clear()
-    monkeypatch.setattr(audit, "_check_batch", lambda task: seen.append("batch") or real_check(task))  # in this process
-    rep1 = store.load_paths([path], str(tmp_path / "b.duckdb"), jobs=1)
-    assert seen[:2] == [("open", 0), "batch"] and rep1.added == 300
-    assert _contents(str(tmp_path / "a.duckdb")) == _contents(str(tmp_path / "b.duckdb"))
-
-
-def test_a_load_keeps_more_tasks_in_flight_than_validate(tmp_path, monkeypatch):
-    asked = []
-    real = workers.ordered_map
-    monkeypatch.setattr(audit, "ordered_map", lambda fn, tasks, jobs, ahead=2, nice=0, started=None:
-                        asked.append((ahead, nice)) or real(fn, tasks, jobs, ahead, nice, started))
-    path = write(tmp_path, "c.jsonl", [r for r, _ in generate(4, 3, max_deals=2)])
-    store.load_paths([path], str(tmp_path / "a.duckdb"), jobs=2)
-    list(audit.audit_paths([path], jobs=2))
-    store.load_paths([path], str(tmp_path / "b.duckdb"), jobs=2, analyze=5.0)  # slow tasks: few in flight
-    # and only a plain load, whose reading process is the bottleneck, lowers its workers' priority
-    assert asked == [(store.LOAD_AHEAD, store.LOAD_WORKER_NICE), (2, 0), (2, 0)]
-    assert store.LOAD_AHEAD > 2 and store.LOAD_WORKER_NICE > 0
-
-
-def test_a_load_never_imports_pandas_and_leaves_it_importable(tmp_path):
-    pytest.importorskip("pandas")  # installed with the spark extra, which make test installs
-    recs = [r for r, _ in generate(40, 3, max_deals=3)]
-    path = write(tmp_path, "c.jsonl", recs)
-    code = (f"import sys; from foreman_cli import store; "
-            f"r = store.load_paths([{path!r}], {str(tmp_path / 'a.duckdb')!r}, jobs=2); "
-            "print(r.added, 'pandas' in sys.modules); import pyarrow as pa; "
-            "print(type(pa.table({'a': [1]}).to_pandas()).__name__)")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
-    assert out == ["40", "False", "DataFrame"]
-
-
 def test_an_archive_written_in_row_groups_spills_beside_itself(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     db = str(tmp_path / "a.duckdb")
@@ -706,41 +650,6 @@ def test_the_file_map_refuses_a_file_that_is_not_what_was_read(tmp_path):
     finally:
         files.close()
     assert files.map is None and files.source is None
-
-
-def test_the_load_command_goes_without_numpy_and_stores_the_same_rows(tmp_path):
-    """`foreman load` keeps numpy out of its process (pyarrow and DuckDB import it where it is
-    installed, and a load never hands it anything): the archive is the one the library loads."""
-    pytest.importorskip("numpy")  # installed with the spark extra, which make test installs
-    recs = [r for r, _ in generate(30, 4, max_deals=3)]
-    path = write(tmp_path, "c.jsonl", recs)
-    argv = ["foreman", "load", path, "--db", str(tmp_path / "cli.duckdb"), "--jobs", "2", "--quiet"]
-    code = ("import atexit, sys; atexit.register(lambda: print('numpy' in sys.modules, 'pyarrow' in sys.modules)); "
-            f"sys.argv = {argv!r}; from foreman_cli.__main__ import run; run()")
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path)
-    assert done.returncode == 0, done.stderr
-    assert done.stdout.split()[-2:] == ["False", "True"]  # pyarrow without numpy
-    store.load_paths([path], str(tmp_path / "lib.duckdb"), jobs=1)
-    assert _contents(str(tmp_path / "cli.duckdb")) == _contents(str(tmp_path / "lib.duckdb"))
-
-
-def test_a_load_forks_its_workers_before_it_imports_duckdb_or_rich(tmp_path):
-    """The workers never use DuckDB, and its import (70-100 ms) kept them waiting: a plain load
-    imports it as the archive opens, once they have their first tasks; rich, for a progress bar,
-    only on a terminal (70 ms more). The archive is the same."""
-    recs = [r for r, _ in generate(40, 5, max_deals=3)]
-    path = write(tmp_path, "c.jsonl", recs)
-    argv = ["foreman", "load", path, "--db", str(tmp_path / "cli.duckdb"), "--jobs", "2", "--quiet"]
-    code = ("import os, sys; from foreman_cli import reader; reader.WORKER_CHUNK = 4000; forks = []; "
-            "os.register_at_fork(before=lambda: forks.append(('duckdb' in sys.modules, 'rich' in sys.modules))); "
-            "import atexit; atexit.register(lambda: print(forks, 'duckdb' in sys.modules)); "
-            f"sys.argv = {argv!r}; from foreman_cli.__main__ import run; run()")
-    env = {k: v for k, v in os.environ.items() if k not in ("FORCE_COLOR", "TTY_COMPATIBLE")}
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path, env=env)
-    assert done.returncode == 0, done.stderr
-    assert done.stdout.strip() == "[(False, False), (False, False)] True"  # two workers forked, then DuckDB
-    store.load_paths([path], str(tmp_path / "lib.duckdb"), jobs=1)
-    assert _contents(str(tmp_path / "cli.duckdb")) == _contents(str(tmp_path / "lib.duckdb"))
 
 
 def test_the_load_progress_bar_is_drawn_where_rich_takes_stderr_for_a_terminal(monkeypatch):
