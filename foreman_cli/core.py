@@ -16,19 +16,19 @@ except ImportError:
     _core = None
 
 NAME = "C" if _core is not None else "Python"
-# The replay's fast path for a plain deal; engine.clean_deal is its twin, which the pure path runs.
+# The replay's fast path for a plain deal; the pure path replays every deal in full.
 clean_deal = _core.clean_deal if _core is not None else None
-# The decoder's name checks (records.names_ok is the twin).
+# The decoder's name checks (records.names_ok is the reference).
 names_ok = _core.names_ok if _core is not None else None
-# A deal's cards as codes for the archive (store.deal_codes is the twin).
+# A deal's cards as codes for the archive (store.deal_codes is the reference).
 deal_codes = _core.deal_codes if _core is not None else None
-# The same from the compiled lane's blocks (store.block_codes is the twin).
+# The same from the compiled lane's blocks (there are blocks only where the lane read a record).
 lane_codes = _core.lane_codes if _core is not None else None
-# The fast lane's scan and tally of a plain record (lane.scan and lane.replay are the twins; with
-# no compiled core there is no lane: the full path is the reference).
+# The fast lane's scan and tally of a plain record (with no compiled core there is no lane: the
+# full path is the reference).
 lane_scan = _core.lane_scan if _core is not None else None
 lane_replay = _core.lane_replay if _core is not None else None
-# Newlines in a stretch of a memory map without copying it (reader.count_lines is the twin).
+# Newlines in a stretch of a memory map without copying it (reader.count_lines is the reference).
 count_lines = _core.count_lines if _core is not None else None
 
 
@@ -43,7 +43,7 @@ class Paranoid:
 
     def __init__(self, x: int, b: Board | None = None, pure: bool = False) -> None:
         self.x = x
-        from . import solver  # the Python twin, loaded with the first search: a validate run makes none
+        from . import solver  # the Python reference, loaded with the first search: a validate run makes none
         self._c = None if pure or _core is None else _core.Paranoid(x, table_bits(b) if b else 18)
         self._py = solver.Paranoid(x) if self._c is None else None
 

@@ -259,8 +259,9 @@ def _run(g: GameData, source: str, trace: ev.Visitor | None,
             from . import events as ev
             trace.visit(ev.FindingMade(f))
     ctx = _Game(P, g.seat, rules, add, trace, rules.return_rule == "highest", rules.kitty == "swap")
-    # The compiled pass for plain deals; the traced replay and a stop at a position need every event.
-    fast = _fast_pass() if trace is None and stop_at is None else None
+    # The compiled pass for plain deals (none on the pure path); a traced replay or a stop at a
+    # position needs every event.
+    fast = core.clean_deal if trace is None and stop_at is None else None
     deal_results: list[DealResult] = []
     winner: int | None = None
     won_at: tuple[int, int] | None = None
@@ -673,88 +674,3 @@ def _why_payments(result: GameResult) -> str:
     parts = [f"{p} took {d.tricks[s]} tricks, quota {d.quotas[s]}{': short' if d.tricks[s] < d.quotas[s] else ''}"
              for s, p in enumerate(result.players) if p != result.winner]
     return f" ({'; '.join(parts)})"
-
-
-def _fast_pass():
-    """The one-pass check of a plain deal: the compiled one when built, else its Python twin."""
-    return core.clean_deal or clean_deal
-
-
-def clean_deal(hands, kitty, passes, discards, tricks, seat: dict, dealer: int, highest: bool,
-               target: int, card_of=None, pickup: bool = False) -> tuple[int, int, int, list[int], bool] | None:
-    """A deal replayed in one pass when nothing in it is amiss: (tricks won by seat, winners, decided).
-
-    None means "look closer": anything unusual (a wrong size or a repeated card, a pass or a
-    return out of order or not held, a wrong return, a discard not from the dealer's own hand, a
-    trick led out of turn, short or long, a card not held, a revoke, a trick after the target)
-    is left to the full replay, which finds and words it. The compiled core has the same
-    function (`_core.clean_deal`); both answer alike on every deal (tests/test_fast_replay.py).
-    `card_of` is the compiled one's token table, unused here. Under kitty 'pickup' (`pickup`) the
-    dealer takes the kitty before he sets aside four cards, which may then be kitty cards.
-    """
-    if len(kitty) != KITTY_SIZE or len(discards) != DISCARDS or len(passes) != 3:
-        return None
-    m = [0, 0, 0]
-    seen = 0
-    for s in range(3):
-        if len(hands[s]) != HAND_SIZE:
-            return None
-        for t in hands[s]:
-            b = BIT_OF[t]
-            if seen & b:
-                return None
-            seen |= b
-            m[s] |= b
-    km = 0
-    for t in kitty:
-        b = BIT_OF[t]
-        if seen & b:
-            return None
-        seen |= b
-        km |= b
-    L, R = (dealer + 1) % 3, (dealer + 2) % 3
-    for (gv_rc, p) in zip(((L, R), (R, dealer), (dealer, L)), passes):
-        gv, rc = seat[p.from_], seat[p.to]
-        c, x = CARD_OF[p.card], CARD_OF[p.returned]
-        bc, bx = BIT[c], BIT[x]
-        before = m[rc]
-        if (gv, rc) != gv_rc or not m[gv] & bc or not before & bx or before & bc or m[gv] & bx:
-            return None
-        if wrong_return(before, c, x, highest):
-            return None
-        m[gv] ^= bc | bx
-        m[rc] ^= bc | bx
-    if pickup:
-        m[dealer] |= km
-    dm = 0
-    for t in discards:
-        dm |= BIT_OF[t]
-    if dm.bit_count() != DISCARDS or m[dealer] & dm != dm:
-        return None
-    m[dealer] = (m[dealer] ^ dm) | (0 if pickup else km)
-    won = [0, 0, 0]
-    winners: list[int] = []
-    due = L
-    for n, t in enumerate(tricks):
-        cs = t.cards
-        if seat[t.leader] != due or len(cs) != 3:
-            return None
-        led = SUIT_MASK[SUIT_OF[CARD_OF[cs[0]]]]
-        w, best = due, -1
-        for j in range(3):
-            p = (due + j) % 3
-            c = CARD_OF[cs[j]]
-            b = BIT[c]
-            if not m[p] & b or (j and not b & led and m[p] & led):
-                return None
-            m[p] ^= b
-            if b & led and c > best:
-                w, best = p, c
-        won[w] += 1
-        winners.append(w)
-        due = w
-        if won[w] == target:
-            if n + 1 < len(tricks):
-                return None
-            return won[0], won[1], won[2], winners, True
-    return won[0], won[1], won[2], winners, False

@@ -1,6 +1,6 @@
 """The exact solver of Foreman endings: sure tricks (paranoid value), claims, and the lines proving them.
 
-This is the reference: `core.py` has the compiled twin of each search, tested against it. Both
+This is the reference: `core.py` has the compiled fast path of each search, tested against it. Both
 search the same tree: one card per run of equivalent cards (cards of one suit in one hand with
 no live card of another hand or of the trick between them; played cards are gaps), zero-window
 tests on "X ends the deal with at least v tricks", quick-trick bounds at the start of a trick,

@@ -400,22 +400,12 @@ def _offset(n: int) -> bytes:
 _OFFSET_ZERO = _offset(0)
 
 
-def block_codes(blocks: bytes, index: int, n_tricks: int, columns: list[tuple[bytearray, bytearray, bytearray]]) -> None:
-    """deal_codes for deal `index` of the compiled lane's blocks (lane.py); `_core.lane_codes` is
-    the compiled one."""
-    from . import lane
-    if index < 0 or (index + 1) * lane.BLOCK > len(blocks) or not 0 <= n_tricks <= blocks[index * lane.BLOCK + 69]:
-        raise IndexError("no such deal or trick in the blocks")
-    deal = lane.block_deal(blocks[index * lane.BLOCK:(index + 1) * lane.BLOCK])
-    deal_codes(deal, (0, 1, 2), lane.SEATS, CARD_OF, n_tricks, columns)
-
-
 def deal_codes(deal, players: tuple[str, ...], seats: dict[str, int], cards: dict[str, int], n_tricks: int,
                columns: list[tuple[bytearray, bytearray, bytearray]]) -> None:
     """Append a deal's kitty, discards, hands (by seat), passes (giver, receiver, card, returned)
     and its first n_tricks tricks (leaders, cards) to the nine flat columns of deal_facts.
 
-    The compiled core has the same function (`_core.deal_codes`), used when it is built.
+    The compiled core's `deal_codes` is its fast path.
     """
     kitty, discards, hands, pass_from, pass_to, pass_card, pass_returned, leaders, tricks = columns
     card, seat = cards.__getitem__, seats.__getitem__
@@ -462,7 +452,7 @@ def _flatten(b: _Batch, r: GameResult, now: datetime, n: int) -> None:
     lists = b.deal_flat
     codes = core.deal_codes or deal_codes
     blocks = d.blocks  # a game the compiled lane read: its deals as codes already
-    from_blocks = core.lane_codes or block_codes
+    from_blocks = core.lane_codes  # blocks exist only where the compiled lane read the record
     for dr in deals:
         add_deal((gid, dr.number, P[dr.dealer], dr.dealer, dr.decided, dr.tricks_played, dr.quotas, dr.tricks,
                   dr.winners, n))

@@ -1,4 +1,4 @@
-"""The replay's fast path for plain deals: the compiled pass, its Python twin and the full replay agree."""
+"""The compiled fast paths of the replay and the decoder against the Python reference."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ import random
 import pytest
 
 from foreman_cli import core, engine, records
+from foreman_cli.cards import CARD_OF
 from foreman_cli.generate import INJECTABLE, generate
 from foreman_cli.rules import CHOICES, HouseRules
 
@@ -44,39 +45,28 @@ def _deal_args(g: records.GameData):
                seat[d.dealer], g.rules.return_rule == "highest", g.rules.target, g.rules.kitty == "pickup")
 
 
-@need_c
-def test_the_compiled_pass_answers_as_its_python_twin_on_every_deal(decoded):
-    answers = {"plain": 0, "closer": 0}
-    for g in decoded:
-        for args in _deal_args(g):
-            want = engine.clean_deal(*args[:-1], pickup=args[-1])
-            got = core.clean_deal(*args[:-1], engine.CARD_OF, args[-1])
-            assert got == want, args
-            answers["plain" if want is not None else "closer"] += 1
-    assert answers["plain"] > 300 and answers["closer"] > 100  # both answers are exercised
-
-
 def _result(r):
     return (r.to_dict(), [(d.number, d.dealer, d.quotas, d.tricks, d.tricks_played, d.decided, d.winners)
                           for d in r.deals])
 
 
-@pytest.mark.parametrize("fast", ["compiled", "twin"])
-def test_the_replay_gives_the_same_result_with_the_fast_path_and_without(decoded, monkeypatch, fast):
-    if fast == "compiled" and core.clean_deal is None:
-        pytest.skip("the compiled core is not built (or FOREMAN_PURE=1)")
-    if fast == "twin":
-        monkeypatch.setattr(core, "clean_deal", None)  # the engine falls back on the twin
-    assert engine._fast_pass() is (engine.clean_deal if fast == "twin" else core.clean_deal)
+@need_c
+def test_the_compiled_pass_leaves_the_replay_as_the_reference_gives_it(decoded, monkeypatch):
+    answers = {"plain": 0, "closer": 0}
+    for g in decoded:
+        for args in _deal_args(g):
+            plain = core.clean_deal(*args[:-1], CARD_OF, args[-1]) is not None
+            answers["plain" if plain else "closer"] += 1
+    assert answers["plain"] > 300 and answers["closer"] > 100  # both answers are exercised
     with_fast = [_result(engine.replay(g)) for g in decoded]
-    monkeypatch.setattr(engine, "_fast_pass", lambda: None)  # every deal through the full replay
+    monkeypatch.setattr(core, "clean_deal", None)  # the reference: every deal through the full replay
     without = [_result(engine.replay(g)) for g in decoded]
     assert with_fast == without
     assert any(r[0]["violations"] for r in without) and any(not r[0]["violations"] for r in without)
 
 
 @need_c
-def test_the_compiled_name_check_answers_as_its_python_twin(decoded):
+def test_the_compiled_name_check_answers_as_the_python_reference(decoded):
     import copy
     from foreman_cli import _core
     checked = 0
@@ -117,7 +107,7 @@ def _as_record(g: records.GameData) -> dict:
 
 
 @need_c
-def test_the_compiled_deal_codes_answer_as_their_python_twin(decoded):
+def test_the_compiled_deal_codes_answer_as_the_python_reference(decoded):
     """The archive's card lists (store.deal_codes and _core.deal_codes): the same bytes and offsets
     for every deal, clean or not, with every trick or only the first few."""
     from foreman_cli import store

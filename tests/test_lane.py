@@ -1,5 +1,5 @@
-"""The fast lane (lane.py): the compiled scan and replay answer as their Python twins, and a record
-the lane takes gives the same line of `validate --json`, byte for byte, as the full path."""
+"""The fast lane (lane.py) against the reference, the full Python path: a record the lane takes gives
+the same line of `validate --json`, byte for byte, on generated, injected and mutated records."""
 
 from __future__ import annotations
 
@@ -64,29 +64,9 @@ def _line(res) -> tuple:
 
 
 @need_c
-def test_the_compiled_scan_answers_as_its_twin(texts):
-    taken = 0
-    for t in texts:
-        got = _core.lane_scan(t, CARD_OF)
-        assert got == lane.scan(t, CARD_OF), t[:200]
-        taken += got is not None
-    assert taken > len(texts) // 3 and taken < len(texts)  # both answers are exercised
-
-
-@need_c
-def test_the_compiled_replay_answers_as_its_twin(texts):
-    answers = {"won": 0, "closer": 0}
-    for i, t in enumerate(texts):
-        scanned = lane.scan(t, CARD_OF)
-        if scanned is None:
-            continue
-        r = records.decode_head(scanned[0]).rules  # the record's own rules, then others
-        own = (r.return_rule == "highest", r.deal_rotation == "left", r.target, r.kitty == "pickup")
-        for args in (own, (True, True, 12, False), (False, False, 10, True), (i % 2 == 0, True, 14, i % 3 == 0)):
-            want = lane.replay(scanned[1], *args)
-            assert _core.lane_replay(scanned[1], *args) == want
-            answers["won" if want is not None else "closer"] += 1
-    assert answers["won"] > 40 and answers["closer"] > 50
+def test_the_lane_takes_some_records_and_leaves_others_to_the_full_path(texts):
+    taken = sum(lane.result(t, "x:1", None, audit._fingerprint) is not None for t in texts)
+    assert len(texts) // 10 < taken < len(texts)  # both answers are exercised
     with pytest.raises(ValueError):
         _core.lane_replay(b"\0" * (lane.BLOCK - 1), True, True, 12, False)
 
@@ -136,7 +116,6 @@ def test_the_lane_takes_a_plain_record_and_leaves_what_is_not():
               _PLAIN.replace('"players"', '"players" ', 1).replace('"id"', '"ext": {"a": NaN}, "id"', 1),
               _PLAIN.replace('"id"', '"ext": {"a": 1\u00b2}, "id"', 1)):  # a digit to str.isdigit, not to JSON
         assert lane.result(t, "x:1", None, audit._fingerprint) is None
-        assert _core.lane_scan(t, CARD_OF) == lane.scan(t, CARD_OF)
 
 
 _CHARS = list('"\\,:{}[] 0123456789-+.eEuSHDCA\n\t\x01ébnrt/²') + ["true", "null", "\\u00e9", "\\ud800", "10", '"ext":1²,']
@@ -146,12 +125,11 @@ _CHARS = list('"\\,:{}[] 0123456789-+.eEuSHDCA\n\t\x01ébnrt/²') + ["true", "nu
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(st.tuples(st.floats(0, 1), st.sampled_from(["insert", "delete", "replace"]), st.sampled_from(_CHARS)),
                 min_size=1, max_size=3))
-def test_a_mutated_record_reads_alike_in_both_scans_and_both_paths(edits):
+def test_a_mutated_record_reads_alike_on_both_paths(edits):
     t = _PLAIN
     for where, op, s in edits:
         i = int(where * len(t))
         t = t[:i] + ("" if op == "delete" else s) + t[i + (op != "insert"):]
-    assert _core.lane_scan(t, CARD_OF) == lane.scan(t, CARD_OF)
     raw = RawRecord("m.jsonl", 1, t)
     assert _line(audit.check_record(raw, fast=True)) == _line(audit.check_record(raw))
 
@@ -159,7 +137,7 @@ def test_a_mutated_record_reads_alike_in_both_scans_and_both_paths(edits):
 @need_c
 @settings(max_examples=200, deadline=None)
 @given(st.binary(max_size=300), st.integers(0, 320), st.integers(0, 320))
-def test_the_compiled_line_count_answers_as_its_twin(data, a, b):
+def test_the_compiled_line_count_answers_as_the_reference(data, a, b):
     from foreman_cli import reader
     start, end = min(a, b), max(a, b)
     assert _core.count_lines(data, start, end) == reader.count_lines(data, start, end)
@@ -167,22 +145,23 @@ def test_the_compiled_line_count_answers_as_its_twin(data, a, b):
 
 
 @need_c
-def test_the_archive_codes_from_blocks_answer_as_their_twin(texts):
+def test_the_archive_codes_from_the_lanes_blocks_are_those_of_the_decoded_deals(texts):
     from foreman_cli import store
 
     def columns():
         return [store.code_column() for _ in range(9)]
     deals = 0
     for t in texts:
-        scanned = lane.scan(t, CARD_OF)
+        scanned = _core.lane_scan(t, CARD_OF)
         if scanned is None:
             continue
         blocks = scanned[1]
+        g = records.decode(t)
+        seats = {p: s for s, p in enumerate(g.players)}
         want, got = columns(), columns()
-        for i in range(len(blocks) // lane.BLOCK):
-            n = blocks[i * lane.BLOCK + 69] - deals % 2  # every trick, or all but the last
-            n = max(n, 0)
-            store.block_codes(blocks, i, n, want)
+        for i, deal in enumerate(g.deals):
+            n = max(len(deal.tricks) - deals % 2, 0)  # every trick, or all but the last
+            store.deal_codes(deal, g.players, seats, CARD_OF, n, want)
             _core.lane_codes(blocks, i, n, got)
             deals += 1
         assert got == want
@@ -190,8 +169,6 @@ def test_the_archive_codes_from_blocks_answer_as_their_twin(texts):
     for bad in ((len(blocks) // lane.BLOCK, 0), (0, 17)):
         with pytest.raises(IndexError):
             _core.lane_codes(blocks, *bad, columns())
-        with pytest.raises(IndexError):
-            store.block_codes(blocks, *bad, columns())
 
 
 def _shuffled(value, rnd: random.Random):
@@ -217,5 +194,3 @@ def test_a_record_in_any_key_order_and_spacing_reads_alike_on_both_paths(i, seed
                    separators=seps if indent is None else None)
     raw = RawRecord("k.jsonl", 1, t)
     assert _line(audit.check_record(raw, fast=True, keep=False)) == _line(audit.check_record(raw))
-    if _core is not None:
-        assert _core.lane_scan(t, CARD_OF) == lane.scan(t, CARD_OF)
