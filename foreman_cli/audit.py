@@ -16,7 +16,7 @@ from hashlib import blake2b
 from . import engine, lane, records
 from .reader import (DEFAULT_MAX_RECORD_BYTES, ChunkText, LineChunk, RawRecord, Unreadable, expand, is_plain_lines,
                      line_chunks, read_records)
-from .findings import ERROR, Finding, repeat_mark
+from .findings import ERROR, DealerSuccession, DuplicateGame, Finding, RecordSchema, RecordSyntax, repeat_mark
 from .results import GameLine, GameResult, Status
 from .workers import ordered_map
 
@@ -34,19 +34,15 @@ def check_record(raw: RawRecord, overrides: dict[str, Any] | None = None, fast: 
         if res is not None:
             return res
     if raw.text is None:
-        where = f" (line {raw.line}" + (f" column {raw.column}" if raw.column else "") + ")" if raw.line else ""
-        f = Finding("RECORD_SYNTAX", f"{raw.error}{where}", path="$",
-                    evidence={"line": raw.line, "column": raw.column})
+        f = RecordSyntax(problem=raw.error, line=raw.line, column=raw.column, path="$")
         return GameResult(id=None, source=raw.where, status=Status.INVALID, findings=[f])
     data = records.decode(raw.text, overrides)
     if isinstance(data, records.Invalid):
-        if data.code == "RECORD_SYNTAX":
+        if data.code is RecordSyntax:
             line = raw.line + (data.line - 1 if data.line else 0)
-            where = f"line {line}" + (f" column {data.column}" if data.column else "")
-            fs = [Finding("RECORD_SYNTAX", f"{p.message} ({where})", path=p.path,
-                          evidence={"line": line, "column": data.column}) for p in data.problems]
+            fs = [RecordSyntax(problem=p.message, line=line, column=data.column, path=p.path) for p in data.problems]
         else:
-            fs = [Finding("RECORD_SCHEMA", f"{p.path}: {p.message}", path=p.path) for p in data.problems]
+            fs = [RecordSchema(problem=p.message, path=p.path) for p in data.problems]
         return GameResult(id=data.id, source=raw.where, status=Status.INVALID, findings=fs, text=raw.text,
                           fingerprint=_fingerprint(raw.text))
     return engine.replay(data, source=raw.where, text=raw.text, fingerprint=_fingerprint(raw.text))
@@ -175,9 +171,7 @@ def staged_line(r: GameResult) -> GameLine | GameResult:
 
 def duplicate_finding(game_id: str, first: str, identical: bool) -> Finding:
     """DUPLICATE_GAME for a repeat of a game first read at `first`."""
-    return Finding("DUPLICATE_GAME",
-                   f"game {game_id} was already read at {first} ({'identical' if identical else 'different content'})",
-                   evidence={"first": first, "identical": identical})
+    return DuplicateGame(game=game_id, first=first, identical=identical)
 
 
 def series_facts(res: GameResult) -> dict[str, Any]:
@@ -203,12 +197,8 @@ def succession_finding(prev: dict[str, Any], cur: dict[str, Any]) -> Finding | N
     if cur["first_dealer"] in allowed:
         return None
     sid, seq = cur["series"]
-    return Finding(
-        "DEALER_SUCCESSION",
-        f"{cur['first_dealer']} dealt game {seq} of series {sid}; under next_dealer '{rule}' the dealer is "
-        f"{' or '.join(allowed)} (game {prev['id']}: {winner} won, {' and '.join(losers)} took fewest tricks)",
-        deal=1, player=cur["first_dealer"],
-        evidence={"previous_game": prev["id"], "allowed": allowed, "next_dealer": rule})
+    return DealerSuccession(deal=1, player=cur["first_dealer"], series=(sid, seq), previous_game=prev["id"],
+                            allowed=tuple(allowed), next_dealer=rule, winner=winner, losers=tuple(losers))
 
 
 def audit_records(raws: Iterable[RawRecord], overrides: dict[str, Any] | None = None,

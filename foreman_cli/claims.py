@@ -8,9 +8,8 @@ from typing import Any
 from . import core
 from .board import TRICKS_PER_DEAL, Board, trick_winner
 from .cards import CANONICAL
-from .findings import Finding
+from .findings import ClaimDoubtful, ClaimRefuted, Finding
 from .solver import as_tricks
-from .words import plural
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,14 +77,10 @@ def finding(c: ClaimResult, players: tuple[str, ...], deal: int, leader: int) ->
         how = f"he leads {stop_card} and wins trick {n}"
     else:
         how = f"he wins trick {n} with {stop_card} after {P[lead_seat]} leads {CANONICAL[lost[0]]}"
-    kind = "accepted" if c.accepted else "contested"
-    line = _line_words(c, P, leader)
-    msg = (f"{who} claimed the rest ({plural(c.tricks, 'trick')}, {kind}); {P[w]} stops {who}: "
-           f"{how}; claim_rule {c.rule}; line: {line}")
-    code = "CLAIM_DOUBTFUL" if c.accepted else "CLAIM_REFUTED"
-    return Finding(code, msg, deal=deal, trick=c.first_trick, player=who,
-                   evidence={"line": c.line_names(), "claim_rule": c.rule, "tricks_claimed": c.tricks,
-                             "stopped_at": n, "stopper": P[w], "accepted": c.accepted})
+    kind = ClaimDoubtful if c.accepted else ClaimRefuted
+    return kind(deal=deal, trick=c.first_trick, player=who, tricks_claimed=c.tricks, accepted=c.accepted,
+                claim_rule=c.rule, stopper=P[w], stopped_at=n, how=how, line=tuple(c.line_names()),
+                line_words=_line_words(c, P, leader))
 
 
 def _line_words(c: ClaimResult, P: tuple[str, ...], leader: int) -> str:

@@ -9,12 +9,12 @@ from typing import TYPE_CHECKING, Any
 
 from . import core, money
 from .board import legal_mask
-from .cards import BIT, BIT_OF, CANONICAL, CARD_OF, SUIT_MASK, SUIT_NAMES, SUIT_OF, SUITS, hand_cards, names
+from .cards import BIT, BIT_OF, CANONICAL, CARD_OF, SUIT_MASK, SUIT_OF, SUITS, hand_cards, names
+from . import findings as F
 from .findings import Finding
 from .records import GameData
 from .results import DealResult, GameResult, Status
 from .rules import QUOTAS
-from .words import plural
 
 if TYPE_CHECKING:  # the events load only for a traced replay, the claims' judge for a claim
     from . import claims
@@ -89,13 +89,10 @@ def _check_trick(P, H: _Hands, add, trace, dn: int, tn: int, ld: int, leader_due
     """Check one trick, every rule, wording each breach; return the winning seat (None: no cards)."""
     m = H.m
     if ld != leader_due:
-        why = "L leads the first trick" if tn == 1 else f"{P[leader_due]} won trick {tn - 1}"
-        add(Finding("LEAD_OUT_OF_TURN", f"{P[ld]} led; {P[leader_due]} should have led ({why})",
-                    deal=dn, trick=tn, player=P[ld], evidence={"expected": P[leader_due]}))
+        add(F.LeadOutOfTurn(deal=dn, trick=tn, player=P[ld], expected=P[leader_due]))
     n = len(cs)
     if n != 3:
-        add(Finding("TRICK_SIZE", f"{n} cards recorded, not 3", deal=dn, trick=tn,
-                    evidence={"count": n, "cards": [CANONICAL[c] for c in cs]}))
+        add(F.TrickSize(deal=dn, trick=tn, cards=tuple(CANONICAL[c] for c in cs)))
         if n == 0:
             return None
     led = SUIT_OF[cs[0]]
@@ -134,23 +131,17 @@ def wrong_return(before: int, c: int, x: int, highest: bool) -> bool:
     return bool(above) and not above & BIT[x]
 
 
-def _incomplete(dn: int, tricks: int, target: int) -> Finding:
-    return Finding("DEAL_INCOMPLETE", f"the deal stops after {tricks} tricks with nobody at {target}",
-                   deal=dn, trick=tricks + 1, evidence={"tricks": tricks, "target": target})
+def _incomplete(dn: int, tricks: int, target: int) -> F.Finding:
+    return F.DealIncomplete(deal=dn, trick=tricks + 1, tricks=tricks, target=target)
 
 
-def _not_held(P, H: _Hands, dn: int, tn: int, p: int, c: int) -> Finding:
-    held = names(H.cards(p))
-    return Finding("CARD_NOT_HELD", f"{P[p]} played {CANONICAL[c]} but did not hold it; held "
-                   f"{' '.join(held) or 'nothing'}", deal=dn, trick=tn, player=P[p], card=CANONICAL[c],
-                   evidence={"hand": held})
+def _not_held(P, H: _Hands, dn: int, tn: int, p: int, c: int) -> F.Finding:
+    return F.CardNotHeld(deal=dn, trick=tn, player=P[p], card=CANONICAL[c], hand=tuple(names(H.cards(p))))
 
 
-def _revoke(P, dn: int, tn: int, p: int, c: int, led: int, hand: int) -> Finding:
-    held = names(hand_cards(hand & SUIT_MASK[led]))
-    return Finding("REVOKE", f"{P[p]} played {CANONICAL[c]} on a {SUIT_NAMES[led]} lead while holding "
-                   f"{' '.join(held)}", deal=dn, trick=tn, player=P[p], card=CANONICAL[c],
-                   evidence={"led": SUITS[led], "held": held})
+def _revoke(P, dn: int, tn: int, p: int, c: int, led: int, hand: int) -> F.Finding:
+    return F.Revoke(deal=dn, trick=tn, player=P[p], card=CANONICAL[c], led=SUITS[led],
+                    held=tuple(names(hand_cards(hand & SUIT_MASK[led]))))
 
 
 def _pass_event(P, dn: int, pn: int, gv: int, rc: int, c: int, x: int, before: int) -> ev.PassMade:
@@ -168,8 +159,7 @@ def _check_deal(P, H: _Hands, add, dn: int, hands_tok, kitty: list[int]) -> int:
     for s in range(3):
         hand = hands_tok[s]
         if len(hand) != HAND_SIZE:
-            add(Finding("DEAL_SIZE", f"{P[s]} was dealt {len(hand)} cards, not {HAND_SIZE}",
-                        deal=dn, player=P[s], evidence={"count": len(hand), "expected": HAND_SIZE}))
+            add(F.DealSize(deal=dn, player=P[s], count=len(hand), expected=HAND_SIZE))
         ms = 0
         for c in map(CARD_OF.__getitem__, hand):
             b = BIT[c]
@@ -179,8 +169,7 @@ def _check_deal(P, H: _Hands, add, dn: int, hands_tok, kitty: list[int]) -> int:
                 ms |= b
         m[s] = ms
     if len(kitty) != KITTY_SIZE:
-        add(Finding("DEAL_SIZE", f"the kitty has {len(kitty)} cards, not {KITTY_SIZE}",
-                    deal=dn, evidence={"count": len(kitty), "expected": KITTY_SIZE}))
+        add(F.DealSize(deal=dn, count=len(kitty), expected=KITTY_SIZE))
     kitty_mask = 0
     twice = 0
     for c in kitty:
@@ -194,26 +183,18 @@ def _check_deal(P, H: _Hands, add, dn: int, hands_tok, kitty: list[int]) -> int:
         for c in dup[s]:
             twice |= BIT[c]
     for c in hand_cards(twice):
-        holders = [P[s] for s in range(3) for x in hands_tok[s] if x == CANONICAL[c]]
-        in_kitty = kitty.count(c)
-        # The kitty is counted apart: a player may be called "kitty".
-        where = ", ".join(holders + ["the kitty"] * in_kitty)
-        add(Finding("DEAL_DUPLICATE", f"{CANONICAL[c]} was dealt {len(holders) + in_kitty} times ({where})",
-                    deal=dn, card=CANONICAL[c],
-                    evidence={"count": len(holders) + in_kitty, "holders": holders, "kitty": in_kitty}))
+        holders = tuple(P[s] for s in range(3) for x in hands_tok[s] if x == CANONICAL[c])
+        add(F.DealDuplicate(deal=dn, card=CANONICAL[c], holders=holders, kitty=kitty.count(c)))
     return kitty_mask
 
 
-def _wrong_return(P, rule: str, dn: int, pn: int, rc: int, c: int, x: int, suit_cards: int) -> Finding:
+def _wrong_return(P, rule: str, dn: int, pn: int, rc: int, c: int, x: int, suit_cards: int) -> F.Finding:
     if rule == "highest":
         allowed = [suit_cards.bit_length() - 1]
-        why = f"{P[rc]}'s highest {SUIT_NAMES[SUIT_OF[c]]} was {CANONICAL[allowed[0]]}"
     else:
         allowed = hand_cards(suit_cards & ~((BIT[c] << 1) - 1))
-        why = f"{P[rc]} held {' '.join(names(allowed))} above {CANONICAL[c]}"
-    return Finding("RETURN_WRONG_CARD", f"{P[rc]} returned {CANONICAL[x]} for {CANONICAL[c]}; {why}",
-                   deal=dn, pass_=pn, player=P[rc], card=CANONICAL[x],
-                   evidence={"received": CANONICAL[c], "expected": names(allowed), "return_rule": rule})
+    return F.ReturnWrongCard(deal=dn, pass_=pn, player=P[rc], card=CANONICAL[x], received=CANONICAL[c],
+                             expected=tuple(names(allowed)), return_rule=rule)
 
 
 @dataclass(slots=True)
@@ -268,9 +249,7 @@ def _run(g: GameData, source: str, trace: ev.Visitor | None,
     prev_dealer: int | None = None
     for dn, d in enumerate(g.deals, 1):
         if winner is not None:
-            add(Finding("PLAY_AFTER_END", f"a whole deal recorded after {P[winner]} won at deal "
-                        f"{won_at[0]}, trick {won_at[1]}", deal=dn,
-                        evidence={"won_at": {"deal": won_at[0], "trick": won_at[1]}}))
+            add(F.PlayAfterEnd(deal=dn, what="whole deal", winner=P[winner], won_at=won_at))
             continue
         D = g.seat[d.dealer]
         _deal_started(ctx, dn, d, D, prev_dealer)
@@ -334,8 +313,7 @@ def _deal_started(ctx: _Game, dn: int, d, D: int, prev_dealer: int | None) -> No
                                        names(map(CARD_OF.__getitem__, d.kitty))))
     if prev_dealer is not None and ctx.rules.deal_rotation == "left" and D != (prev_dealer + 1) % 3:
         exp = P[(prev_dealer + 1) % 3]
-        ctx.add(Finding("WRONG_DEALER", f"{P[D]} dealt; the deal passes left, from {P[prev_dealer]} to {exp}",
-                        deal=dn, player=P[D], evidence={"expected": exp}))
+        ctx.add(F.WrongDealer(deal=dn, player=P[D], previous=P[prev_dealer], expected=exp))
 
 
 def _fast_deal(ctx: _Game, fast, dn: int, d, D: int, n_deals: int):
@@ -369,8 +347,7 @@ def _replay_deal(ctx: _Game, dn: int, d, D: int, stop_at: tuple[int, int] | None
         return Position(dn, len(d.tricks) + 1, hands, list(won), leader_due, H.cards(leader_due))
     claim, claim_res, by = d.claim, None, (winners[-1] if decided else None)
     if claim is not None and decided:
-        ctx.add(Finding("PLAY_AFTER_END", f"a claim recorded after {P[by]} won at deal {dn}, trick {won_trick}",
-                        deal=dn, trick=len(d.tricks) + 1, evidence={"won_at": {"deal": dn, "trick": won_trick}}))
+        ctx.add(F.PlayAfterEnd(deal=dn, trick=len(d.tricks) + 1, what="claim", winner=P[by], won_at=(dn, won_trick)))
     elif claim is not None:
         claim_res = _claim(P, H, seat[claim.by], claim, leader_due, won, len(d.tricks), ctx.rules, dn, ctx.add,
                            ctx.trace)
@@ -415,13 +392,11 @@ def _passes(ctx: _Game, H: _Hands, dn: int, d, D: int) -> None:
         gv, rc, c, x = seat[ps.from_], seat[ps.to], CARD[ps.card], CARD[ps.returned]
         pn = i + 1
         if i >= 3:
-            add(Finding("PASS_SEQUENCE", f"an extra pass, {P[gv]} to {P[rc]}; a deal has 3 passes",
-                        deal=dn, pass_=pn, player=P[gv], evidence={"recorded": [P[gv], P[rc]], "expected": None}))
+            add(F.PassSequence(deal=dn, pass_=pn, player=P[gv], recorded=(P[gv], P[rc]), expected=None))
         elif (gv, rc) != expected[i]:
             eg, er = expected[i]
-            add(Finding("PASS_SEQUENCE", f"recorded {P[gv]} to {P[rc]}; pass {pn} is {P[eg]} ({ROLE_WORDS[(eg - D) % 3]}) "
-                        f"to {P[er]} ({ROLE_WORDS[(er - D) % 3]})", deal=dn, pass_=pn, player=P[gv],
-                        evidence={"recorded": [P[gv], P[rc]], "expected": [P[eg], P[er]]}))
+            add(F.PassSequence(deal=dn, pass_=pn, player=P[gv], recorded=(P[gv], P[rc]), expected=(P[eg], P[er]),
+                               roles=(ROLE_WORDS[(eg - D) % 3], ROLE_WORDS[(er - D) % 3])))
         before = m[rc]
         bc, bx = BIT[c], BIT[x]
         if (m[gv] & bc and before & bx and not before & bc and not m[gv] & bx
@@ -436,16 +411,12 @@ def _passes(ctx: _Game, H: _Hands, dn: int, d, D: int) -> None:
             continue
         before_dup = dict(dup[rc]) if dup[rc] else None
         if not H.remove(gv, c):
-            add(Finding("PASS_NOT_HELD", f"{P[gv]} gave {CANONICAL[c]} but did not hold it; held "
-                        f"{' '.join(names(H.cards(gv))) or 'nothing'}", deal=dn, pass_=pn, player=P[gv],
-                        card=CANONICAL[c], evidence={"hand": names(H.cards(gv))}))
+            add(F.PassNotHeld(deal=dn, pass_=pn, player=P[gv], card=CANONICAL[c], hand=tuple(names(H.cards(gv)))))
         H.add(rc, c)
         s = SUIT_OF[c]
         if not before & BIT[x]:
-            add(Finding("RETURN_NOT_HELD", f"{P[rc]} returned {CANONICAL[x]} for {CANONICAL[c]} but did not "
-                        f"hold it before the pass; held {' '.join(names(hand_cards(before, before_dup))) or 'nothing'}",
-                        deal=dn, pass_=pn, player=P[rc], card=CANONICAL[x],
-                        evidence={"received": CANONICAL[c], "hand_before": names(hand_cards(before, before_dup))}))
+            add(F.ReturnNotHeld(deal=dn, pass_=pn, player=P[rc], card=CANONICAL[x], received=CANONICAL[c],
+                                hand_before=tuple(names(hand_cards(before, before_dup)))))
         else:
             if wrong_return(before, c, x, highest_rule):
                 add(_wrong_return(P, rules.return_rule, dn, pn, rc, c, x, before & SUIT_MASK[s]))
@@ -455,9 +426,8 @@ def _passes(ctx: _Game, H: _Hands, dn: int, d, D: int) -> None:
             trace.visit(_pass_event(P, dn, pn, gv, rc, c, x, before))
     for j in range(len(d.passes), 3):
         eg, er = expected[j]
-        add(Finding("PASS_SEQUENCE", f"pass {j + 1} is missing: {P[eg]} ({ROLE_WORDS[(eg - D) % 3]}) should give "
-                    f"to {P[er]}", deal=dn, pass_=j + 1, player=P[eg],
-                    evidence={"recorded": None, "expected": [P[eg], P[er]]}))
+        add(F.PassSequence(deal=dn, pass_=j + 1, player=P[eg], recorded=None, expected=(P[eg], P[er]),
+                           roles=(ROLE_WORDS[(eg - D) % 3], ROLE_WORDS[(er - D) % 3])))
 
 
 
@@ -468,8 +438,7 @@ def _kitty(ctx: _Game, H: _Hands, dn: int, d, D: int, kitty: list[int], kitty_ma
     m, dup = H.m, H.dup
     nd = len(d.discards)
     if nd != DISCARDS:
-        add(Finding("DISCARD_COUNT", f"{P[D]} set aside {nd} cards, not {DISCARDS}", deal=dn, player=P[D],
-                    evidence={"count": nd, "expected": DISCARDS}))
+        add(F.DiscardCount(deal=dn, player=P[D], count=nd, expected=DISCARDS))
     own_m = m[D]
     discard_mask = sum(map(BIT_OF.__getitem__, d.discards))
     if (nd == DISCARDS and discard_mask.bit_count() == DISCARDS and own_m & discard_mask == discard_mask
@@ -486,15 +455,11 @@ def _kitty(ctx: _Game, H: _Hands, dn: int, d, D: int, kitty: list[int], kitty_ma
         if x in kit:
             kit.remove(x)
             if swap:
-                add(Finding("DISCARD_NOT_HELD", f"{P[D]} discarded {CANONICAL[x]}, a kitty card, under kitty "
-                            f"'swap' (the discards come from the dealer's own 16 cards)", deal=dn, player=P[D],
-                            card=CANONICAL[x], evidence={"hand": names(hand_cards(own_m, own_dup)), "kitty": names(kitty),
-                                                         "kitty_rule": rules.kitty}))
+                add(F.DiscardNotHeld(deal=dn, player=P[D], card=CANONICAL[x], hand=tuple(names(hand_cards(own_m, own_dup))),
+                                     kitty=tuple(names(kitty)), kitty_rule=rules.kitty, from_kitty=True))
             continue
-        add(Finding("DISCARD_NOT_HELD", f"{P[D]} discarded {CANONICAL[x]}, which he did not hold; held "
-                    f"{' '.join(names(hand_cards(own_m, own_dup)))} and the kitty {' '.join(names(kitty))}", deal=dn,
-                    player=P[D], card=CANONICAL[x],
-                    evidence={"hand": names(hand_cards(own_m, own_dup)), "kitty": names(kitty), "kitty_rule": rules.kitty}))
+        add(F.DiscardNotHeld(deal=dn, player=P[D], card=CANONICAL[x], hand=tuple(names(hand_cards(own_m, own_dup))),
+                             kitty=tuple(names(kitty)), kitty_rule=rules.kitty, from_kitty=False))
     for c in kit:
         H.add(D, c)
     if trace is not None:
@@ -534,8 +499,7 @@ def _tricks(ctx: _Game, H: _Hands, dn: int, d, D: int, stop_at: tuple[int, int] 
         leader_due = w
         if n == target:
             for late in range(tn + 1, len(tricks) + 1):
-                add(Finding("PLAY_AFTER_END", f"a trick recorded after {P[w]} won at deal {dn}, "
-                            f"trick {tn}", deal=dn, trick=late, evidence={"won_at": {"deal": dn, "trick": tn}}))
+                add(F.PlayAfterEnd(deal=dn, trick=late, what="trick", winner=P[w], won_at=(dn, tn)))
             return won, winners, True, leader_due, tn
     return won, winners, False, leader_due, None
 
@@ -549,9 +513,8 @@ def _result(g: GameData, add, findings: list[Finding], source: str, deal_results
     net = payments = None
     if winner is None:
         last = deal_results[-1] if deal_results else None
-        tallies = ", ".join(f"{P[s]} {last.tricks[s]}" for s in range(3)) if last else ""
-        add(Finding("UNFINISHED", f"the record ends after {plural(len(deal_results), 'deal')} with nobody at "
-                    f"{rules.target} tricks (last deal: {tallies})", evidence={"deals": len(deal_results)}))
+        tallies = tuple((P[s], last.tricks[s]) for s in range(3)) if last else ()
+        add(F.Unfinished(deals=len(deal_results), target=rules.target, tallies=tallies))
     elif g.stake is not None:
         net, payments = settle_game(P, winner, deal_results[-1], g.stake)
     result = GameResult(
@@ -636,17 +599,12 @@ def _check_claim(g: GameData, result: GameResult, add) -> None:
     cl = g.claimed
     P = g.players
     if cl.winner_claimed and cl.winner != result.winner:
-        add(Finding("CLAIM_MISMATCH", f"the table wrote the winner as {cl.winner or 'nobody'}; the replay gives "
-                    f"{result.winner or 'nobody'}", evidence={"part": "winner", "claimed": cl.winner,
-                                                            "replayed": result.winner}))
+        add(F.ClaimMismatch(part="winner", claimed=cl.winner, replayed=result.winner))
     ref = result.last_deal
     if cl.tricks is not None and ref is not None:
         replayed = {p: ref.tricks[s] for s, p in enumerate(P)}
-        diff = {p: n for p, n in cl.tricks.items() if replayed[p] != n}
-        if diff:
-            words = "; ".join(f"{p} {n} (replayed {replayed[p]})" for p, n in diff.items())
-            add(Finding("CLAIM_MISMATCH", f"the table wrote tricks {words} in deal {ref.number}",
-                        evidence={"part": "tricks", "claimed": dict(cl.tricks), "replayed": replayed}))
+        if any(replayed[p] != n for p, n in cl.tricks.items()):
+            add(F.ClaimMismatch(part="tricks", claimed=dict(cl.tricks), replayed=replayed, in_deal=ref.number))
     if cl.payments is not None and cl.payments != result.payments:
         claimed = _pair_nets(cl.payments, P)
         replayed = _pair_nets(result.payments, P)
@@ -658,11 +616,9 @@ def _check_claim(g: GameData, result: GameResult, add) -> None:
                 if a != b:
                     words.append(f"the table wrote {_owes(*key, a)}; the rules say {_owes(*key, b)}")
         if words:
-            add(Finding("CLAIM_MISMATCH", "; ".join(words) + _why_payments(result),
-                        evidence={"part": "payments",
-                                  "claimed": [{"from": a, "to": b, "amount": money.fmt(v)} for a, b, v in cl.payments],
-                                  "replayed": [{"from": a, "to": b, "amount": money.fmt(v)}
-                                               for a, b, v in result.payments]}))
+            add(F.ClaimMismatch(part="payments", words="; ".join(words) + _why_payments(result),
+                                claimed=[{"from": a, "to": b, "amount": money.fmt(v)} for a, b, v in cl.payments],
+                                replayed=[{"from": a, "to": b, "amount": money.fmt(v)} for a, b, v in result.payments]))
 
 
 def _why_payments(result: GameResult) -> str:

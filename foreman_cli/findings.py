@@ -1,212 +1,61 @@
-"""Findings: the stable codes of docs/game.md section 10, and one frozen record per breach found."""
+"""Findings: one class per code of docs/game.md section 10, with its fields, message and evidence; the registry."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from .cards import SUIT_NAMES, SUITS
+from .words import plural
 
 ERROR = "error"
 WARNING = "warning"
-
-
-@dataclass(frozen=True, slots=True)
-class CodeInfo:
-    """What a finding code means and how foreman treats it: its registry entry.
-
-    `disputes`: a breach with this code takes the game out of the settlement (a wrong claim of
-    the table's arithmetic and a repeated copy do not). `cross_game`: found only by looking at
-    other games of the input. `shown_at`: where a view puts it: 'place' (under its pass or trick
-    line), 'inline' (where the replay meets it: it has no line of its own, as for a missing pass
-    or a trick after the end), 'dealer' (the deal's dealer line), 'game' (the top of the game),
-    'result' (beside the result). `leaves_out`: the record is left out of a settlement whatever
-    its play (a repeated copy). `injectable`: `foreman generate --inject` can make a game with one
-    (the property tests inject each such code into generated games).
-    """
-
-    code: str
-    severity: str
-    title: str
-    rule: str
-    evidence: str
-    example: str
-    disputes: bool = True
-    cross_game: bool = False
-    shown_at: str = "place"
-    leaves_out: bool = False
-    injectable: bool = False
-
-
-CODES: dict[str, CodeInfo] = {
-    c.code: c
-    for c in [
-        CodeInfo("RECORD_SYNTAX", ERROR, "the record is not JSON",
-                 "Each game must be a JSON object. A line (or array element) that does not parse "
-                 "cannot be replayed; the rest of the input is still read.",
-                 "file, line and column of the syntax error",
-                 "games.jsonl:17: not JSON: EOF while parsing an object at line 17 column 80 (RECORD_SYNTAX)"),
-        CodeInfo("RECORD_SCHEMA", ERROR, "the record does not follow foreman/1",
-                 "A missing, unknown or mistyped field, a bad card token, or a name that is not one of "
-                 "the three players makes the record unreplayable (docs/format.md).",
-                 "the JSON path of the field and what was wrong with it",
-                 "games.jsonl:3: $.deals[0].tricks[4].cards[1]: card 'TS' ... (RECORD_SCHEMA)"),
-        CodeInfo("DEAL_SIZE", ERROR, "a hand is not 16 cards, or the kitty is not 4",
-                 "Each player is dealt 16 cards and the kitty holds the other 4 (docs/game.md §3).",
-                 "the number of cards dealt",
-                 "deal 1: bob was dealt 15 cards, not 16 (DEAL_SIZE)", injectable=True),
-        CodeInfo("DEAL_DUPLICATE", ERROR, "a card is dealt more than once",
-                 "The hands and the kitty are exactly the 52 distinct cards of one deck (docs/game.md §3).",
-                 "where each copy was dealt",
-                 "deal 1: QS was dealt 2 times (alice, the kitty) (DEAL_DUPLICATE)", injectable=True),
-        CodeInfo("WRONG_DEALER", ERROR, "a later deal has the wrong dealer",
-                 "Under deal_rotation 'left' the next deal of a game is dealt by the previous deal's L, "
-                 "the player to the dealer's left (docs/game.md §7).",
-                 "the dealer the rotation names",
-                 "deal 2: carol dealt; the deal passes left, to bob (WRONG_DEALER)", injectable=True),
-        CodeInfo("PASS_SEQUENCE", ERROR, "passes missing, extra, out of order, or to the wrong player",
-                 "Three passes in this order: L gives to R, R gives to D, D gives to L (docs/game.md §4).",
-                 "the pass expected at that position and the one recorded",
-                 "deal 1, pass 2: recorded carol to alice; expected bob to carol (PASS_SEQUENCE)", shown_at="inline",
-                 injectable=True),
-        CodeInfo("PASS_NOT_HELD", ERROR, "the giver did not hold the card he gave",
-                 "A player can only pass a card from his own hand (docs/game.md §4).",
-                 "the giver's hand at that moment",
-                 "deal 1, pass 1: bob gave 4D but did not hold it; held ... (PASS_NOT_HELD)", injectable=True),
-        CodeInfo("RETURN_NOT_HELD", ERROR, "the receiver returned a card he did not hold before the pass",
-                 "The returned card comes from the receiver's hand as it was before the pass; giving "
-                 "back the card just received is this breach (docs/game.md §4, 11).",
-                 "the receiver's hand before the pass",
-                 "deal 1, pass 2: carol returned 9H but did not hold it before the pass (RETURN_NOT_HELD)",
-                 injectable=True),
-        CodeInfo("RETURN_WRONG_CARD", ERROR, "the returned card breaks the return rule",
-                 "Under return_rule 'highest' the receiver returns his highest card of the suit "
-                 "received; under 'higher' any card of that suit above the one received, if he has "
-                 "one. With no such card he may return any card (docs/game.md §4).",
-                 "the card or cards he should have returned",
-                 "deal 1, pass 3: alice returned 9D for 4D; her highest diamond was AD (RETURN_WRONG_CARD)",
-                 injectable=True),
-        CodeInfo("DISCARD_COUNT", ERROR, "the dealer did not set aside exactly 4 cards",
-                 "The dealer exchanges exactly 4 of his cards for the 4 kitty cards (docs/game.md §5).",
-                 "the number of discards recorded",
-                 "deal 1: alice set aside 3 cards, not 4 (DISCARD_COUNT)", injectable=True),
-        CodeInfo("DISCARD_NOT_HELD", ERROR, "a discard the dealer could not discard",
-                 "Under kitty 'swap' the 4 discards come from the 16 cards he held before taking the "
-                 "kitty; under 'pickup' from the 20 he holds with it (docs/game.md §5).",
-                 "his hand before the kitty, and the kitty",
-                 "deal 1: alice discarded 7D, a kitty card, under swap (DISCARD_NOT_HELD)", injectable=True),
-        CodeInfo("LEAD_OUT_OF_TURN", ERROR, "a trick led by the wrong player",
-                 "L leads the first trick of a deal; the winner of a trick leads the next (docs/game.md §6).",
-                 "who should have led",
-                 "deal 1, trick 5: carol led; bob won trick 4 and should lead (LEAD_OUT_OF_TURN)", injectable=True),
-        CodeInfo("TRICK_SIZE", ERROR, "a trick without exactly 3 cards",
-                 "Each player plays one card to every trick (docs/game.md §6).",
-                 "the number of cards recorded",
-                 "deal 1, trick 9: 2 cards recorded, not 3 (TRICK_SIZE)", injectable=True),
-        CodeInfo("CARD_NOT_HELD", ERROR, "a card played that the player did not hold",
-                 "A player plays from his own hand (docs/game.md §6).",
-                 "the player's hand at that moment",
-                 "deal 2, trick 3: bob played KS but did not hold it; held ... (CARD_NOT_HELD)", injectable=True),
-        CodeInfo("REVOKE", ERROR, "did not follow suit while holding the suit led",
-                 "Each following player must play a card of the suit led if he has one (docs/game.md §6).",
-                 "the cards of the suit led that he held",
-                 "deal 2, trick 7: bob played 4H on a spade lead while holding 9S QS (REVOKE)", injectable=True),
-        CodeInfo("PLAY_AFTER_END", ERROR, "a trick or a deal recorded after the game was won",
-                 "The game ends at once when a player takes the target number of tricks (docs/game.md §7).",
-                 "where the game was won",
-                 "deal 3, trick 13: recorded after alice won at deal 3, trick 12 (PLAY_AFTER_END)", shown_at="inline",
-                 injectable=True),
-        CodeInfo("DEAL_INCOMPLETE", ERROR, "a deal other than the last ended early with nobody at the target",
-                 "A deal goes on for all 16 tricks unless a player reaches the target (docs/game.md §7).",
-                 "the number of tricks recorded",
-                 "deal 1, trick 15: the deal stops after 14 tricks with nobody at 12 (DEAL_INCOMPLETE)"),
-        CodeInfo("UNFINISHED", WARNING, "the record ends without a winner",
-                 "A game no one has won carries no money (docs/game.md §7). A warning, not a breach.",
-                 "the tallies of the last deal",
-                 "the record ends after 3 deals with nobody at 12 tricks (UNFINISHED)"),
-        CodeInfo("CLAIM_MISMATCH", ERROR, "the result written in the record differs from the replay",
-                 "The claimed winner, tricks of the deciding deal and payments are checked against "
-                 "the replay; payments between two players are compared as one net amount.",
-                 "what the table wrote and what the rules give",
-                 "the table wrote bob pays alice 1.00; the rules say 2.00 (CLAIM_MISMATCH)",
-                 disputes=False, shown_at="result", injectable=True),
-        CodeInfo("CLAIM_REFUTED", ERROR, "a contested claim of the remaining tricks fails",
-                 "A player who claims the rest of the deal must take every claimed trick: under claim_rule "
-                 "'any-order' whatever legal cards anyone plays, his own included; under 'best-play' "
-                 "against any legal defence. The tricks are credited as claimed; the game is disputed "
-                 "(docs/game.md §12).",
-                 "a line of play that stops the claimer, ending with the first trick he loses",
-                 "deal 2, trick 11: alice claimed the rest (2 tricks, contested); bob stops alice: he wins "
-                 "trick 12 with KH after carol leads 5H; ... (CLAIM_REFUTED)", injectable=True),
-        CodeInfo("CLAIM_DOUBTFUL", WARNING, "an accepted claim of the remaining tricks fails",
-                 "Both others agreed to the claim, so it stands, but it fails under claim_rule (docs/game.md "
-                 "12). A warning, not a breach.",
-                 "a line of play that stops the claimer, ending with the first trick he loses",
-                 "deal 1, trick 13: bob claimed the rest (4 tricks, accepted); carol stops bob: ... "
-                 "(CLAIM_DOUBTFUL)", injectable=True),
-        CodeInfo("DEALER_SUCCESSION", ERROR, "a series' next game dealt by the wrong player",
-                 "Under next_dealer 'winner-or-loser' the next game of a series is dealt by the last "
-                 "game's winner or its loser (the other player with fewer tricks) (docs/game.md §9).",
-                 "the previous game and who could deal",
-                 "deal 1: carol dealt game 2 of series fri; allowed: alice, bob (DEALER_SUCCESSION)",
-                 cross_game=True, shown_at="dealer"),
-        CodeInfo("DUPLICATE_GAME", ERROR, "the same game id appears again in the input",
-                 "Each game id is unique. The first record of an id stands; a later one takes part in nothing "
-                 "else (series checks, settlement, archive, statistics, fairness) and this is its only finding.",
-                 "where the id was first read and whether the content is identical",
-                 "game g1 already read at games.jsonl:4 (identical) (DUPLICATE_GAME)",
-                 disputes=False, cross_game=True, shown_at="game", leaves_out=True),
-    ]
-}
-
-# Derived from the registry, for the places that ask the question of many findings at once.
-CROSS_GAME = frozenset(c.code for c in CODES.values() if c.cross_game)
-UNDISPUTED = frozenset(c.code for c in CODES.values() if not c.disputes)
-INJECTABLE = tuple(c.code for c in CODES.values() if c.injectable)  # in the registry's order
-
-
-def repeat_mark(findings: list[Finding]) -> Finding | None:
-    """The mark of a record whose id was read before (DUPLICATE_GAME), or None: such a record takes
-    part in nothing else."""
-    return next((f for f in findings if CODES[f.code].leaves_out), None)
-
-
-def code_dicts(selected: list[str]) -> list[dict[str, str]]:
-    """The reference of the codes named, as JSON-ready data (`foreman codes --json`)."""
-    return [{"code": c, "severity": CODES[c].severity, "title": CODES[c].title, "rule": CODES[c].rule,
-             "evidence": CODES[c].evidence, "example": CODES[c].example} for c in selected]
-
-
 PLACE_FIELDS = ("deal", "trick", "pass", "player", "card")
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Finding:
-    """One breach (or warning) found by a replay: its code, its place and its evidence."""
+    """One breach (or warning) and where it is. A subclass per code says what it means (its class
+    attributes, the registry entry) and words it from its own fields (`message`, `evidence`).
 
-    code: str
-    message: str
+    `disputes`: the breach takes the game out of the settlement. `cross_game`: found only by
+    looking at other games. `shown_at`: where a view puts it: 'place' (under its pass or trick),
+    'inline' (where the replay meets it), 'dealer', 'game' or 'result'. `leaves_out`: the record
+    takes part in nothing else. `injectable`: `foreman generate --inject` can make one.
+    """
+
+    code: ClassVar[str]
+    severity: ClassVar[str] = ERROR
+    title: ClassVar[str]
+    rule: ClassVar[str]
+    shows: ClassVar[str]  # what the evidence holds, in words
+    sample: ClassVar[dict[str, Any]]  # fields of the example in `foreman codes`
+    disputes: ClassVar[bool] = True
+    cross_game: ClassVar[bool] = False
+    shown_at: ClassVar[str] = "place"
+    leaves_out: ClassVar[bool] = False
+    injectable: ClassVar[bool] = False
+
     deal: int | None = None
     trick: int | None = None
     pass_: int | None = None
     player: str | None = None
     card: str | None = None
     path: str | None = None
-    evidence: dict[str, Any] = field(default_factory=dict)
 
     @property
-    def severity(self) -> str:
-        """'error' for a breach, 'warning' for UNFINISHED and CLAIM_DOUBTFUL."""
-        return CODES[self.code].severity
+    def message(self) -> str:
+        raise NotImplementedError
+
+    @property
+    def evidence(self) -> dict[str, Any]:
+        return {}
 
     @property
     def place(self) -> str:
         """The place in words: 'deal 2, trick 7' (empty when the finding has none)."""
-        parts = []
-        if self.deal is not None:
-            parts.append(f"deal {self.deal}")
-        if self.pass_ is not None:
-            parts.append(f"pass {self.pass_}")
-        if self.trick is not None:
-            parts.append(f"trick {self.trick}")
+        parts = [f"{word} {n}" for word, n in (("deal", self.deal), ("pass", self.pass_), ("trick", self.trick))
+                 if n is not None]
         return ", ".join(parts)
 
     def text(self) -> str:
@@ -216,15 +65,593 @@ class Finding:
 
     def to_dict(self) -> dict[str, Any]:
         """The finding as JSON-ready data (the `violations` entries of `validate --json`)."""
-        return {
-            "code": self.code,
-            "severity": self.severity,
-            "deal": self.deal,
-            "trick": self.trick,
-            "pass": self.pass_,
-            "player": self.player,
-            "card": self.card,
-            "path": self.path,
-            "message": self.message,
-            "evidence": self.evidence,
-        }
+        return {"code": self.code, "severity": self.severity, "deal": self.deal, "trick": self.trick,
+                "pass": self.pass_, "player": self.player, "card": self.card, "path": self.path,
+                "message": self.message, "evidence": self.evidence}
+
+    @classmethod
+    def example(cls) -> str:
+        """The code's example line, made from its sample fields."""
+        return cls(**cls.sample).text()
+
+
+CODES: dict[str, type[Finding]] = {}
+
+
+def _code(cls: type[Finding]) -> type[Finding]:
+    CODES[cls.code] = cls
+    return cls
+
+
+def _cards(cards) -> str:
+    return " ".join(cards) or "nothing"
+
+
+@_code
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RecordSyntax(Finding):
+    code = "RECORD_SYNTAX"
+    title = "the record is not JSON"
+    rule = ("Each game must be a JSON object. A line (or array element) that does not parse cannot be "
+            "replayed; the rest of the input is still read.")
+    shows = "line and column of the syntax error"
+    sample = {"problem": "not JSON: EOF while parsing an object", "line": 17, "column": 80, "path": "$"}
+    problem: str
+    line: int | None = None
+    column: int | None = None
+
+    @property
+    def message(self) -> str:
+        if not self.line:
+            return self.problem
+        return f"{self.problem} (line {self.line}" + (f" column {self.column})" if self.column else ")")
+
+    @property
+    def evidence(self) -> dict[str, Any]:
+        return {"line": self.line, "column": self.column}
+
+
+@_code
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RecordSchema(Finding):
+    code = "RECORD_SCHEMA"
+    title = "the record does not follow foreman/1"
+    rule = ("A missing, unknown or mistyped field, a bad card token, or a name that is not one of the three "
+            "players makes the record unreplayable (docs/format.md).")
+    shows = "the JSON path of the field and what was wrong with it"
+    sample = {"path": "$.deals[0].tricks[4].cards[1]", "problem": "card 'TS' is not a card"}
+    problem: str
+
+    @property
+    def message(self) -> str:
+        return f"{self.path}: {self.problem}"
+
+
+@_code
+@dataclass(frozen=True, slots=True, kw_only=True)
+class DealSize(Finding):
+    code = "DEAL_SIZE"
+    title = "a hand is not 16 cards, or the kitty is not 4"
+    rule = "Each player is dealt 16 cards and the kitty holds the other 4 (docs/game.md §3)."
+    shows = "the number of cards dealt"
+    sample = {"deal": 1, "player": "bob", "count": 15, "expected": 16}
+    injectable = True
+    count: int
+    expected: int
+
+    @property
+    def message(self) -> str:
+        who = f"{self.player} was dealt" if self.player is not None else "the kitty has"
+        return f"{who} {self.count} cards, not {self.expected}"
+
+    @property
+    def evidence(self) -> dict[str, Any]:
+        return {"count": self.count, "expected": self.expected}
+
+
+@_code
+@dataclass(frozen=True, slots=True, kw_only=True)
+class DealDuplicate(Finding):
+    code = "DEAL_DUPLICATE"
+    title = "a card is dealt more than once"
+    rule = "The hands and the kitty are exactly the 52 distinct cards of one deck (docs/game.md §3)."
+    shows = "where each copy was dealt"
+    sample = {"deal": 1, "card": "QS", "holders": ("alice",), "kitty": 1}
+    injectable = True
+    holders: tuple[str, ...]
+    kitty: int  # copies in the kitty, counted apart: a player may be called "kitty"
+
+    @property
+    def message(self) -> str:
+        where = ", ".join([*self.holders, *["the kitty"] * self.kitty])
+        return f"{self.card} was dealt {len(self.holders) + self.kitty} times ({where})"
+
+    @property
+    def evidence(self) -> dict[str, Any]:
+        return {"count": len(self.holders) + self.kitty, "holders": list(self.holders), "kitty": self.kitty}
+
+
+@_code
+@dataclass(frozen=True, slots=True, kw_only=True)
+class WrongDealer(Finding):
+    code = "WRONG_DEALER"
+    title = "a later deal has the wrong dealer"
+    rule = ("Under deal_rotation 'left' the next deal of a game is dealt by the previous deal's L, the player "
+            "to the dealer's left (docs/game.md §7).")
+    shows = "the dealer the rotation names"
+    sample = {"deal": 2, "player": "carol", "previous": "alice", "expected": "bob"}
+    injectable = True
+    previous: str
+    expected: str
+
+    @property
+    def message(self) -> str:
+        return f"{self.player} dealt; the deal passes left, from {self.previous} to {self.expected}"
+
+    @property
+    def evidence(self) -> dict[str, Any]:
+        return {"expected": self.expected}
+
+
+@_code
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PassSequence(Finding):
+    code = "PASS_SEQUENCE"
+    title = "passes missing, extra, out of order, or to the wrong player"
+    rule = "Three passes in this order: L gives to R, R gives to D, D gives to L (docs/game.md §4)."
+    shows = "the pass expected at that position and the one recorded"
+    sample = {"deal": 1, "pass_": 2, "player": "carol", "recorded": ("carol", "alice"), "expected": ("bob", "carol"),
+              "roles": ("R", "D")}
+    shown_at = "inline"
+    injectable = True
+    recorded: tuple[str, str] | None  # None: the pass is missing
+    expected: tuple[str, str] | None  # None: an extra pass
+    roles: tuple[str, str] = ("", "")  # the expected giver's and receiver's roles
+
+    @property
+    def message(self) -> str:
+        if self.expected is None:
+            return f"an extra pass, {self.recorded[0]} to {self.recorded[1]}; a deal has 3 passes"
+        (giver, receiver), (g_role, r_role) = self.expected, self.roles
+        if self.recorded is None:
+            return f"pass {self.pass_} is missing: {giver} ({g_role}) should give to {receiver}"
+        return (f"recorded {self.recorded[0]} to {self.recorded[1]}; pass {self.pass_} is {giver} ({g_role}) "
+                f"to {receiver} ({r_role})")
+
+    @property
+    def evidence(self) -> dict[str, Any]:
+        return {"recorded": list(self.recorded) if self.recorded else None,
+                "expected": list(self.expected) if self.expected else None}
+
+
+@_code
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PassNotHeld(Finding):
+    code = "PASS_NOT_HELD"
+    title = "the giver did not hold the card he gave"
+    rule = "A player can only pass a card from his own hand (docs/game.md §4)."
+    shows = "the giver's hand at that moment"
+    sample = {"deal": 1, "pass_": 1, "player": "bob", "card": "4D", "hand": ("2S", "9S", "KH")}
+    injectable = True
+    hand: tuple[str, ...]
+
+    @property
+    def message(self) -> str:
+        return f"{self.player} gave {self.card} but did not hold it; held {_cards(self.hand)}"
+
+    @property
+    def evidence(self) -> dict[str, Any]:
+        return {"hand": list(self.hand)}
+
+
+@_code
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ReturnNotHeld(Finding):
+    code = "RETURN_NOT_HELD"
+    title = "the receiver returned a card he did not hold before the pass"
+    rule = ("The returned card comes from the receiver's hand as it was before the pass; giving back the card "
+            "just received is this breach (docs/game.md §4, 11).")
+    shows = "the receiver's hand before the pass"
+    sample = {"deal": 1, "pass_": 2, "player": "carol", "card": "9H", "received": "9H", "hand_before": ("3H", "QC")}
+    injectable = True
+    received: str
+    hand_before: tuple[str, ...]
+
+    @property
+    def message(self) -> str:
+        return (f"{self.player} returned {self.card} for {self.received} but did not hold it before the pass; "
+                f"held {_cards(self.hand_before)}")
+
+    @property
+    def evidence(self) -> dict[str, Any]:
+        return {"received": self.received, "hand_before": list(self.hand_before)}
+
+
+@_code
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ReturnWrongCard(Finding):
+    code = "RETURN_WRONG_CARD"
+    title = "the returned card breaks the return rule"
+    rule = ("Under return_rule 'highest' the receiver returns his highest card of the suit received; under "
+            "'higher' any card of that suit above the one received, if he has one. With no such card he may "
+            "return any card (docs/game.md §4).")
+    shows = "the card or cards he should have returned"
+    sample = {"deal": 1, "pass_": 3, "player": "alice", "card": "9D", "received": "4D", "expected": ("AD",),
+              "return_rule": "highest"}
+    injectable = True
+    received: str
+    expected: tuple[str, ...]
+    return_rule: str
+
+    @property
+    def message(self) -> str:
+        if self.return_rule == "highest":
+            suit = SUIT_NAMES[SUITS.index(self.received[-1])]
+            why = f"{self.player}'s highest {suit} was {self.expected[0]}"
+        else:
+            why = f"{self.player} held {' '.join(self.expected)} above {self.received}"
+        return f"{self.player} returned {self.card} for {self.received}; {why}"
+
+    @property
+    def evidence(self) -> dict[str, Any]:
+        return {"received": self.received, "expected": list(self.expected), "return_rule": self.return_rule}
+
+
+@_code
+@dataclass(frozen=True, slots=True, kw_only=True)
+class DiscardCount(Finding):
+    code = "DISCARD_COUNT"
+    title = "the dealer did not set aside exactly 4 cards"
+    rule = "The dealer exchanges exactly 4 of his cards for the 4 kitty cards (docs/game.md §5)."
+    shows = "the number of discards recorded"
+    sample = {"deal": 1, "player": "alice", "count": 3, "expected": 4}
+    injectable = True
+    count: int
+    expected: int
+
+    @property
+    def message(self) -> str:
+        return f"{self.player} set aside {self.count} cards, not {self.expected}"
+
+    @property
+    def evidence(self) -> dict[str, Any]:
+        return {"count": self.count, "expected": self.expected}
+
+
+@_code
+@dataclass(frozen=True, slots=True, kw_only=True)
+class DiscardNotHeld(Finding):
+    code = "DISCARD_NOT_HELD"
+    title = "a discard the dealer could not discard"
+    rule = ("Under kitty 'swap' the 4 discards come from the 16 cards he held before taking the kitty; under "
+            "'pickup' from the 20 he holds with it (docs/game.md §5).")
+    shows = "his hand before the kitty, and the kitty"
+    sample = {"deal": 1, "player": "alice", "card": "7D", "hand": ("2S", "5H"), "kitty": ("7D", "8D", "JC", "AH"),
+              "kitty_rule": "swap", "from_kitty": True}
+    injectable = True
+    hand: tuple[str, ...]
+    kitty: tuple[str, ...]
+    kitty_rule: str
+    from_kitty: bool  # a kitty card, discarded under 'swap'
+
+    @property
+    def message(self) -> str:
+        if self.from_kitty:
+            return (f"{self.player} discarded {self.card}, a kitty card, under kitty 'swap' (the discards come "
+                    "from the dealer's own 16 cards)")
+        return (f"{self.player} discarded {self.card}, which he did not hold; held {' '.join(self.hand)} and the "
+                f"kitty {' '.join(self.kitty)}")
+
+    @property
+    def evidence(self) -> dict[str, Any]:
+        return {"hand": list(self.hand), "kitty": list(self.kitty), "kitty_rule": self.kitty_rule}
+
+
+@_code
+@dataclass(frozen=True, slots=True, kw_only=True)
+class LeadOutOfTurn(Finding):
+    code = "LEAD_OUT_OF_TURN"
+    title = "a trick led by the wrong player"
+    rule = "L leads the first trick of a deal; the winner of a trick leads the next (docs/game.md §6)."
+    shows = "who should have led"
+    sample = {"deal": 1, "trick": 5, "player": "carol", "expected": "bob"}
+    injectable = True
+    expected: str
+
+    @property
+    def message(self) -> str:
+        why = "L leads the first trick" if self.trick == 1 else f"{self.expected} won trick {self.trick - 1}"
+        return f"{self.player} led; {self.expected} should have led ({why})"
+
+    @property
+    def evidence(self) -> dict[str, Any]:
+        return {"expected": self.expected}
+
+
+@_code
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TrickSize(Finding):
+    code = "TRICK_SIZE"
+    title = "a trick without exactly 3 cards"
+    rule = "Each player plays one card to every trick (docs/game.md §6)."
+    shows = "the number of cards recorded"
+    sample = {"deal": 1, "trick": 9, "cards": ("4S", "9S")}
+    injectable = True
+    cards: tuple[str, ...]
+
+    @property
+    def message(self) -> str:
+        return f"{len(self.cards)} cards recorded, not 3"
+
+    @property
+    def evidence(self) -> dict[str, Any]:
+        return {"count": len(self.cards), "cards": list(self.cards)}
+
+
+@_code
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CardNotHeld(Finding):
+    code = "CARD_NOT_HELD"
+    title = "a card played that the player did not hold"
+    rule = "A player plays from his own hand (docs/game.md §6)."
+    shows = "the player's hand at that moment"
+    sample = {"deal": 2, "trick": 3, "player": "bob", "card": "KS", "hand": ("3S", "8H", "TC")}
+    injectable = True
+    hand: tuple[str, ...]
+
+    @property
+    def message(self) -> str:
+        return f"{self.player} played {self.card} but did not hold it; held {_cards(self.hand)}"
+
+    @property
+    def evidence(self) -> dict[str, Any]:
+        return {"hand": list(self.hand)}
+
+
+@_code
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Revoke(Finding):
+    code = "REVOKE"
+    title = "did not follow suit while holding the suit led"
+    rule = "Each following player must play a card of the suit led if he has one (docs/game.md §6)."
+    shows = "the cards of the suit led that he held"
+    sample = {"deal": 2, "trick": 7, "player": "bob", "card": "4H", "led": "S", "held": ("9S", "QS")}
+    injectable = True
+    led: str  # the suit's letter
+    held: tuple[str, ...]
+
+    @property
+    def message(self) -> str:
+        suit = SUIT_NAMES[SUITS.index(self.led)]
+        return f"{self.player} played {self.card} on a {suit} lead while holding {' '.join(self.held)}"
+
+    @property
+    def evidence(self) -> dict[str, Any]:
+        return {"led": self.led, "held": list(self.held)}
+
+
+@_code
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PlayAfterEnd(Finding):
+    code = "PLAY_AFTER_END"
+    title = "a trick or a deal recorded after the game was won"
+    rule = "The game ends at once when a player takes the target number of tricks (docs/game.md §7)."
+    shows = "where the game was won"
+    sample = {"deal": 3, "trick": 13, "what": "trick", "winner": "alice", "won_at": (3, 12)}
+    shown_at = "inline"
+    injectable = True
+    what: str  # 'trick', 'whole deal' or 'claim'
+    winner: str
+    won_at: tuple[int, int]  # deal and trick
+
+    @property
+    def message(self) -> str:
+        return f"a {self.what} recorded after {self.winner} won at deal {self.won_at[0]}, trick {self.won_at[1]}"
+
+    @property
+    def evidence(self) -> dict[str, Any]:
+        return {"won_at": {"deal": self.won_at[0], "trick": self.won_at[1]}}
+
+
+@_code
+@dataclass(frozen=True, slots=True, kw_only=True)
+class DealIncomplete(Finding):
+    code = "DEAL_INCOMPLETE"
+    title = "a deal other than the last ended early with nobody at the target"
+    rule = "A deal goes on for all 16 tricks unless a player reaches the target (docs/game.md §7)."
+    shows = "the number of tricks recorded"
+    sample = {"deal": 1, "trick": 15, "tricks": 14, "target": 12}
+    tricks: int
+    target: int
+
+    @property
+    def message(self) -> str:
+        return f"the deal stops after {self.tricks} tricks with nobody at {self.target}"
+
+    @property
+    def evidence(self) -> dict[str, Any]:
+        return {"tricks": self.tricks, "target": self.target}
+
+
+@_code
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Unfinished(Finding):
+    code = "UNFINISHED"
+    severity = WARNING
+    title = "the record ends without a winner"
+    rule = "A game no one has won carries no money (docs/game.md §7). A warning, not a breach."
+    shows = "the tallies of the last deal"
+    sample = {"deals": 3, "target": 12, "tallies": (("alice", 5), ("bob", 7), ("carol", 4))}
+    deals: int
+    target: int
+    tallies: tuple[tuple[str, int], ...]  # the last deal's, by seat
+
+    @property
+    def message(self) -> str:
+        last = ", ".join(f"{p} {n}" for p, n in self.tallies)
+        return f"the record ends after {plural(self.deals, 'deal')} with nobody at {self.target} tricks (last deal: {last})"
+
+    @property
+    def evidence(self) -> dict[str, Any]:
+        return {"deals": self.deals}
+
+
+@_code
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ClaimMismatch(Finding):
+    code = "CLAIM_MISMATCH"
+    title = "the result written in the record differs from the replay"
+    rule = ("The claimed winner, tricks of the deciding deal and payments are checked against the replay; "
+            "payments between two players are compared as one net amount.")
+    shows = "what the table wrote and what the rules give"
+    sample = {"part": "winner", "claimed": "bob", "replayed": "alice"}
+    disputes = False
+    shown_at = "result"
+    injectable = True
+    part: str  # 'winner', 'tricks' or 'payments'
+    claimed: Any
+    replayed: Any
+    in_deal: int | None = None  # the deciding deal, for tricks
+    words: str = ""  # the payments compared pair by pair, with why the rules say so
+
+    @property
+    def message(self) -> str:
+        if self.part == "winner":
+            return (f"the table wrote the winner as {self.claimed or 'nobody'}; the replay gives "
+                    f"{self.replayed or 'nobody'}")
+        if self.part == "tricks":
+            diff = "; ".join(f"{p} {n} (replayed {self.replayed[p]})" for p, n in self.claimed.items()
+                             if self.replayed[p] != n)
+            return f"the table wrote tricks {diff} in deal {self.in_deal}"
+        return self.words
+
+    @property
+    def evidence(self) -> dict[str, Any]:
+        return {"part": self.part, "claimed": self.claimed, "replayed": self.replayed}
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class _ClaimFails(Finding):
+    shows = "a line of play that stops the claimer, ending with the first trick he loses"
+    injectable = True
+    tricks_claimed: int
+    accepted: bool
+    claim_rule: str
+    stopper: str
+    stopped_at: int
+    how: str  # how the stopper wins, in words
+    line: tuple[str, ...]  # the line's cards
+    line_words: str  # the line, each card with its player
+
+    @property
+    def message(self) -> str:
+        kind = "accepted" if self.accepted else "contested"
+        return (f"{self.player} claimed the rest ({plural(self.tricks_claimed, 'trick')}, {kind}); {self.stopper} "
+                f"stops {self.player}: {self.how}; claim_rule {self.claim_rule}; line: {self.line_words}")
+
+    @property
+    def evidence(self) -> dict[str, Any]:
+        return {"line": list(self.line), "claim_rule": self.claim_rule, "tricks_claimed": self.tricks_claimed,
+                "stopped_at": self.stopped_at, "stopper": self.stopper, "accepted": self.accepted}
+
+
+_CLAIM_SAMPLE = {"deal": 2, "trick": 11, "player": "alice", "tricks_claimed": 2, "claim_rule": "any-order",
+                 "stopper": "bob", "stopped_at": 12, "how": "he wins trick 12 with KH after carol leads 5H",
+                 "line": ("AS", "2S", "3S", "5H", "7H", "KH"),
+                 "line_words": "alice AS, bob 2S, carol 3S; carol 5H, alice 7H, bob KH"}
+
+
+@_code
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ClaimRefuted(_ClaimFails):
+    code = "CLAIM_REFUTED"
+    title = "a contested claim of the remaining tricks fails"
+    rule = ("A player who claims the rest of the deal must take every claimed trick: under claim_rule "
+            "'any-order' whatever legal cards anyone plays, his own included; under 'best-play' against any "
+            "legal defence. The tricks are credited as claimed; the game is disputed (docs/game.md §12).")
+    sample = {**_CLAIM_SAMPLE, "accepted": False}
+
+
+@_code
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ClaimDoubtful(_ClaimFails):
+    code = "CLAIM_DOUBTFUL"
+    severity = WARNING
+    title = "an accepted claim of the remaining tricks fails"
+    rule = ("Both others agreed to the claim, so it stands, but it fails under claim_rule (docs/game.md 12). "
+            "A warning, not a breach.")
+    sample = {**_CLAIM_SAMPLE, "accepted": True}
+
+
+@_code
+@dataclass(frozen=True, slots=True, kw_only=True)
+class DealerSuccession(Finding):
+    code = "DEALER_SUCCESSION"
+    title = "a series' next game dealt by the wrong player"
+    rule = ("Under next_dealer 'winner-or-loser' the next game of a series is dealt by the last game's winner "
+            "or its loser (the other player with fewer tricks) (docs/game.md §9).")
+    shows = "the previous game and who could deal"
+    sample = {"deal": 1, "player": "carol", "series": ("fri", 2), "previous_game": "g1", "allowed": ("alice", "bob"),
+              "next_dealer": "winner-or-loser", "winner": "alice", "losers": ("bob",)}
+    cross_game = True
+    shown_at = "dealer"
+    series: tuple[str, int]
+    previous_game: str
+    allowed: tuple[str, ...]
+    next_dealer: str
+    winner: str
+    losers: tuple[str, ...]
+
+    @property
+    def message(self) -> str:
+        return (f"{self.player} dealt game {self.series[1]} of series {self.series[0]}; under next_dealer "
+                f"'{self.next_dealer}' the dealer is {' or '.join(self.allowed)} (game {self.previous_game}: "
+                f"{self.winner} won, {' and '.join(self.losers)} took fewest tricks)")
+
+    @property
+    def evidence(self) -> dict[str, Any]:
+        return {"previous_game": self.previous_game, "allowed": list(self.allowed), "next_dealer": self.next_dealer}
+
+
+@_code
+@dataclass(frozen=True, slots=True, kw_only=True)
+class DuplicateGame(Finding):
+    code = "DUPLICATE_GAME"
+    title = "the same game id appears again in the input"
+    rule = ("Each game id is unique. The first record of an id stands; a later one takes part in nothing else "
+            "(series checks, settlement, archive, statistics, fairness) and this is its only finding.")
+    shows = "where the id was first read and whether the content is identical"
+    sample = {"game": "g1", "first": "games.jsonl:4", "identical": True}
+    disputes = False
+    cross_game = True
+    shown_at = "game"
+    leaves_out = True
+    game: str
+    first: str
+    identical: bool
+
+    @property
+    def message(self) -> str:
+        return f"game {self.game} was already read at {self.first} ({'identical' if self.identical else 'different content'})"
+
+    @property
+    def evidence(self) -> dict[str, Any]:
+        return {"first": self.first, "identical": self.identical}
+
+
+# Derived from the registry, for the places that ask the question of many findings at once.
+CROSS_GAME = frozenset(c for c, cls in CODES.items() if cls.cross_game)
+UNDISPUTED = frozenset(c for c, cls in CODES.items() if not cls.disputes)
+INJECTABLE = tuple(c for c, cls in CODES.items() if cls.injectable)  # in the registry's order
+
+
+def repeat_mark(findings: list[Finding]) -> Finding | None:
+    """The mark of a record whose id was read before (DUPLICATE_GAME), or None: such a record takes
+    part in nothing else."""
+    return next((f for f in findings if f.leaves_out), None)
+
+
+def code_dicts(selected: list[str]) -> list[dict[str, str]]:
+    """The reference of the codes named, as JSON-ready data (`foreman codes --json`)."""
+    return [{"code": c, "severity": CODES[c].severity, "title": CODES[c].title, "rule": CODES[c].rule,
+             "evidence": CODES[c].shows, "example": CODES[c].example()} for c in selected]

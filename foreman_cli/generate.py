@@ -13,14 +13,16 @@ from .cards import BIT, CANONICAL, RANK_OF, SUIT_OF
 from .claims import covered
 from .engine import legal_cards, settle_game
 from .errors import UsageError
-from .findings import INJECTABLE  # what --inject can make: the registry says, code by code
+from .findings import (INJECTABLE, CardNotHeld, ClaimDoubtful, ClaimMismatch, ClaimRefuted, DealDuplicate, DealSize,
+                       DiscardCount, DiscardNotHeld, LeadOutOfTurn, PassNotHeld, PassSequence, PlayAfterEnd,
+                       ReturnNotHeld, ReturnWrongCard, Revoke, TrickSize, WrongDealer)
 from .results import DealResult
 from .rules import HouseRules
 
 if TYPE_CHECKING:
     import random
 
-CLAIM_CODES = ("CLAIM_REFUTED", "CLAIM_DOUBTFUL")
+CLAIM_CODES = (ClaimRefuted.code, ClaimDoubtful.code)
 CLAIM_HORIZON = 6  # bots claim only when this many tricks or fewer remain
 NAMES = ("alice", "bob", "carol", "dave", "erin", "frank", "grace", "heidi", "ivan", "judy", "Björn", "olivia")
 STAKES = ("0.50", "1.00", "2", "5.00", "0.25", "10.00", None)
@@ -70,9 +72,9 @@ def generate(games: int, seed: int, inject: str | None = None, rules: HouseRules
     if stacked_by is not None and (players is None or stacked_by not in players):
         raise UsageError(f"--stacked-by {stacked_by!r}: name one of the --players")
     rules = rules or HouseRules()
-    if inject == "WRONG_DEALER" and rules.deal_rotation == "free":
+    if inject == WrongDealer.code and rules.deal_rotation == "free":
         raise UsageError("--inject WRONG_DEALER needs deal_rotation=left: under 'free' any dealer is right")
-    if inject == "WRONG_DEALER" and rules.target < 7:
+    if inject == WrongDealer.code and rules.target < 7:
         # 16 tricks among three give someone at least 6: with a target of 6 or less every game
         # ends in its first deal and there is no second dealer to get wrong.
         raise UsageError("--inject WRONG_DEALER needs a second deal: use a target of 7 or more")
@@ -122,12 +124,12 @@ def _game(rng: random.Random, gid: str, index: int, rules: HouseRules, inject: s
     results: list[DealResult] = []
     winner = None
     where = None
-    need_deals = 2 if inject == "WRONG_DEALER" else 1
+    need_deals = 2 if inject == WrongDealer.code else 1
     for dn in range(1, max_deals + 1):
-        inj = inject if (dn == need_deals and inject not in ("PLAY_AFTER_END", "CLAIM_MISMATCH")) else None
-        if inject == "WRONG_DEALER" and dn == 2:
+        inj = inject if (dn == need_deals and inject not in (PlayAfterEnd.code, ClaimMismatch.code)) else None
+        if inject == WrongDealer.code and dn == 2:
             dealer = (dealer + 1) % 3  # the rotation would give (prev + 1); skip one seat more
-            where = Injected("WRONG_DEALER", deal=2, player=players[dealer])
+            where = Injected(WrongDealer.code, deal=2, player=players[dealer])
             inj = None
         for _ in range(50):
             deal, res, w, win, inj_where = _deal(rng, players, dealer, dn, rules, inj,
@@ -148,7 +150,7 @@ def _game(rng: random.Random, gid: str, index: int, rules: HouseRules, inject: s
             winner = win
             break
         dealer = (dealer + 1) % 3
-    if inject == "PLAY_AFTER_END":
+    if inject == PlayAfterEnd.code:
         if winner is None:
             raise _Retry
         last = deals[-1]
@@ -157,7 +159,7 @@ def _game(rng: random.Random, gid: str, index: int, rules: HouseRules, inject: s
         w = players.index(leader)
         left = [c for c in CANONICAL if c not in {x for t in last["tricks"] for x in t["cards"]}][:3]
         last["tricks"].append({"leader": players[w], "cards": left})
-        where = Injected("PLAY_AFTER_END", deal=len(deals), trick=len(last["tricks"]))
+        where = Injected(PlayAfterEnd.code, deal=len(deals), trick=len(last["tricks"]))
     rec: dict[str, Any] = {
         "format": "foreman/1.1" if any("claim" in d for d in deals) else "foreman/1", "id": gid, "players": players,
         "played_at": (START + timedelta(hours=index)).isoformat(),
@@ -175,10 +177,10 @@ def _game(rng: random.Random, gid: str, index: int, rules: HouseRules, inject: s
     if winner is not None and stake is not None:
         _, pays = settle_game(tuple(players), winner, ref, money.amount(stake))
         claimed["payments"] = [{"from": a, "to": b, "amount": money.fmt(v)} for a, b, v in pays]
-    if inject == "CLAIM_MISMATCH":
+    if inject == ClaimMismatch.code:
         p = players[0]
         claimed["tricks"][p] += 1 if claimed["tricks"][p] < 16 else -1
-        where = Injected("CLAIM_MISMATCH")
+        where = Injected(ClaimMismatch.code)
     rec["claimed"] = claimed
     rec["_winner"] = players[winner] if winner is not None else None
     if winner is not None:
@@ -196,7 +198,7 @@ def _deal(rng: random.Random, players: list[str], D: int, dn: int, rules: HouseR
     dealt, kitty, strong, where = _dealt(rng, P, D, dn, stacked, stacked_by, inject)
     hands = [list(h) for h in dealt]
     passes, where = _bot_passes(rng, P, D, dn, hands, kitty, rules, inject, where)
-    if inject == "RETURN_WRONG_CARD" and where is None:
+    if inject == ReturnWrongCard.code and where is None:
         return None, None, None, None, None
     discards, where = _bot_kitty(P, D, dn, hands, kitty, rules, inject, where)
     tricks, won, winner, claim, where = _bot_play(rng, P, dn, hands, strong, rules, inject, inject_trick, claims,
@@ -238,14 +240,14 @@ def _dealt(rng: random.Random, P: list[str], D: int, dn: int, stacked: float, st
     where = None
     dealt = [list(h) for h in hands]
     kitty = list(kitty)
-    if inject == "DEAL_SIZE":
+    if inject == DealSize.code:
         c = dealt[D].pop()  # a misdeal: one of the dealer's cards lands in the kitty
         kitty.append(c)
-        where = Injected("DEAL_SIZE", deal=dn, player=P[D])
-    elif inject == "DEAL_DUPLICATE":
+        where = Injected(DealSize.code, deal=dn, player=P[D])
+    elif inject == DealDuplicate.code:
         c = dealt[R][0]
         kitty[0] = c
-        where = Injected("DEAL_DUPLICATE", deal=dn, card=CANONICAL[c])
+        where = Injected(DealDuplicate.code, deal=dn, card=CANONICAL[c])
     return dealt, kitty, strong, where
 
 
@@ -255,24 +257,24 @@ def _bot_passes(rng: random.Random, P: list[str], D: int, dn: int, hands: list[l
     L, R = (D + 1) % 3, (D + 2) % 3
     passes = []
     for pn, (gv, rc) in enumerate(((L, R), (R, D), (D, L)), 1):
-        if inject == "PASS_SEQUENCE" and pn == 3:
-            where = Injected("PASS_SEQUENCE", deal=dn, pass_=3, player=P[D])
+        if inject == PassSequence.code and pn == 3:
+            where = Injected(PassSequence.code, deal=dn, pass_=3, player=P[D])
             break
         before = list(hands[rc])
-        c = _choose_give(rng, hands[gv], before, rules, inject == "RETURN_WRONG_CARD" and where is None)
-        if inject == "PASS_NOT_HELD" and pn == 1:
+        c = _choose_give(rng, hands[gv], before, rules, inject == ReturnWrongCard.code and where is None)
+        if inject == PassNotHeld.code and pn == 1:
             c = kitty[0]  # a card he never held
-            where = Injected("PASS_NOT_HELD", deal=dn, pass_=1, player=P[gv], card=CANONICAL[c])
+            where = Injected(PassNotHeld.code, deal=dn, pass_=1, player=P[gv], card=CANONICAL[c])
         else:
             hands[gv].remove(c)
         hands[rc].append(c)
         allowed = _allowed_returns(before, c, rules)
-        if inject == "RETURN_NOT_HELD" and pn == 1:
+        if inject == ReturnNotHeld.code and pn == 1:
             x = c
-            where = Injected("RETURN_NOT_HELD", deal=dn, pass_=1, player=P[rc], card=CANONICAL[x])
-        elif inject == "RETURN_WRONG_CARD" and where is None and allowed and len(set(before) - set(allowed)) > 0:
+            where = Injected(ReturnNotHeld.code, deal=dn, pass_=1, player=P[rc], card=CANONICAL[x])
+        elif inject == ReturnWrongCard.code and where is None and allowed and len(set(before) - set(allowed)) > 0:
             x = rng.choice(sorted(set(before) - set(allowed)))
-            where = Injected("RETURN_WRONG_CARD", deal=dn, pass_=pn, player=P[rc], card=CANONICAL[x])
+            where = Injected(ReturnWrongCard.code, deal=dn, pass_=pn, player=P[rc], card=CANONICAL[x])
         else:
             x = rng.choice(allowed) if allowed else rng.choice(before)
         hands[rc].remove(x)
@@ -286,7 +288,7 @@ def _bot_kitty(P: list[str], D: int, dn: int, hands: list[list[int]], kitty: lis
     """The dealer takes the kitty and sets aside his lowest cards (hands[D] replaced), a breach when asked."""
     L = (D + 1) % 3
     own = sorted(hands[D], key=lambda c: (RANK_OF[c], c))
-    n_disc = 3 if inject in ("DISCARD_COUNT", "DISCARD_NOT_HELD") else 4
+    n_disc = 3 if inject in (DiscardCount.code, DiscardNotHeld.code) else 4
     if rules.kitty == "swap":
         discards = own[:n_disc]
         hand = own[n_disc:] + kitty
@@ -294,16 +296,16 @@ def _bot_kitty(P: list[str], D: int, dn: int, hands: list[list[int]], kitty: lis
         pool = sorted(own + kitty, key=lambda c: (RANK_OF[c], c))
         discards = pool[:n_disc]
         hand = pool[n_disc:]
-    if inject == "DISCARD_COUNT":
-        where = Injected("DISCARD_COUNT", deal=dn, player=P[D])
-    elif inject == "DISCARD_NOT_HELD":
+    if inject == DiscardCount.code:
+        where = Injected(DiscardCount.code, deal=dn, player=P[D])
+    elif inject == DiscardNotHeld.code:
         if rules.kitty == "swap":
             x = kitty[0]  # a kitty card: set aside all the same
             hand.remove(x)
         else:
             x = hands[L][0]  # a card he never had: removes nothing
         discards.append(x)
-        where = Injected("DISCARD_NOT_HELD", deal=dn, player=P[D], card=CANONICAL[x])
+        where = Injected(DiscardNotHeld.code, deal=dn, player=P[D], card=CANONICAL[x])
     hands[D] = hand
     return discards, where
 
@@ -328,9 +330,9 @@ def _bot_play(rng: random.Random, P: list[str], dn: int, hands: list[list[int]],
                 break
         lead_seat = leader
         late = tn >= inject_trick
-        if inject == "LEAD_OUT_OF_TURN" and where is None and late:
+        if inject == LeadOutOfTurn.code and where is None and late:
             lead_seat = (leader + 1) % 3
-            where = Injected("LEAD_OUT_OF_TURN", deal=dn, trick=tn, player=P[lead_seat])
+            where = Injected(LeadOutOfTurn.code, deal=dn, trick=tn, player=P[lead_seat])
         cards, wseat, where = _bot_trick(rng, P, dn, tn, hands, lead_seat, strong, inject, late, set_aside, where)
         tricks.append({"leader": P[lead_seat], "cards": [CANONICAL[c] for c in cards]})
         won[wseat] += 1
@@ -350,23 +352,23 @@ def _bot_trick(rng: random.Random, P: list[str], dn: int, tn: int, hands: list[l
     wseat = lead_seat
     for j in range(3):
         p = (lead_seat + j) % 3
-        if inject == "TRICK_SIZE" and where is None and j == 2 and late:
-            where = Injected("TRICK_SIZE", deal=dn, trick=tn)
+        if inject == TrickSize.code and where is None and j == 2 and late:
+            where = Injected(TrickSize.code, deal=dn, trick=tn)
             break
         if not hands[p]:
             break
         legal = legal_cards(hands[p], led)
         c = max(legal, key=lambda x: (RANK_OF[x], x)) if (p == strong or rng.random() < 0.5) else rng.choice(legal)
-        if inject == "REVOKE" and where is None and j > 0 and late:
+        if inject == Revoke.code and where is None and j > 0 and late:
             off = [x for x in hands[p] if SUIT_OF[x] != led]
             if off and len(legal) < len(set(hands[p])):
                 c = rng.choice(off)
-                where = Injected("REVOKE", deal=dn, trick=tn, player=P[p], card=CANONICAL[c])
+                where = Injected(Revoke.code, deal=dn, trick=tn, player=P[p], card=CANONICAL[c])
         held = True
-        if inject == "CARD_NOT_HELD" and where is None and j == 0 and set_aside and late:
+        if inject == CardNotHeld.code and where is None and j == 0 and set_aside and late:
             c = set_aside[0]
             held = False
-            where = Injected("CARD_NOT_HELD", deal=dn, trick=tn, player=P[p], card=CANONICAL[c])
+            where = Injected(CardNotHeld.code, deal=dn, trick=tn, player=P[p], card=CANONICAL[c])
         if held:
             hands[p].remove(c)
         if j == 0:
@@ -389,7 +391,7 @@ def _claim(rng: random.Random, P: list[str], hands: list[list[int]], leader: int
         for x in (leader, (leader + 1) % 3, (leader + 2) % 3):
             k = covered([len(h) for h in hands], won[x], tn - 1, rules.target)
             if k and core.claim_line(b, x, k, best) is not None:
-                return ({"by": P[x], "accepted": inject == "CLAIM_DOUBTFUL"},
+                return ({"by": P[x], "accepted": inject == ClaimDoubtful.code},
                         Injected(inject, deal=dn, trick=tn, player=P[x]))
         return None, None
     if rng.random() >= chance:

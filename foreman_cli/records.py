@@ -16,6 +16,7 @@ import msgspec
 from . import cards as C
 from . import core
 from . import money
+from .findings import Finding, RecordSchema, RecordSyntax
 from .rules import CHOICES, TARGET_RANGE, HouseRules
 
 FORMAT = "foreman/1"
@@ -167,18 +168,18 @@ def _finish(g: Any, deals: list[Any], claim: ClaimData | None, overrides: dict[s
 EXT_MAX_DEPTH = 64  # levels of nesting inside `ext`; both decoders refuse more (FORMAT is silent)
 
 
-def ext_problem(value: Any, depth: int = 1) -> tuple[str, str] | None:
-    """Why an `ext` value is refused: ('RECORD_SYNTAX', msg) for NaN or Infinity (not JSON), or
-    ('RECORD_SCHEMA', msg) for nesting deeper than EXT_MAX_DEPTH; None when it is fine."""
+def ext_problem(value: Any, depth: int = 1) -> tuple[type[Finding], str] | None:
+    """Why an `ext` value is refused: (RecordSyntax, msg) for NaN or Infinity (not JSON), or
+    (RecordSchema, msg) for nesting deeper than EXT_MAX_DEPTH; None when it is fine."""
     stack = [(value, depth)]
     while stack:
         v, d = stack.pop()
         if isinstance(v, float) and (v != v or v in (float("inf"), float("-inf"))):
             token = "NaN" if v != v else ("Infinity" if v > 0 else "-Infinity")
-            return "RECORD_SYNTAX", f"not JSON: {token} is not a JSON number"
+            return RecordSyntax, f"not JSON: {token} is not a JSON number"
         if isinstance(v, (dict, list)):
             if d > EXT_MAX_DEPTH:
-                return "RECORD_SCHEMA", f"nested deeper than {EXT_MAX_DEPTH} levels"
+                return RecordSchema, f"nested deeper than {EXT_MAX_DEPTH} levels"
             stack.extend((x, d + 1) for x in (v.values() if isinstance(v, dict) else v))
     return None
 
@@ -188,9 +189,9 @@ def ext_problem(value: Any, depth: int = 1) -> tuple[str, str] | None:
 
 @dataclass(slots=True)
 class Invalid:
-    """Why a record's text is not a replayable game: RECORD_SYNTAX or RECORD_SCHEMA problems."""
+    """Why a record's text is not a replayable game: its problems, of syntax or of the schema."""
 
-    code: str
+    code: type[Finding]  # RecordSyntax or RecordSchema
     problems: list[SchemaProblem]
     id: str | None = None
     line: int | None = None  # 1-based line inside the text, for syntax errors
@@ -321,21 +322,21 @@ def decode_careful(text: bytes | str, overrides: dict[str, Any] | None = None) -
             if m:
                 line, col = int(m.group(1)), int(m.group(2))
                 msg = msg[: m.start()]
-            return Invalid("RECORD_SYNTAX", [SchemaProblem("$", f"not JSON: {msg}")], None, line, col)
-        return Invalid("RECORD_SCHEMA", problems_from_validation(e), _id_of(text))
+            return Invalid(RecordSyntax, [SchemaProblem("$", f"not JSON: {msg}")], None, line, col)
+        return Invalid(RecordSchema, problems_from_validation(e), _id_of(text))
     bad = ext_problem(g.ext) if g.ext is not None else None
     if bad is not None:
         code, msg = bad
         return Invalid(code, [SchemaProblem("$.ext", msg)], g.id)
     names = player_names_problem(list(g.players))
     if names is not None:
-        return Invalid("RECORD_SCHEMA", [SchemaProblem("$.players", names)], g.id)
+        return Invalid(RecordSchema, [SchemaProblem("$.players", names)], g.id)
     label = label_problem(g.currency, g.series.id if g.series is not None else None)
     if label is not None:
-        return Invalid("RECORD_SCHEMA", [SchemaProblem(*label)], g.id)
+        return Invalid(RecordSchema, [SchemaProblem(*label)], g.id)
     data = to_game_data(g, overrides)
     if isinstance(data, list):
-        return Invalid("RECORD_SCHEMA", data, g.id)
+        return Invalid(RecordSchema, data, g.id)
     return data
 
 

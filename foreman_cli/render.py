@@ -219,8 +219,8 @@ def codes(selected: list[str], out: IO[str] | None = None) -> None:
         info = CODES[code]
         con.print(Text(f"{code}", style="bold") + Text(f"  ({info.severity})  {info.title}"))
         con.print(f"  Rule: {info.rule}")
-        con.print(f"  Evidence shown: {info.evidence}")
-        con.print(f"  Example: {info.example}")
+        con.print(f"  Evidence shown: {info.shows}")
+        con.print(f"  Example: {info.example()}")
         con.print()
 
 

@@ -22,7 +22,6 @@ from typing import Any
 import pyarrow as pa
 
 from .audit import check_record, duplicate_finding, series_facts, succession_finding
-from .findings import Finding
 from .reader import DEFAULT_MAX_RECORD_BYTES, SUFFIXES, RawRecord, line_record, read_stream
 
 from pyspark.sql.types import (ArrayType, BinaryType, IntegerType, LongType, MapType, StringType,
@@ -335,10 +334,7 @@ def _add_late(tables: dict[str, Any], late) -> dict[str, Any]:
         for b in batches:
             out = []
             for gid, text in zip(b.column("id").to_pylist(), b.column("finding").to_pylist()):
-                d = json.loads(text)
-                f = Finding(d["code"], d["message"], d["deal"], d["trick"], d["pass"], d["player"], d["card"],
-                            d["path"], d["evidence"])
-                out.append(dict(zip(arrow.names, store.finding_row(gid, f))))
+                out.append(dict(zip(arrow.names, store.finding_row(gid, json.loads(text)))))
             yield pa.RecordBatch.from_pylist(out, schema=arrow)
 
     late = late.persist()

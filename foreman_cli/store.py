@@ -24,7 +24,7 @@ from .files import write_atomically
 from .cards import CANONICAL, CARD_OF, RANK_OF
 from .audit import Batch, BatchInterrupt, CrossChecks, checked_batches, chunked, no_cyclic_gc, pieces, record_batches, staged_line
 from .errors import UsageError, DatabaseError, OutputError
-from .findings import CODES, Finding, repeat_mark
+from .findings import repeat_mark
 from .reader import DEFAULT_MAX_RECORD_BYTES, ChunkText, FileMap, FileSeen, read_records
 from .results import GameResult
 
@@ -987,20 +987,20 @@ def _store(archive: _Archive, batches: Iterator[Batch], replace: bool, progress:
     return report
 
 
-def finding_row(game_id: str, f: Finding) -> tuple:
-    """A finding as a row of the findings table."""
-    return (game_id, f.code, f.severity, f.deal, f.trick, f.pass_, f.player, f.card, f.message,
-            json.dumps(f.evidence, ensure_ascii=False))
+def finding_row(game_id: str, f: dict[str, Any]) -> tuple:
+    """A finding (as `Finding.to_dict` gives it) as a row of the findings table."""
+    return (game_id, f["code"], f["severity"], f["deal"], f["trick"], f["pass"], f["player"], f["card"], f["message"],
+            json.dumps(f["evidence"], ensure_ascii=False))
 
 
 def _add_late_findings(con: duckdb.DuckDBPyConnection, results: list[GameResult]) -> None:
     """Dealer succession is known only at the end of the input: add it to the games it concerns."""
-    rows = [(r.id, f) for r in results for f in r.findings if CODES[f.code].cross_game]
+    rows = [(r.id, f) for r in results for f in r.findings if f.cross_game]
     if not rows:
         return
     con.execute("BEGIN TRANSACTION")
     for gid, f in rows:
-        con.execute("INSERT INTO findings VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", list(finding_row(gid, f)))
+        con.execute("INSERT INTO findings VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", list(finding_row(gid, f.to_dict())))
         con.execute("UPDATE games SET breaches = breaches + 1 WHERE id = ?", [gid])
         con.execute("UPDATE payouts SET disputed = true WHERE game_id = ?", [gid])
     con.execute("COMMIT")

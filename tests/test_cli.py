@@ -434,9 +434,9 @@ def test_findings_wrap_at_words_on_a_terminal_and_never_inside_a_code():
     from foreman_cli import render
     buf = io.StringIO()
     con = Console(file=buf, force_terminal=True, width=50, color_system=None)
-    from foreman_cli.findings import Finding
-    render._print_finding(con, Finding("RETURN_WRONG_CARD", "bob returned JD for 2D; bob held AD KD QD JD in diamonds: "
-                                       "the highest, AD, should have come back", deal=1, pass_=1))
+    from foreman_cli.findings import ReturnWrongCard
+    render._print_finding(con, ReturnWrongCard(deal=1, pass_=1, player="bob", card="JD", received="2D",
+                                               expected=("AD", "KD", "QD"), return_rule="higher"))
     lines = [line.rstrip() for line in buf.getvalue().splitlines()]
     assert len(lines) > 1 and all(len(line) <= 50 for line in lines)
     assert lines[0].startswith("  ! deal 1, pass 1:") and all(line.startswith("    ") for line in lines[1:])

@@ -111,5 +111,5 @@ def test_lone_surrogate_is_refused():
     text = _json.dumps(game(id="s"))[:-1] + ', "notes": "\\ud800"}'
     for decode in (records.decode, records.decode_careful):
         r = decode(text)
-        assert isinstance(r, records.Invalid) and r.code == "RECORD_SYNTAX"
+        assert isinstance(r, records.Invalid) and r.code.code == "RECORD_SYNTAX"
         assert "lone surrogate" in r.problems[0].message

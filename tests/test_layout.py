@@ -81,16 +81,24 @@ def test_every_module_says_what_it_owns():
         assert doc and doc.strip(), f"{path.name} has no docstring"
 
 
-def test_what_a_code_does_is_in_its_registry_entry_not_in_the_views():
-    # The modules that find a breach name its code; the ones that show, store or settle findings
-    # ask the registry (severity, disputes, cross_game, shown_at, leaves_out) instead.
+def test_no_module_but_the_findings_spells_a_code():
     import re
     from foreman_cli.findings import CODES
-    for name in ("render.py", "report.py", "settle.py", "store.py", "cli.py", "trace.py", "spark.py", "results.py",
-                 "events.py", "fairness_page.py", "certificate.py"):
-        text = (PACKAGE / name).read_text()
-        named = [c for c in CODES if re.search(rf"[\"']{c}[\"']", text)]
-        assert named == [], f"{name} names {named}"
+    for path in sorted(PACKAGE.rglob("*.py")):
+        if path.name == "findings.py":
+            continue
+        named = [c for c in CODES if re.search(rf"[\"']{c}[\"']", path.read_text())]
+        assert named == [], f"{path.name} names {named}"
+
+
+def test_each_codes_example_is_its_class_called_on_sample_fields():
+    import json
+    from foreman_cli.findings import CODES, code_dicts
+    for code, cls in CODES.items():
+        f = cls(**cls.sample)
+        assert f.code == code and f.text() == cls.example() and f.text().endswith(f"({code})")
+        assert json.loads(json.dumps(f.to_dict()))["message"] == f.message
+    assert [d["example"] for d in code_dicts(list(CODES))] == [cls.example() for cls in CODES.values()]
 
 
 def test_a_run_that_names_its_command_builds_only_that_one_and_reads_the_same():
