@@ -394,8 +394,8 @@ def fairness(
     if bool(paths) == bool(db):
         raise UsageError("give record PATHs or --db FILE (one of the two)")
     if db:
-        from . import store
-        deals = store.dealt_hands(store.db_path(db))
+        from . import archive
+        deals = archive.dealt_hands(archive.db_path(db))
     else:
         deals = fair.from_results(audit.audit_paths(paths, parse_overrides(rule), keep=True))
     with render.WorkProgress("screening", "deals") as bar:
@@ -438,11 +438,11 @@ def load(
 
     Exit status: 0 when everything new was loaded, 1 when a record was invalid or in conflict.
     """
-    from . import store  # duckdb and pyarrow load only for the commands that use them
+    from . import archive  # duckdb and pyarrow load only for the commands that use them
     budget_ms = _analysis_budget(analyze, budget_ms)
-    path = store.db_path(db)
+    path = archive.db_path(db)
     with render.WorkProgress("loading", "games") as bar:
-        report = store.load_paths(paths, path, parse_overrides(rule), replace, batch, _jobs(jobs), progress=bar.advance,
+        report = archive.load_paths(paths, path, parse_overrides(rule), replace, batch, _jobs(jobs), progress=bar.advance,
                                   analyze=budget_ms if analyze else None)
     if json_out:
         render.schema(report.to_dict(path))
@@ -476,13 +476,13 @@ def query(
 
     Arguments: SQL one SQL statement (- reads it from standard input); the archive is opened read-only.
     """
-    from . import store  # duckdb and pyarrow load only for the commands that use them
+    from . import archive  # duckdb and pyarrow load only for the commands that use them
     if json_out and csv_out:
         raise UsageError("choose one of --json and --csv")
     if sql == "-":
         sql = sys.stdin.read()
-    with store.bounded_query_process(), \
-            store.open_query(store.db_path(db), sql, timeout, whole=not (json_out or csv_out)) as res:
+    with archive.bounded_query_process(), \
+            archive.open_query(archive.db_path(db), sql, timeout, whole=not (json_out or csv_out)) as res:
         if json_out or csv_out:
             (render.query_json if json_out else render.query_csv)(res)
         else:
@@ -506,7 +506,7 @@ def stats(
 
     Example: foreman stats --player alice    foreman stats --csv --table money > money.csv
     """
-    from . import store  # duckdb and pyarrow load only for the commands that use them
+    from . import archive  # duckdb and pyarrow load only for the commands that use them
     if json_out and csv_out:
         raise UsageError("choose one of --json and --csv")
     if table not in STATS_TABLES:
@@ -514,7 +514,7 @@ def stats(
     if table != "players" and not csv_out:
         raise UsageError(f"--table {table} needs --csv (the report and --json show every table)",
                          hint="see 'foreman stats --help'")
-    st = store.stats(store.db_path(db), player)
+    st = archive.stats(archive.db_path(db), player)
     if csv_out:
         render.query_csv(getattr(st, table))
     else:
@@ -531,8 +531,8 @@ def export(
 
     Example: foreman export --parquet archive-parquet/
     """
-    from . import store  # duckdb and pyarrow load only for the commands that use them
-    rows = store.export_parquet(store.db_path(db), parquet)
+    from . import archive  # duckdb and pyarrow load only for the commands that use them
+    rows = archive.export_parquet(archive.db_path(db), parquet)
     render.schema({"dir": parquet, "rows": rows})
 
 

@@ -275,8 +275,8 @@ def _result_row(d: dict[str, Any]) -> dict[str, Any]:
 def archive_schemas() -> dict[str, Any]:
     """The Spark schema of every archive table, from the archive itself."""
     from pyspark.sql.pandas.types import from_arrow_schema
-    from . import store
-    return {name: from_arrow_schema(t.schema) for name, t in store.archive_rows([]).items()}
+    from . import archive
+    return {name: from_arrow_schema(t.schema) for name, t in archive.archive_rows([]).items()}
 
 
 def load(records, overrides: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -299,13 +299,13 @@ def load(records, overrides: dict[str, Any] | None = None) -> dict[str, Any]:
 
 
 def _tables(records, overrides: dict[str, Any] | None) -> dict[str, Any]:
-    from . import store
+    from . import archive
     schemas = archive_schemas()
 
     def flatten(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         for b in batches:
             results = [check_record(raw, overrides, fast=True) for raw in _raws(b)]
-            for name, t in store.archive_rows(results).items():
+            for name, t in archive.archive_rows(results).items():
                 sink = io.BytesIO()
                 with pa.ipc.new_stream(sink, t.schema) as w:
                     w.write_table(t)
@@ -326,7 +326,7 @@ def _tables(records, overrides: dict[str, Any] | None) -> dict[str, Any]:
 def _add_late(tables: dict[str, Any], late) -> dict[str, Any]:
     """Dealer succession's findings into `findings`, and what they change in `games` and `payouts`."""
     from pyspark.sql import functions as F
-    from . import store
+    from . import archive
     findings_schema = tables["findings"].schema
 
     def rows(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
@@ -334,7 +334,7 @@ def _add_late(tables: dict[str, Any], late) -> dict[str, Any]:
         for b in batches:
             out = []
             for gid, text in zip(b.column("id").to_pylist(), b.column("finding").to_pylist()):
-                out.append(dict(zip(arrow.names, store.finding_row(gid, json.loads(text)))))
+                out.append(dict(zip(arrow.names, archive.finding_row(gid, json.loads(text)))))
             yield pa.RecordBatch.from_pylist(out, schema=arrow)
 
     late = late.persist()

@@ -424,7 +424,7 @@ def test_stats_csv_writes_one_table(tmp_path):
 
 def test_stats_tables_are_the_fields_of_the_statistics():
     import dataclasses
-    from foreman_cli import cli, store
+    from foreman_cli import cli, archive as store
     assert cli.STATS_TABLES == tuple(f.name for f in dataclasses.fields(store.Stats))
 
 

@@ -110,7 +110,7 @@ def _as_record(g: records.GameData) -> dict:
 def test_the_compiled_deal_codes_answer_as_the_python_reference(decoded):
     """The archive's card lists (store.deal_codes and _core.deal_codes): the same bytes and offsets
     for every deal, clean or not, with every trick or only the first few."""
-    from foreman_cli import store
+    from foreman_cli import archive as store
     from foreman_cli.cards import CARD_OF
 
     def columns():

@@ -146,7 +146,7 @@ def test_the_compiled_line_count_answers_as_the_reference(data, a, b):
 
 @need_c
 def test_the_archive_codes_from_the_lanes_blocks_are_those_of_the_decoded_deals(texts):
-    from foreman_cli import store
+    from foreman_cli import archive as store
 
     def columns():
         return [store.code_column() for _ in range(9)]

@@ -21,7 +21,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from builders import base_deal, game, run, run_many
-from foreman_cli import money, store
+from foreman_cli import money, archive as store
 from foreman_cli.generate import generate
 from foreman_cli.settle import fewest_transfers, settle
 

@@ -18,7 +18,7 @@ if shutil.which("java") is None:
 import duckdb  # noqa: E402
 
 from foreman_cli import spark as fspark  # noqa: E402
-from foreman_cli import store  # noqa: E402
+from foreman_cli import archive as store  # noqa: E402
 from foreman_cli.generate import generate  # noqa: E402
 
 FOREMAN = str(Path(sys.executable).parent / "foreman")

@@ -14,7 +14,10 @@ import pytest
 from typer.testing import CliRunner
 
 from builders import game
-from foreman_cli import audit, reader, store, workers
+from foreman_cli import audit, reader, archive as store, workers
+from foreman_cli.archive import loading as archive_load
+from foreman_cli.archive import sql as archive_query
+from foreman_cli.archive import staging
 from foreman_cli.cli import app
 from foreman_cli.errors import DatabaseError
 from foreman_cli.generate import generate
@@ -108,7 +111,7 @@ def test_a_load_writes_row_groups_of_the_size_it_asks_for(tmp_path, monkeypatch)
     path = write(tmp_path, "c.jsonl", recs)
     sizes = {}
     for rows in (2048, None):
-        monkeypatch.setattr(store, "ROW_GROUP_ROWS", rows)
+        monkeypatch.setattr(archive_load, "ROW_GROUP_ROWS", rows)
         db = str(tmp_path / f"rg-{rows}.duckdb")
         load([path], db)
         con = duckdb.connect(db, read_only=True)
@@ -142,7 +145,7 @@ def _commits(monkeypatch, **load_kw) -> tuple[int, "_Counting"]:
         made.append(_Counting(real(*a, **kw)))
         return made[-1]
 
-    monkeypatch.setattr(store, "connect", counting)
+    monkeypatch.setattr(archive_load, "connect", counting)
     return store.load_paths(**load_kw), made[0]
 
 
@@ -152,13 +155,13 @@ def test_a_transaction_holds_batches_until_it_holds_batch_games(tmp_path, monkey
     path = str(tmp_path / "c.jsonl.gz")  # read here in batches of records, not in chunks of lines by the workers
     with gzip.open(path, "wt") as f:
         f.writelines(json.dumps(r) + "\n" for r in recs)
-    monkeypatch.setattr(store, "BATCH_GAMES", 100)  # a worker's task
+    monkeypatch.setattr(archive_load, "BATCH_GAMES", 100)  # a worker's task
     tasks: list[int] = []
     rep, con = _commits(monkeypatch, paths=[path], path=str(tmp_path / "a.duckdb"), batch_games=300,
                         progress=tasks.append)
     # batches of 100 games; the tables' creation, then transactions of 300, 300, 300 and the last 100
     assert tasks == [100] * 10 and con.commits == 1 + 4 and rep.added == 1000
-    monkeypatch.setattr(store, "TRANSACTION_BYTES", 1)  # a transaction also ends at its size
+    monkeypatch.setattr(archive_load, "TRANSACTION_BYTES", 1)  # a transaction also ends at its size
     rep, con = _commits(monkeypatch, paths=[path], path=str(tmp_path / "b.duckdb"), batch_games=300)
     assert con.commits == 1 + 10 and rep.added == 1000
     assert store.counts(str(tmp_path / "a.duckdb")) == store.counts(str(tmp_path / "b.duckdb"))
@@ -173,12 +176,12 @@ def test_the_rows_kept_of_a_batch_are_those_of_the_games_kept():
     from foreman_cli.reader import RawRecord
     recs = [r for r, _ in generate(30, 17, max_deals=3, stacked=0.5)]
     results = [check_record(RawRecord("t.jsonl", n + 1, json.dumps(r)), keep=True) for n, r in enumerate(recs)]
-    tables = store.stage_tables(results)
+    tables = staging.stage_tables(results)
     assert {name for name, t in tables.items() if t.num_rows == 0} and len(tables["_findings"]) > 0
     for keep in ([0], [29], list(range(0, 12)), list(range(12, 30)), list(range(5, 6)), [1, 2, 7, 20], list(range(30))):
         for name, t in tables.items():
             want = t.filter(pc.is_in(t["_n"], value_set=pa.array(keep, type=pa.int32())))
-            assert store._kept(t, keep).equals(want), (name, keep)
+            assert staging._kept(t, keep).equals(want), (name, keep)
 
 
 def _contents(db: str) -> dict[str, list]:
@@ -194,7 +197,7 @@ def test_batches_split_between_transactions_load_the_same_rows(tmp_path, monkeyp
     recs = [r for r, _ in generate(120, 29, max_deals=4, stacked=0.3)]
     path = write(tmp_path, "c.jsonl", recs)
     store.load_paths([path], str(tmp_path / "a.duckdb"))
-    monkeypatch.setattr(store, "BATCH_GAMES", 50)
+    monkeypatch.setattr(archive_load, "BATCH_GAMES", 50)
     store.load_paths([path], str(tmp_path / "b.duckdb"), batch_games=7)  # most batches split, some twice
     assert _contents(str(tmp_path / "a.duckdb")) == _contents(str(tmp_path / "b.duckdb"))
 
@@ -210,15 +213,15 @@ def test_a_load_writes_a_few_batches_at_once_and_stores_what_it_stores_one_at_a_
     packed.write_bytes(gzip.compress("".join(json.dumps(r) + "\n" for r in recs[70:]).encode()))
     paths = [first, second, str(packed)]
     monkeypatch.setattr(reader, "WORKER_CHUNK", 4000)  # a few records a chunk
-    monkeypatch.setattr(store, "BATCH_GAMES", 6)
+    monkeypatch.setattr(archive_load, "BATCH_GAMES", 6)
     writes: list[list[int]] = []
-    real = store._write
-    monkeypatch.setattr(store, "_write", lambda con, parts, *a: writes.append([len(k) for _, k in parts])
+    real = archive_load._write
+    monkeypatch.setattr(archive_load, "_write", lambda con, parts, *a: writes.append([len(k) for _, k in parts])
                         or real(con, parts, *a))
     store.load_paths(paths, str(tmp_path / "held.duckdb"), batch_games=25)
     held = writes[:]
     writes.clear()
-    monkeypatch.setattr(store, "WRITE_BYTES", 0)
+    monkeypatch.setattr(archive_load, "WRITE_BYTES", 0)
     store.load_paths(paths, str(tmp_path / "alone.duckdb"), batch_games=25)
     assert all(len(w) == 1 for w in writes) and len(writes) > 12
     assert sum(map(sum, held)) == sum(map(sum, writes)) == len(recs)
@@ -233,7 +236,7 @@ def test_a_load_of_results_that_repeat_a_game_writes_it_once(tmp_path, monkeypat
     from foreman_cli.reader import RawRecord
     recs = [r for r, _ in generate(6, 33, max_deals=2)]
     results = [check_record(RawRecord("t.jsonl", n + 1, json.dumps(r)), keep=True) for n, r in enumerate(recs + recs[:2])]
-    monkeypatch.setattr(store, "BATCH_GAMES", 2)  # batches of 2 in a transaction of them all
+    monkeypatch.setattr(archive_load, "BATCH_GAMES", 2)  # batches of 2 in a transaction of them all
     rep = store.load(results, str(tmp_path / "a.duckdb"), batch_games=100)
     assert (rep.added, rep.unchanged) == (6, 2)
     assert store.counts(str(tmp_path / "a.duckdb"))["games"] == 6
@@ -242,7 +245,7 @@ def test_a_load_of_results_that_repeat_a_game_writes_it_once(tmp_path, monkeypat
 def test_an_archive_written_in_row_groups_spills_beside_itself(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     db = str(tmp_path / "a.duckdb")
-    con = store.connect(db, row_group_rows=store.ROW_GROUP_ROWS)
+    con = store.connect(db, row_group_rows=archive_load.ROW_GROUP_ROWS)
     try:
         assert con.execute("SELECT current_setting('temp_directory')").fetchone()[0] == db + ".tmp"
         assert con.execute("SELECT current_database()").fetchone()[0] == "archive"
@@ -381,7 +384,7 @@ def test_query_cannot_lift_its_limits(archive, sql):
     with pytest.raises(DatabaseError):
         store.query(archive, sql)
     limits = store.query(archive, "SELECT current_setting('threads'), current_setting('lock_configuration')").rows
-    assert limits == [(store.QUERY_THREADS, True)]
+    assert limits == [(archive_query.QUERY_THREADS, True)]
 
 
 def test_a_runaway_query_is_stopped_at_its_timeout(archive):
@@ -549,7 +552,7 @@ def test_long_text_is_the_arrow_string_array_of_its_values():
     import pyarrow as pa
     values = ['{"notes": "Zoë 🂡 ☃"}', "", "x" * 70_000, "é"]
     for some in (values, [*values, None], [None], []):  # one buffer; through bytes where a value is null
-        got = store._long_text(some)
+        got = staging._long_text(some)
         got.validate(full=True)
         assert got.type == pa.string() and got.equals(pa.array(some, type=pa.string()))
 
@@ -581,8 +584,8 @@ def test_a_load_takes_the_records_text_from_the_file_and_stores_it_as_read(tmp_p
     packed.write_bytes(gzip.compress(data))
     monkeypatch.setattr(reader, "WORKER_CHUNK", 4000)  # a few records a chunk
     viewed = []
-    real = store._text_views
-    monkeypatch.setattr(store, "_text_views", lambda *a: viewed.append(len(a[1])) or real(*a))
+    real = staging._text_views
+    monkeypatch.setattr(staging, "_text_views", lambda *a: viewed.append(len(a[1])) or real(*a))
     store.load_paths([str(plain)], str(tmp_path / "plain.duckdb"), jobs=jobs)
     assert len(viewed) > 3 and sum(viewed) == len(recs)  # every game's text taken from the file
     store.load_paths([str(packed)], str(tmp_path / "packed.duckdb"), jobs=1)
@@ -602,12 +605,12 @@ def test_text_views_are_the_strings_at_their_places_copying_none():
     places = [places[2], *places]  # and one string twice
     arr = pa.StructArray.from_arrays([pa.array([a for a, _ in places], pa.int64()),
                                       pa.array([n for _, n in places], pa.int32())], names=["at", "size"])
-    views, lo, hi = store._text_views(data, arr)
+    views, lo, hi = staging._text_views(data, arr)
     views.validate(full=True)
     assert views.type == pa.string_view()
     assert views.to_pylist() == [texts[2], *texts]
     assert (lo, hi) == (1, len(data))
-    empty, _, _ = store._text_views(data, arr.slice(0, 0))
+    empty, _, _ = staging._text_views(data, arr.slice(0, 0))
     assert len(empty) == 0
 
 

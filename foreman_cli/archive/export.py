@@ -1,0 +1,59 @@
+"""Export of an archive's tables to Parquet files."""
+
+from __future__ import annotations
+
+import duckdb
+from pathlib import Path
+from ..files import write_atomically
+from ..errors import DatabaseError, OutputError
+from .sql import read_archive
+from .schema import TABLES
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+
+
+EXPORT_ROWS = 65536  # rows a batch while exporting: memory stays flat whatever a table's size
+
+def export_parquet(path: str, out_dir: str) -> dict[str, int]:
+    """Write every table as a Parquet dataset, DIR/<table>/data.parquet; return rows per table.
+
+    The archive is read sandboxed (read_archive), so DuckDB itself writes no file: the rows come
+    out as Arrow batches and pyarrow writes each file, whole or not at all."""
+    con = read_archive(path)
+    rows = {}
+    try:
+        for name in TABLES:
+            folder = Path(out_dir) / name
+            try:
+                folder.mkdir(parents=True, exist_ok=True)
+            except OSError as e:
+                raise OutputError(f"{folder}: {e.strerror or e}") from None
+            write_atomically(folder / "data.parquet", lambda temporary, table=name: rows.update(
+                {table: _write_parquet(con, table, temporary)}))
+    except duckdb.Error as e:
+        raise DatabaseError(f"export failed: {str(e).splitlines()[0]}") from None
+    finally:
+        con.close()
+    return rows
+
+def _write_parquet(con: duckdb.DuckDBPyConnection, table: str, target: str) -> int:
+    """One table's rows into a Parquet file, batch by batch; how many rows."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+    count = 0
+    with con.sql(f"SELECT * FROM {table}").to_arrow_reader(batch_size=EXPORT_ROWS) as reader, \
+            pq.ParquetWriter(target, _plain_schema(reader.schema)) as writer:
+        plain = writer.schema
+        for batch in reader:
+            writer.write_batch(pa.RecordBatch.from_arrays(
+                [c.cast(c.type.storage_type) if isinstance(c.type, pa.ExtensionType) else c for c in batch.columns],
+                schema=plain))
+            count += batch.num_rows
+    return count
+
+def _plain_schema(schema):
+    """JSON columns come as an Arrow extension type: Parquet and its readers see the text."""
+    import pyarrow as pa
+    return pa.schema([f.with_type(f.type.storage_type) if isinstance(f.type, pa.ExtensionType) else f for f in schema])

@@ -1,0 +1,468 @@
+"""Loading: record files read, replayed and staged through the audit's pipeline, written idempotently in transactions."""
+
+from __future__ import annotations
+
+import duckdb
+import functools
+import itertools
+import re
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from typing import Any, TYPE_CHECKING
+from ..audit import Batch, BatchInterrupt, CrossChecks, checked_batches, chunked, pieces, record_batches, staged_line
+from ..errors import DatabaseError
+from ..findings import repeat_mark
+from ..reader import DEFAULT_MAX_RECORD_BYTES, FileMap, FileSeen, read_records
+from ..results import GameResult
+from .schema import ANALYSIS_TABLES, NO_EXTENSIONS, STORED, TABLES, connect, init
+from .staging import BATCH_BYTES, BATCH_GAMES, _concat, _part_rows, _text_kind, _unfolded_rows, finding_row, stage_tables
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+
+
+# DuckDB's limit during a load: it keeps a long load flat and the process under 400 MB
+# (measured on 200 MB, transactions of 8,192 games: a peak of 365-378 MB; 349-361 MB at 80 MB).
+LOAD_MEMORY = "96MB"
+
+# Row groups of the archive a load writes (DuckDB's default is 122,880 rows). A whole archive's
+# games are then several row groups, not one, and the checkpoint at the end compresses them on
+# every core: measured on 200 MB of records, three loads interleaved with the default's, the
+# checkpoint 3.4 -> 2.1 s, the load 13.4-14.6 -> 12.0-13.2 s, the file 57 -> 59 MB.
+ROW_GROUP_ROWS = 8192
+
+# Games a transaction holds (`load --batch`): batches are inserted into one open transaction
+# until it holds this many games or TRANSACTION_BYTES of staged rows. A transaction of a whole
+# row group or more is one DuckDB writes straight into the file, compressed, and logs by
+# reference; a small one goes through the write-ahead log in full and is compressed again at the
+# checkpoint. Measured on 200 MB of records, three loads interleaved with transactions of 500
+# games: 12.4-14.8 -> 10.4-12.0 s, the reading process's CPU 13.9-16.1 -> 9.7-10.5 s, nothing
+# spilled (175 MB before), a file of 62 MB (59 before).
+TRANSACTION_GAMES = ROW_GROUP_ROWS
+
+TRANSACTION_BYTES = 96 * 1024 * 1024
+
+# Staged rows a load holds before it writes them, in one statement a table (_Transaction).
+WRITE_BYTES = 12 * 1024 * 1024
+
+# Tasks in flight a worker in a load. While the reading process commits a transaction (0.6-0.9 s
+# for 8,192 games) the workers go on staging the next ones; with validate's 2 they soon stood idle.
+# 200 MB, three runs each: 7.4-8.1 s with 2, 6.9-7.6 s with 5 or 6. Each task in flight holds
+# about 5.6 MB of staged rows in the reading process: the peak was 357-367 MB with 5, 362-389 with 6.
+LOAD_AHEAD = 5
+
+# How far a load's workers yield the CPU to the reading process. The reading process, DuckDB's
+# writes, is a load's bottleneck; sharing two cores with two workers, its inserts and commits took
+# 3.3-3.6 s of a 200 MB load, against 2.1 s alone (--jobs 1). At nice 10: 2.4-2.9 s, and the load
+# faster in 5 of 8 interleaved pairs, then in 8 of 8 (medians 4.59 -> 4.34 s, 3.78 -> 3.61 s).
+# validate, whose reading process only reads, gained nothing (5 of 10), so its workers keep their
+# priority, as do --analyze's, the bottleneck there.
+LOAD_WORKER_NICE = 10
+
+@dataclass
+class LoadReport:
+    """What a load did: games added, unchanged, replaced, refused, and the conflicts by name."""
+
+    added: int = 0
+    unchanged: int = 0
+    replaced: int = 0
+    invalid: int = 0
+    conflicts: list[str] = field(default_factory=list)
+    invalid_sources: list[str] = field(default_factory=list)
+    plays: int = 0
+    rows: dict[str, int] = field(default_factory=dict)
+
+    def to_dict(self, db: str) -> dict[str, Any]:
+        """`load --json`: the counts, each conflict and each invalid record with why, rows per table."""
+        return {"db": db, "added": self.added, "unchanged": self.unchanged, "replaced": self.replaced,
+                "conflicts": self.conflicts, "invalid": self.invalid_sources, "plays": self.plays, "rows": self.rows}
+
+_INSERTS = [
+    ("games", "INSERT INTO games SELECT * FROM _games"),
+    ("deal_facts", "INSERT INTO deal_facts BY NAME SELECT * FROM _deals"),
+    ("claims", "INSERT INTO claims SELECT * FROM _claims"),
+    ("findings", "INSERT INTO findings SELECT * FROM _findings"),
+    ("payouts", "INSERT INTO payouts SELECT * FROM _payouts"),
+    ("play_costs", "INSERT INTO play_costs SELECT * FROM _play_costs"),
+    ("deal_accuracy", "INSERT INTO deal_accuracy SELECT * FROM _deal_accuracy"),
+]
+
+def _write(con: duckdb.DuckDBPyConnection, parts: list[tuple[dict[str, pa.Table], list[int]]],
+           report: LoadReport, files: FileMap | None = None) -> None:
+    """Insert the games at places `keep` of each part's staged tables, all the parts together: one
+    statement a table. The parts' tables have the same columns, and their text, if it is in a file
+    (`_text_places`), is in the same file."""
+    parts = [(tables, keep) for tables, keep in parts if keep]
+    if not parts:
+        return
+    placed: list[tuple[FileSeen, int, int]] = []  # the text viewed in the file: as it was, and where
+    kept = [_part_rows(tables, keep, files, placed) for tables, keep in parts]
+    tables = kept[0] if len(kept) == 1 else {name: _concat([k[name] for k in kept]) for name in kept[0]}
+    for name, t in tables.items():
+        con.register(name, t)
+    try:
+        for table, sql in _INSERTS:
+            staged = tables.get("_deals" if table == "deal_facts" else f"_{table}")
+            if staged is None or not staged.num_rows:
+                continue  # nothing to add (the analysis tables without --analyze, a batch without claims)
+            n = con.execute(sql).fetchone()[0]
+            report.rows[table] = report.rows.get(table, 0) + n
+        deals = report.rows.pop("deal_facts", 0)
+        for name, rows in _unfolded_rows(tables["_deals"] if deals else None).items():
+            report.rows[name] = report.rows.get(name, 0) + rows
+        report.rows["game_players"] = 3 * report.rows.get("games", 0)
+    finally:
+        for name in tables:
+            try:
+                con.unregister(name)
+            except duckdb.Error:
+                pass  # after a failed statement: the first error is the one to tell
+    for seen, lo, hi in placed:
+        files.check(seen)  # changed while DuckDB read it: the transaction is rolled back
+        files.release(lo, hi)
+    report.plays = report.rows.get("plays", 0)
+
+def load(results: Iterable[GameResult], path: str, replace: bool = False, batch_games: int = TRANSACTION_GAMES,
+         progress: Callable[[int], None] | None = None) -> LoadReport:
+    """Load what the audit gave (audit_records: its cross-game findings included) into the archive,
+    `batch_games` games a transaction."""
+    batches = (Batch(b, stage_tables(b)) for b in chunked(results, min(batch_games, BATCH_GAMES)))
+    return _store(_Archive(path), batches, replace, progress, None, batch_games)
+
+def load_paths(paths: list[str], path: str, overrides: dict[str, Any] | None = None, replace: bool = False,
+               batch_games: int = TRANSACTION_GAMES, jobs: int = 1, max_record_bytes: int = DEFAULT_MAX_RECORD_BYTES,
+               progress: Callable[[int], None] | None = None, analyze: float | None = None) -> LoadReport:
+    """Read, replay and load record files through the audit's pipeline, `batch_games` games a
+    transaction; with jobs > 1 the replays and the flattening run in workers.
+
+    With `analyze` (a search budget in ms) every deal added is analysed into play_costs and
+    deal_accuracy.
+    """
+    stage = stage_tables if analyze is None else functools.partial(stage_tables, analyze=analyze)
+    if jobs > 1:
+        # pyarrow's first conversion costs 0.1 s (its compute functions, the shim it checks
+        # numpy and pandas with): made here, before the workers fork, it is made once.
+        stage_tables([])
+    parts = load_pieces(paths, max_record_bytes, batch_games, analyze is not None)
+    archive = _Archive(path)
+    # With --analyze the workers are the bottleneck and each task takes seconds: more in flight
+    # would only lengthen the wait for them after a Ctrl-C, and a lower priority would only slow them.
+    # A plain load's archive opens once its workers have their first tasks: connecting and creating
+    # the tables took 45-75 ms, which the reading process spent while the workers stood unforked.
+    # An error there (a file in use) waits for the tasks in flight, well under a second; with
+    # --analyze, whose tasks take seconds, or without workers, the archive opens first.
+    plain = analyze is None
+    early = plain and jobs > 1
+    batches = checked_batches(parts, overrides, jobs, shape=staged_line, stage=stage, fast=plain,
+                              ahead=LOAD_AHEAD if plain else 2, nice=LOAD_WORKER_NICE if plain else 0,
+                              started=archive.open if early else None)
+    return _store(archive, batches, replace, progress, CrossChecks(hold=False), batch_games, opened_as_workers_start=early)
+
+def load_pieces(paths: list[str], max_record_bytes: int = DEFAULT_MAX_RECORD_BYTES,
+                batch_games: int = TRANSACTION_GAMES, analysed: bool = False) -> Iterator[Any]:
+    """The input of a load as its workers' tasks (audit.pieces)."""
+    batch = min(batch_games, BATCH_GAMES)
+    if not analysed:
+        # Plain JSON Lines in chunks the workers read, as validate's are: this process, which the
+        # archive's writes keep busy, then only finds where they are cut. Measured on 200 MB, three
+        # loads interleaved with records read here and sent in batches of 500: 9.5-9.9 -> 8.8-9.3 s,
+        # this process's CPU 9.0-9.1 -> 7.5-7.9 s, its peak 356-375 -> 357-367 MB (chunks of 1.5,
+        # 3, 6 and 8 MB: slower, slower, the same, and a peak of 385-411 MB).
+        return pieces(paths, max_record_bytes, batch=batch, batch_bytes=BATCH_BYTES)
+    # the analysis takes a second or more a game: a worker's task stays a batch of games
+    return record_batches(read_records(paths, max_record_bytes), batch, BATCH_BYTES)
+
+class _Transaction:
+    """The load's open transaction: games go in until it holds `games` games or `size` bytes of
+    staged rows, then it commits, and the next begins. A batch may be split between two, but a
+    game never is: one call of `_write` writes each game whole.
+
+    Transactions of exactly a row group of games let DuckDB write every full row group of the
+    records' text once, compressed, straight into the file; a transaction that stopped short of
+    one would copy its last part row group again when it commits.
+
+    The batches are written a few at a time (`WRITE_BYTES` of staged rows): a DuckDB statement
+    costs about a millisecond and each table registered for it half as much again, whatever its
+    rows, and a batch of a plain load is five inserts of about 700 games."""
+
+    def __init__(self, con: duckdb.DuckDBPyConnection, games: int, size: int, files: FileMap,
+                 report: LoadReport, write_bytes: int) -> None:
+        self.con, self.games, self.size, self.write_bytes = con, games, size, write_bytes
+        self.files = files  # the input file whose records' text the batches take from it
+        self.report = report
+        self.open = False
+        self.held = self.bytes = 0
+        self.pending: list[tuple[dict[str, pa.Table], list[int]]] = []  # held, not yet written
+        self.pending_bytes = 0
+
+    def add(self, batch: Batch, keep: list[int]) -> None:
+        """Add the batch's games at places `keep`, committing whenever the transaction is full."""
+        # The tables' whole buffers, not their bytes in use (nbytes): the same here, where nothing
+        # is sliced yet, and 20x quicker to add up.
+        row_bytes = (sum(t.get_total_buffer_size() for t in batch.staged.values()) / max(len(batch.results), 1)
+                     if batch.staged else 0)
+        try:
+            if keep and self.pending and _text_kind(self.pending[0][0]) != _text_kind(batch.staged):
+                self.write()  # another file, or text carried rather than taken from the file
+            while keep:
+                self.begin()
+                part, keep = keep[:self.games - self.held], keep[self.games - self.held:]
+                self.pending.append((batch.staged, part))
+                self.held += len(part)
+                self.bytes += int(row_bytes * len(part))
+                self.pending_bytes += int(row_bytes * len(part))
+                if self.held >= self.games or self.bytes >= self.size:
+                    self.commit()
+                elif self.pending_bytes >= self.write_bytes:
+                    self.write()
+        except BaseException:
+            self.rollback()
+            raise
+
+    def write(self) -> None:
+        """Write what is held, in the open transaction."""
+        if self.pending:
+            pending, self.pending, self.pending_bytes = self.pending, [], 0
+            _write(self.con, pending, self.report, self.files)
+
+    def begin(self) -> None:
+        """Begin a transaction, unless one is open."""
+        if not self.open:
+            self.con.execute("BEGIN TRANSACTION")
+            self.open = True
+
+    def commit(self) -> None:
+        """Commit what the transaction holds, if anything."""
+        if self.open:
+            self.write()
+            self.open = False
+            self.held = self.bytes = 0
+            self.con.execute("COMMIT")
+
+    def rollback(self) -> None:
+        """Drop what the transaction holds, if anything."""
+        self.pending, self.pending_bytes = [], 0
+        if self.open:
+            self.open = False
+            try:
+                self.con.execute("ROLLBACK")
+            except duckdb.Error:
+                pass  # a failed COMMIT has already ended the transaction; the first error is the one to tell
+
+    def stop_if(self, stop: BatchInterrupt) -> None:
+        """At a batch boundary after Ctrl-C: keep the whole batches held, then stop."""
+        if stop.requested:
+            self.commit()
+        stop.check()
+
+class _Archive:
+    """The archive a load writes, opened once, when `open` is first called: by the audit's pipeline
+    as the workers start (checked_batches' `started`), or by the load before its first batch."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self.con: duckdb.DuckDBPyConnection | None = None
+        self.empty = False  # when it was opened
+
+    def open(self) -> None:
+        """Connect for writing and create the tables if they are missing (once)."""
+        if self.con is not None:
+            return
+        con = connect(self.path, row_group_rows=ROW_GROUP_ROWS)
+        try:
+            _write_settings(con)
+            init(con, self.path)
+            self.empty = con.execute("SELECT count(*) FROM games").fetchall()[0][0] == 0
+        except BaseException:
+            con.close()
+            raise
+        self.con = con
+
+    def close(self) -> None:
+        """Close the connection, if it was opened."""
+        if self.con is not None:
+            try:
+                self.con.close()
+            except duckdb.Error:
+                pass
+
+def _write_settings(con: duckdb.DuckDBPyConnection) -> None:
+    # Checkpoint at the end rather than every few transactions: each is still durable when it
+    # commits, and the file is written once, smaller (measured: 57 against 73 MB for 200 MB of
+    # records) and sooner.
+    con.execute("SET checkpoint_threshold = '1GB'")
+    con.execute(f"SET memory_limit = '{LOAD_MEMORY}'")
+    # A transaction's last row group of each table is written part full; the checkpoint's vacuum
+    # would rewrite it whole and leave its old blocks free inside the file (measured on 200 MB,
+    # transactions of 4,000 games: a 71 MB file with 43 free blocks of 256 kB, against 61 MB and
+    # none). Only a load that deleted rows (--replace) needs the vacuum, and gets it at the end.
+    con.execute("SET max_vacuum_tasks = 0")
+    # DuckDB's inserts on one thread: on a second they took more CPU for no less time, and that
+    # CPU is the workers' (measured on 200 MB of rows staged before, inserts and commits: 4.96 s
+    # and 4.74 s of CPU on two threads, 3.65 s and 3.65 s on one). The checkpoint at the end,
+    # which compresses row groups in parallel, gets every thread back.
+    con.execute("SET threads = 1")
+
+def _store(archive: _Archive, batches: Iterator[Batch], replace: bool, progress: Callable[[int], None] | None,
+           cross: CrossChecks | None, batch_games: int = TRANSACTION_GAMES,
+           opened_as_workers_start: bool = False) -> LoadReport:
+    """Insert batch after batch, `batch_games` games a transaction; with `cross`, run the checks
+    across games and add what the end of the input finds (dealer succession) to the games it concerns.
+    The archive opens first, unless `batches` opens it as its workers start."""
+    report = LoadReport()
+    added: set[str] = set()
+    stop = BatchInterrupt()
+    txn: _Transaction | None = None
+    files = FileMap()
+    try:
+        with stop:
+            if not opened_as_workers_start:
+                archive.open()  # before any replay: a file in use is told at once
+            batches = iter(batches)
+            first = next(batches, None)
+            archive.open()  # opened already; with no input at all, the workers never started
+            con = archive.con
+            # Empty when the load began: a game met again is a repeat the audit marks, never a stored one.
+            fresh = cross is not None and archive.empty
+            txn = _Transaction(con, batch_games, TRANSACTION_BYTES, files, report, WRITE_BYTES)
+            for batch in itertools.chain([first] if first is not None else [], batches):
+                txn.stop_if(stop)
+                if cross is not None:
+                    for r in batch.results:
+                        cross.feed(r)
+                txn.begin()
+                if cross is None:
+                    txn.write()  # the look-up finds the games of this load too: nothing marks their repeats
+                keep = _insert(con, batch, replace, report, added, lookup=not fresh)
+                txn.add(batch, keep)
+                if progress:
+                    progress(len(batch.results))
+            txn.commit()
+            con.execute("RESET threads")
+            stop.check()
+            if report.replaced:
+                con.execute("RESET max_vacuum_tasks")
+            if cross is not None:
+                # A repeat is never present for the series checks; only the games added get their findings.
+                _add_late_findings(con, [r for r in cross.finish() if r.id in added and repeat_mark(r.findings) is None])
+            # The checkpoint closing would make, made here so that its failure (a full disk) is told.
+            con.execute("CHECKPOINT")
+    except duckdb.InterruptException:
+        raise KeyboardInterrupt from None  # the transaction in progress was rolled back
+    except duckdb.Error as e:
+        raise _write_error(archive.path, e) from None
+    except RuntimeError as e:
+        # DuckDB reports Ctrl-C during a statement as RuntimeError("Query interrupted").
+        if "interrupted" in str(e).lower():
+            raise KeyboardInterrupt from None
+        raise
+    finally:
+        if txn is not None:
+            txn.rollback()  # after a failure: nothing of the transaction it broke off
+        close = getattr(batches, "close", None)
+        if close is not None:
+            close()  # ends the worker pool here, in order
+        archive.close()
+        files.close()
+    return report
+
+def _add_late_findings(con: duckdb.DuckDBPyConnection, results: list[GameResult]) -> None:
+    """Dealer succession is known only at the end of the input: add it to the games it concerns."""
+    rows = [(r.id, f) for r in results for f in r.findings if f.cross_game]
+    if not rows:
+        return
+    con.execute("BEGIN TRANSACTION")
+    for gid, f in rows:
+        con.execute("INSERT INTO findings VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", list(finding_row(gid, f.to_dict())))
+        con.execute("UPDATE games SET breaches = breaches + 1 WHERE id = ?", [gid])
+        con.execute("UPDATE payouts SET disputed = true WHERE game_id = ?", [gid])
+    con.execute("COMMIT")
+
+def archive_rows(results: list[GameResult]) -> dict[str, pa.Table]:
+    """The archive's rows for replayed games (each id at most once), as `export --parquet` writes them.
+
+    The same flattening and SQL as `load`, into a database in memory: what Spark's load runs per batch.
+    """
+    import pyarrow as pa
+    tables = stage_tables(results)
+    con = duckdb.connect(":memory:", config=dict(NO_EXTENSIONS))
+    try:
+        init(con)
+        _write(con, [(tables, list(range(len(results))))], LoadReport())
+        out = {}
+        for name in TABLES:
+            if name in ANALYSIS_TABLES:
+                continue
+            t = con.sql(f"SELECT * FROM {name}").to_arrow_table()
+            # JSON columns come as an Arrow extension type: Parquet and Spark see the text.
+            out[name] = pa.table([c.cast(c.type.storage_type) if isinstance(c.type, pa.ExtensionType) else c
+                                  for c in t.columns],
+                                 names=t.column_names)
+        return out
+    finally:
+        con.close()
+
+def _write_error(path: str, e: Exception) -> DatabaseError:
+    """A one-line message for a failed write, saying what survived and what to do."""
+    text = str(e).splitlines()[0]
+    if re.search(r"No space left|File too large|disk is full|Could not write", text, re.I):
+        return DatabaseError(f"{path}: the disk is full (or a file size limit was reached) while loading: {text}",
+                             hint="the games committed before are intact; free some space and run the same load "
+                                  "again to add the rest")
+    if "Out of Memory" in text:
+        return DatabaseError(f"{path}: a batch of games did not fit in the database's memory: {text}",
+                             hint="the games committed before are intact; run the load again with a smaller --batch")
+    return DatabaseError(f"{path}: {text}", hint="the games committed before are intact; run the load again")
+
+def _insert(con: duckdb.DuckDBPyConnection, batch: Batch, replace: bool, report: LoadReport, added: set[str],
+            lookup: bool = True) -> list[int]:
+    """A batch, in the open transaction: skip repeats and games already there, refuse conflicts or
+    delete what they replace; the places in the batch of the games to write (their ids go in `added`).
+
+    Without `lookup` (an archive empty when the load began, whose repeats the audit marks) no
+    game can be there already: the look-up, a scan of every game stored so far, is skipped.
+    """
+    import pyarrow as pa
+    existing: dict[str, str] = {}
+    if lookup:
+        looked = [r.id for r in batch.results if r.status != "invalid"]
+        con.register("_ids", pa.table({"id": pa.array(looked, type=pa.string())}))
+        existing = dict(con.execute("SELECT g.id, g.content_hash FROM games g SEMI JOIN _ids USING (id)").fetchall())
+        con.unregister("_ids")
+    keep: list[int] = []  # places in the batch of the games to insert
+    drop: list[str] = []
+    ids: list[str] = []
+    for n, r in enumerate(batch.results):
+        if r.status == "invalid":
+            report.invalid += 1
+            report.invalid_sources.append(f"{r.source}: {r.findings[0].text() if r.findings else 'invalid record'}")
+            continue
+        repeat = repeat_mark(r.findings)
+        if repeat is not None:  # the audit found this id earlier in the input
+            if repeat.evidence.get("identical"):
+                report.unchanged += 1
+            else:
+                report.conflicts.append(f"{r.id} ({r.source}): a different game with this id is earlier in the input")
+            continue
+        old = existing.get(r.id)
+        if old is not None:
+            if old == r.fingerprint.hex():
+                report.unchanged += 1
+                continue
+            if not replace:
+                report.conflicts.append(f"{r.id} ({r.source}): the archive holds a different game with this id")
+                continue
+            drop.append(r.id)
+            report.replaced += 1
+        else:
+            report.added += 1
+        keep.append(n)
+        ids.append(r.id)
+    if drop:
+        con.register("_drop", pa.table({"id": drop}))
+        for name in STORED:
+            key = "id" if name == "games" else "game_id"
+            con.execute(f"DELETE FROM {name} WHERE {key} IN (SELECT id FROM _drop)")
+        con.unregister("_drop")
+    added.update(ids)
+    return keep

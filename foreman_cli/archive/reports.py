@@ -1,0 +1,73 @@
+"""The ready-made reports over an archive: per-player statistics and dealt hands."""
+
+from __future__ import annotations
+
+import duckdb
+from dataclasses import dataclass
+from .. import money
+from ..cards import CARD_OF
+from ..errors import UsageError, DatabaseError
+from .sql import QueryResult, read_archive
+
+
+@dataclass
+class Stats:
+    """The statistics report: per player, per role, findings, money, head to head."""
+
+    players: QueryResult
+    roles: QueryResult
+    findings: QueryResult
+    money: QueryResult
+    head_to_head: QueryResult
+    accuracy: QueryResult  # from `load --analyze`; empty otherwise
+
+def stats(path: str, player: str | None = None) -> Stats:
+    """The ready-made reports, from the views documented in docs/queries.md (foreman's own)."""
+    con = read_archive(path)
+    where = "WHERE player = $p" if player else ""
+    params = {"p": player} if player else {}
+
+    def q(sql: str) -> QueryResult:
+        cur = con.execute(sql, params)
+        return QueryResult([d[0] for d in cur.description], cur.fetchall())
+
+    try:
+        if player is not None and not con.execute("SELECT 1 FROM game_players WHERE player = $p LIMIT 1",
+                                                  params).fetchone():
+            known = [r[0] for r in con.execute("SELECT DISTINCT player FROM game_players ORDER BY player").fetchall()]
+            raise UsageError(f"--player {player!r}: no such player in {path}",
+                             hint=f"known: {', '.join(known[:30])}{' ...' if len(known) > 30 else ''}"
+                             if known else "the archive holds no games yet")
+        return Stats(
+            players=q(f"SELECT * FROM player_summary {where} ORDER BY wins DESC, player"),
+            roles=q(f"SELECT * FROM player_roles {where} ORDER BY player, role"),
+            findings=q(f"SELECT * FROM player_findings {where} ORDER BY player, findings DESC, code"),
+            money=q(f"SELECT * FROM player_money {where} ORDER BY currency, net DESC, player"),
+            head_to_head=q(f"SELECT * FROM head_to_head {where} ORDER BY player, opponent"),
+            accuracy=q(f"SELECT * FROM player_accuracy {where} ORDER BY player, role"),
+        )
+    except duckdb.CatalogException as e:
+        raise DatabaseError(f"{path} is not a foreman archive: {str(e).splitlines()[0]}") from None
+    finally:
+        con.close()
+
+def dealt_hands(path: str):
+    """Each stored deal as dealt (fairness.Dealt), in game and deal order."""
+    from ..cards import CARD_OF
+    from ..fairness import Dealt
+    con = read_archive(path)
+    try:
+        cur = con.execute("""
+            SELECT d.game_id, d.deal, g.players, list_position(g.players, d.dealer) - 1, d.kitty,
+                   list(dp.hand ORDER BY dp.seat)
+            FROM deals d JOIN games g ON g.id = d.game_id
+            JOIN deal_players dp ON dp.game_id = d.game_id AND dp.deal = d.deal
+            GROUP BY ALL ORDER BY d.game_id, d.deal""")
+        while rows := cur.fetchmany(2000):
+            for gid, n, players, dealer, kitty, hands in rows:
+                yield Dealt(gid, n, tuple(players), dealer, tuple(tuple(CARD_OF[c] for c in h) for h in hands),
+                            tuple(CARD_OF[c] for c in kitty))
+    except duckdb.CatalogException as e:
+        raise DatabaseError(f"{path} is not a foreman archive: {str(e).splitlines()[0]}") from None
+    finally:
+        con.close()
