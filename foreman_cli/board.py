@@ -1,10 +1,40 @@
-"""The table during play: three hands, the trick in progress, tallies; legal moves, play and undo."""
+"""The rules of play, written once (docs/game.md §4-7), and the table states the replay and the solver drive."""
 
 from __future__ import annotations
 
 from .cards import BIT, SUIT_MASK, SUIT_OF, hand_cards
 
+HAND_SIZE = 16
+KITTY_SIZE = 4
+DISCARDS = 4
 TRICKS_PER_DEAL = 16
+ROLE_NAMES = ("D", "L", "R")
+
+
+def role(seat: int, dealer: int) -> str:
+    """'D', 'L' or 'R': a seat's role in a deal."""
+    return ROLE_NAMES[(seat - dealer) % 3]
+
+
+def pass_order(dealer: int) -> tuple[tuple[int, int], ...]:
+    """The three passes as (giver, receiver): L gives to R, R to D, D to L."""
+    left, right = (dealer + 1) % 3, (dealer + 2) % 3
+    return (left, right), (right, dealer), (dealer, left)
+
+
+def returns_allowed(before: int, received: int, highest: bool) -> int:
+    """The cards (a mask) the receiver may return for `received`, from his hand `before` the pass;
+    0 when any card will do. 'highest': his highest card of the suit; 'higher': any above it."""
+    suit_cards = before & SUIT_MASK[SUIT_OF[received]]
+    if highest:
+        return BIT[suit_cards.bit_length() - 1] if suit_cards else 0
+    return suit_cards & ~((BIT[received] << 1) - 1)
+
+
+def wrong_return(before: int, received: int, returned: int, highest: bool) -> bool:
+    """Whether returning `returned` for `received` breaks the return rule."""
+    allowed = returns_allowed(before, received, highest)
+    return bool(allowed) and not allowed & BIT[returned]
 
 
 def legal_mask(hand: int, led_suit: int | None) -> int:
@@ -16,6 +46,19 @@ def legal_mask(hand: int, led_suit: int | None) -> int:
     return hand
 
 
+def legal_cards(hand: list[int], led_suit: int | None) -> list[int]:
+    """The distinct cards of a hand (a list) that may be played on a lead of `led_suit`."""
+    mask = 0
+    for c in hand:
+        mask |= BIT[c]
+    return hand_cards(legal_mask(mask, led_suit))
+
+
+def revokes(hand: int, card: int, led_suit: int) -> bool:
+    """Whether playing `card` on a lead of `led_suit` fails to follow suit from `hand` (held before it)."""
+    return SUIT_OF[card] != led_suit and bool(hand & SUIT_MASK[led_suit])
+
+
 def trick_winner(leader: int, cards: list[int]) -> int:
     """The seat that wins a trick: the highest card of the suit led (the first of two equals)."""
     led = SUIT_OF[cards[0]]
@@ -25,6 +68,72 @@ def trick_winner(leader: int, cards: list[int]) -> int:
         if SUIT_OF[c] == led and c > best:
             best, w = c, (leader + j) % 3
     return w
+
+
+def deal_over(tallies, target: int, played: int) -> bool:
+    """The deal has ended: a player has reached the target, or all 16 tricks are played."""
+    return max(tallies) >= target or played >= TRICKS_PER_DEAL
+
+
+class Hands:
+    """Three hands as a record has them, which may be wrong: a mask each, plus the extra copies
+    of a card dealt more than once. Taking a card not held says so and changes nothing."""
+
+    __slots__ = ("masks", "extra")
+
+    def __init__(self, masks=(0, 0, 0)) -> None:
+        self.masks = list(masks)
+        self.extra: list[dict[int, int]] = [{}, {}, {}]
+
+    def add(self, seat: int, card: int) -> None:
+        """Give one copy of a card to a seat."""
+        if self.masks[seat] & BIT[card]:
+            self.extra[seat][card] = self.extra[seat].get(card, 0) + 1
+        else:
+            self.masks[seat] |= BIT[card]
+
+    def take(self, seat: int, card: int) -> bool:
+        """Take one copy of a card from a seat; False when he holds none."""
+        if not self.masks[seat] & BIT[card]:
+            return False
+        extra = self.extra[seat]
+        if card in extra:
+            extra[card] -= 1
+            if not extra[card]:
+                del extra[card]
+        else:
+            self.masks[seat] &= ~BIT[card]
+        return True
+
+    def cards(self, seat: int) -> list[int]:
+        """A seat's cards in display order, every copy."""
+        return hand_cards(self.masks[seat], self.extra[seat])
+
+    def size(self, seat: int) -> int:
+        """How many cards a seat holds, every copy."""
+        return self.masks[seat].bit_count() + sum(self.extra[seat].values())
+
+    def exchange_kitty(self, dealer: int, kitty: list[int], discards: list[int], pickup: bool) -> list[tuple[int, bool]]:
+        """The dealer takes the kitty and sets aside his discards: under 'swap' from his own cards,
+        before he takes it; under 'pickup' from all twenty. Returns each discard he could not set
+        aside, as (card, whether it is a kitty card set aside under 'swap')."""
+        if pickup:
+            for c in kitty:
+                self.add(dealer, c)
+            return [(c, False) for c in discards if not self.take(dealer, c)]
+        left = list(kitty)
+        misfits = []
+        for c in discards:
+            if self.take(dealer, c):
+                continue
+            if c in left:
+                left.remove(c)
+                misfits.append((c, True))
+            else:
+                misfits.append((c, False))
+        for c in left:
+            self.add(dealer, c)
+        return misfits
 
 
 class Board:
@@ -57,8 +166,7 @@ class Board:
 
     def is_over(self) -> bool:
         """True when the deal has ended (target reached, 16 tricks, or the player to move has no card)."""
-        return (max(self.tallies) >= self.target or self.played >= TRICKS_PER_DEAL
-                or not self.hands[self.turn])
+        return deal_over(self.tallies, self.target, self.played) or not self.hands[self.turn]
 
     def legal_mask(self) -> int:
         """The legal cards of the player to move, as a mask."""

@@ -220,12 +220,13 @@ def settle(
     Exit status: 0 when every game with a stake was counted, 1 when a game was left out as
     disputed or invalid, 2 when the command could not run.
     """
+    from . import ledger_view  # the views load only where they are shown
     if json_out and csv_out:
         raise UsageError("choose one of --json and --csv")
     overrides = parse_overrides(rule)
     # The certificate hashes each record's text; a plain settlement needs only the results.
     results = audit.audit_paths(paths, overrides, keep=certificate is not None)
-    writer = render.SettlementJSON() if json_out else None
+    writer = ledger_view.SettlementJSON() if json_out else None
     on_line = writer.line if writer else (lambda line: None) if csv_out else None
     with render.WorkProgress("settling", "games", streams_to_terminal=writer is not None) as bar:
         results = bar.counted(results)
@@ -240,9 +241,9 @@ def settle(
     if writer:
         writer.finish(result)
     elif csv_out:
-        render.transfers_csv(result)
+        ledger_view.transfers_csv(result)
     elif result.read:
-        render.settlement(result, per_game=per_game)
+        ledger_view.settlement(result, per_game=per_game)
     if not result.read and not result.repeats:
         _no_game(paths)
     raise typer.Exit(1 if result.left_out else 0)
@@ -266,12 +267,13 @@ def replay(
 
     Exit status: 0 when the game has no breach, 1 when it has one, 2 when the command could not run.
     """
+    from . import game_view  # the views load only where they are shown
     from . import trace as tracing
     t = tracing.trace_game([path], game, parse_overrides(rule), deal, trick)
     if json_out:
         render.events_json(t.events)
     else:
-        render.replay_view(t)
+        game_view.replay_view(t)
     raise typer.Exit(1 if t.result.has_errors else 0)
 
 
@@ -327,11 +329,12 @@ def analyze(
     Exit status: 0 when every game was analysed, 1 when one could not be replayed, 2 when the
     command could not run.
     """
+    from . import game_view  # the views load only where they are shown
     from . import analysis
     with render.WorkProgress("analysing", "deals", streams_to_terminal=True) as bar:
         items = analysis.analyze_results(audit.audit_paths([path], parse_overrides(rule)), game, deal, from_trick,
                                          budget_ms, on_deal=bar.advance)
-        summary = (render.analysis_json if json_out else render.analysis_view)(items)
+        summary = (game_view.analysis_json if json_out else game_view.analysis_view)(items)
     if not summary.games:
         _no_game([path])
     raise typer.Exit(1 if summary.invalid else 0)
@@ -351,6 +354,7 @@ def verify(
 
     Exit status: 0 when verified, 1 when anything differs, 2 when the command could not run.
     """
+    from . import game_view  # the views load only where they are shown
     from . import certificate as cert
     try:
         with open(certificate, "rb") as f:
@@ -365,7 +369,7 @@ def verify(
         raise UsageError(f"{certificate}: not a certificate: not UTF-8 text (settle --certificate writes UTF-8)") from None
     verdict = cert.verify(cert.read(text, certificate), lambda overrides: audit.audit_paths(paths, overrides),
                           _version_text())
-    render.verdict(verdict)
+    game_view.verdict(verdict)
     raise typer.Exit(0 if verdict.verified else 1)
 
 

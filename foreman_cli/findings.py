@@ -15,14 +15,10 @@ PLACE_FIELDS = ("deal", "trick", "pass", "player", "card")
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Finding:
-    """One breach (or warning) and where it is. A subclass per code says what it means (its class
-    attributes, the registry entry) and words it from its own fields (`message`, `evidence`).
-
-    `disputes`: the breach takes the game out of the settlement. `cross_game`: found only by
-    looking at other games. `shown_at`: where a view puts it: 'place' (under its pass or trick),
-    'inline' (where the replay meets it), 'dealer', 'game' or 'result'. `leaves_out`: the record
-    takes part in nothing else. `injectable`: `foreman generate --inject` can make one.
-    """
+    """One breach (or warning) and where it is; a subclass per code says what it means (its class
+    attributes: the registry entry) and words it from its own fields (`message`, `evidence`).
+    `disputes`: takes the game out of the settlement; `cross_game`: found across games; `shown_at`:
+    where a view puts it; `leaves_out`: the record takes part in nothing else."""
 
     code: ClassVar[str]
     severity: ClassVar[str] = ERROR
@@ -43,25 +39,23 @@ class Finding:
     card: str | None = None
     path: str | None = None
 
-    @property
-    def message(self) -> str:
-        raise NotImplementedError
+    evidence_fields: ClassVar[tuple[str, ...]] = ()  # the fields its evidence holds
+
+    message: ClassVar[str]  # each code's class words it from its fields, as a property
 
     @property
     def evidence(self) -> dict[str, Any]:
-        return {}
+        return {name: list(v) if isinstance(v := getattr(self, name), tuple) else v for name in self.evidence_fields}
 
     @property
     def place(self) -> str:
         """The place in words: 'deal 2, trick 7' (empty when the finding has none)."""
-        parts = [f"{word} {n}" for word, n in (("deal", self.deal), ("pass", self.pass_), ("trick", self.trick))
-                 if n is not None]
-        return ", ".join(parts)
+        places = (("deal", self.deal), ("pass", self.pass_), ("trick", self.trick))
+        return ", ".join(f"{word} {n}" for word, n in places if n is not None)
 
     def text(self) -> str:
         """One line: place, message and code."""
-        where = self.place
-        return f"{where}: {self.message} ({self.code})" if where else f"{self.message} ({self.code})"
+        return ": ".join(filter(None, (self.place, f"{self.message} ({self.code})")))
 
     def to_dict(self) -> dict[str, Any]:
         """The finding as JSON-ready data (the `violations` entries of `validate --json`)."""
@@ -79,6 +73,8 @@ CODES: dict[str, type[Finding]] = {}
 
 
 def _code(cls: type[Finding]) -> type[Finding]:
+    """Make a finding class a frozen record and enter it in the registry."""
+    cls = dataclass(frozen=True, slots=True, kw_only=True)(cls)
     CODES[cls.code] = cls
     return cls
 
@@ -88,12 +84,11 @@ def _cards(cards) -> str:
 
 
 @_code
-@dataclass(frozen=True, slots=True, kw_only=True)
 class RecordSyntax(Finding):
     code = "RECORD_SYNTAX"
     title = "the record is not JSON"
-    rule = ("Each game must be a JSON object. A line (or array element) that does not parse cannot be "
-            "replayed; the rest of the input is still read.")
+    rule = ("Each game must be a JSON object. A line (or array element) that does not parse cannot be replayed; the "
+            "rest of the input is still read.")
     shows = "line and column of the syntax error"
     sample = {"problem": "not JSON: EOF while parsing an object", "line": 17, "column": 80, "path": "$"}
     problem: str
@@ -106,18 +101,15 @@ class RecordSyntax(Finding):
             return self.problem
         return f"{self.problem} (line {self.line}" + (f" column {self.column})" if self.column else ")")
 
-    @property
-    def evidence(self) -> dict[str, Any]:
-        return {"line": self.line, "column": self.column}
+    evidence_fields = ("line", "column")
 
 
 @_code
-@dataclass(frozen=True, slots=True, kw_only=True)
 class RecordSchema(Finding):
     code = "RECORD_SCHEMA"
     title = "the record does not follow foreman/1"
-    rule = ("A missing, unknown or mistyped field, a bad card token, or a name that is not one of the three "
-            "players makes the record unreplayable (docs/format.md).")
+    rule = ("A missing, unknown or mistyped field, a bad card token, or a name that is not one of the three players "
+            "makes the record unreplayable (docs/format.md).")
     shows = "the JSON path of the field and what was wrong with it"
     sample = {"path": "$.deals[0].tricks[4].cards[1]", "problem": "card 'TS' is not a card"}
     problem: str
@@ -128,7 +120,6 @@ class RecordSchema(Finding):
 
 
 @_code
-@dataclass(frozen=True, slots=True, kw_only=True)
 class DealSize(Finding):
     code = "DEAL_SIZE"
     title = "a hand is not 16 cards, or the kitty is not 4"
@@ -144,13 +135,10 @@ class DealSize(Finding):
         who = f"{self.player} was dealt" if self.player is not None else "the kitty has"
         return f"{who} {self.count} cards, not {self.expected}"
 
-    @property
-    def evidence(self) -> dict[str, Any]:
-        return {"count": self.count, "expected": self.expected}
+    evidence_fields = ("count", "expected")
 
 
 @_code
-@dataclass(frozen=True, slots=True, kw_only=True)
 class DealDuplicate(Finding):
     code = "DEAL_DUPLICATE"
     title = "a card is dealt more than once"
@@ -172,12 +160,11 @@ class DealDuplicate(Finding):
 
 
 @_code
-@dataclass(frozen=True, slots=True, kw_only=True)
 class WrongDealer(Finding):
     code = "WRONG_DEALER"
     title = "a later deal has the wrong dealer"
-    rule = ("Under deal_rotation 'left' the next deal of a game is dealt by the previous deal's L, the player "
-            "to the dealer's left (docs/game.md §7).")
+    rule = ("Under deal_rotation 'left' the next deal of a game is dealt by the previous deal's L, the player to the "
+            "dealer's left (docs/game.md §7).")
     shows = "the dealer the rotation names"
     sample = {"deal": 2, "player": "carol", "previous": "alice", "expected": "bob"}
     injectable = True
@@ -188,13 +175,10 @@ class WrongDealer(Finding):
     def message(self) -> str:
         return f"{self.player} dealt; the deal passes left, from {self.previous} to {self.expected}"
 
-    @property
-    def evidence(self) -> dict[str, Any]:
-        return {"expected": self.expected}
+    evidence_fields = ("expected",)
 
 
 @_code
-@dataclass(frozen=True, slots=True, kw_only=True)
 class PassSequence(Finding):
     code = "PASS_SEQUENCE"
     title = "passes missing, extra, out of order, or to the wrong player"
@@ -225,7 +209,6 @@ class PassSequence(Finding):
 
 
 @_code
-@dataclass(frozen=True, slots=True, kw_only=True)
 class PassNotHeld(Finding):
     code = "PASS_NOT_HELD"
     title = "the giver did not hold the card he gave"
@@ -239,18 +222,15 @@ class PassNotHeld(Finding):
     def message(self) -> str:
         return f"{self.player} gave {self.card} but did not hold it; held {_cards(self.hand)}"
 
-    @property
-    def evidence(self) -> dict[str, Any]:
-        return {"hand": list(self.hand)}
+    evidence_fields = ("hand",)
 
 
 @_code
-@dataclass(frozen=True, slots=True, kw_only=True)
 class ReturnNotHeld(Finding):
     code = "RETURN_NOT_HELD"
     title = "the receiver returned a card he did not hold before the pass"
-    rule = ("The returned card comes from the receiver's hand as it was before the pass; giving back the card "
-            "just received is this breach (docs/game.md §4, 11).")
+    rule = ("The returned card comes from the receiver's hand as it was before the pass; giving back the card just "
+            "received is this breach (docs/game.md §4, 11).")
     shows = "the receiver's hand before the pass"
     sample = {"deal": 1, "pass_": 2, "player": "carol", "card": "9H", "received": "9H", "hand_before": ("3H", "QC")}
     injectable = True
@@ -262,19 +242,16 @@ class ReturnNotHeld(Finding):
         return (f"{self.player} returned {self.card} for {self.received} but did not hold it before the pass; "
                 f"held {_cards(self.hand_before)}")
 
-    @property
-    def evidence(self) -> dict[str, Any]:
-        return {"received": self.received, "hand_before": list(self.hand_before)}
+    evidence_fields = ("received", "hand_before")
 
 
 @_code
-@dataclass(frozen=True, slots=True, kw_only=True)
 class ReturnWrongCard(Finding):
     code = "RETURN_WRONG_CARD"
     title = "the returned card breaks the return rule"
-    rule = ("Under return_rule 'highest' the receiver returns his highest card of the suit received; under "
-            "'higher' any card of that suit above the one received, if he has one. With no such card he may "
-            "return any card (docs/game.md §4).")
+    rule = ("Under return_rule 'highest' the receiver returns his highest card of the suit received; under 'higher' "
+            "any card of that suit above the one received, if he has one. With no such card he may return any card "
+            "(docs/game.md §4).")
     shows = "the card or cards he should have returned"
     sample = {"deal": 1, "pass_": 3, "player": "alice", "card": "9D", "received": "4D", "expected": ("AD",),
               "return_rule": "highest"}
@@ -292,13 +269,10 @@ class ReturnWrongCard(Finding):
             why = f"{self.player} held {' '.join(self.expected)} above {self.received}"
         return f"{self.player} returned {self.card} for {self.received}; {why}"
 
-    @property
-    def evidence(self) -> dict[str, Any]:
-        return {"received": self.received, "expected": list(self.expected), "return_rule": self.return_rule}
+    evidence_fields = ("received", "expected", "return_rule")
 
 
 @_code
-@dataclass(frozen=True, slots=True, kw_only=True)
 class DiscardCount(Finding):
     code = "DISCARD_COUNT"
     title = "the dealer did not set aside exactly 4 cards"
@@ -313,13 +287,10 @@ class DiscardCount(Finding):
     def message(self) -> str:
         return f"{self.player} set aside {self.count} cards, not {self.expected}"
 
-    @property
-    def evidence(self) -> dict[str, Any]:
-        return {"count": self.count, "expected": self.expected}
+    evidence_fields = ("count", "expected")
 
 
 @_code
-@dataclass(frozen=True, slots=True, kw_only=True)
 class DiscardNotHeld(Finding):
     code = "DISCARD_NOT_HELD"
     title = "a discard the dealer could not discard"
@@ -342,13 +313,10 @@ class DiscardNotHeld(Finding):
         return (f"{self.player} discarded {self.card}, which he did not hold; held {' '.join(self.hand)} and the "
                 f"kitty {' '.join(self.kitty)}")
 
-    @property
-    def evidence(self) -> dict[str, Any]:
-        return {"hand": list(self.hand), "kitty": list(self.kitty), "kitty_rule": self.kitty_rule}
+    evidence_fields = ("hand", "kitty", "kitty_rule")
 
 
 @_code
-@dataclass(frozen=True, slots=True, kw_only=True)
 class LeadOutOfTurn(Finding):
     code = "LEAD_OUT_OF_TURN"
     title = "a trick led by the wrong player"
@@ -363,13 +331,10 @@ class LeadOutOfTurn(Finding):
         why = "L leads the first trick" if self.trick == 1 else f"{self.expected} won trick {self.trick - 1}"
         return f"{self.player} led; {self.expected} should have led ({why})"
 
-    @property
-    def evidence(self) -> dict[str, Any]:
-        return {"expected": self.expected}
+    evidence_fields = ("expected",)
 
 
 @_code
-@dataclass(frozen=True, slots=True, kw_only=True)
 class TrickSize(Finding):
     code = "TRICK_SIZE"
     title = "a trick without exactly 3 cards"
@@ -389,7 +354,6 @@ class TrickSize(Finding):
 
 
 @_code
-@dataclass(frozen=True, slots=True, kw_only=True)
 class CardNotHeld(Finding):
     code = "CARD_NOT_HELD"
     title = "a card played that the player did not hold"
@@ -403,13 +367,10 @@ class CardNotHeld(Finding):
     def message(self) -> str:
         return f"{self.player} played {self.card} but did not hold it; held {_cards(self.hand)}"
 
-    @property
-    def evidence(self) -> dict[str, Any]:
-        return {"hand": list(self.hand)}
+    evidence_fields = ("hand",)
 
 
 @_code
-@dataclass(frozen=True, slots=True, kw_only=True)
 class Revoke(Finding):
     code = "REVOKE"
     title = "did not follow suit while holding the suit led"
@@ -425,13 +386,10 @@ class Revoke(Finding):
         suit = SUIT_NAMES[SUITS.index(self.led)]
         return f"{self.player} played {self.card} on a {suit} lead while holding {' '.join(self.held)}"
 
-    @property
-    def evidence(self) -> dict[str, Any]:
-        return {"led": self.led, "held": list(self.held)}
+    evidence_fields = ("led", "held")
 
 
 @_code
-@dataclass(frozen=True, slots=True, kw_only=True)
 class PlayAfterEnd(Finding):
     code = "PLAY_AFTER_END"
     title = "a trick or a deal recorded after the game was won"
@@ -454,7 +412,6 @@ class PlayAfterEnd(Finding):
 
 
 @_code
-@dataclass(frozen=True, slots=True, kw_only=True)
 class DealIncomplete(Finding):
     code = "DEAL_INCOMPLETE"
     title = "a deal other than the last ended early with nobody at the target"
@@ -468,13 +425,10 @@ class DealIncomplete(Finding):
     def message(self) -> str:
         return f"the deal stops after {self.tricks} tricks with nobody at {self.target}"
 
-    @property
-    def evidence(self) -> dict[str, Any]:
-        return {"tricks": self.tricks, "target": self.target}
+    evidence_fields = ("tricks", "target")
 
 
 @_code
-@dataclass(frozen=True, slots=True, kw_only=True)
 class Unfinished(Finding):
     code = "UNFINISHED"
     severity = WARNING
@@ -489,20 +443,18 @@ class Unfinished(Finding):
     @property
     def message(self) -> str:
         last = ", ".join(f"{p} {n}" for p, n in self.tallies)
-        return f"the record ends after {plural(self.deals, 'deal')} with nobody at {self.target} tricks (last deal: {last})"
+        ended = f"the record ends after {plural(self.deals, 'deal')}"
+        return f"{ended} with nobody at {self.target} tricks (last deal: {last})"
 
-    @property
-    def evidence(self) -> dict[str, Any]:
-        return {"deals": self.deals}
+    evidence_fields = ("deals",)
 
 
 @_code
-@dataclass(frozen=True, slots=True, kw_only=True)
 class ClaimMismatch(Finding):
     code = "CLAIM_MISMATCH"
     title = "the result written in the record differs from the replay"
-    rule = ("The claimed winner, tricks of the deciding deal and payments are checked against the replay; "
-            "payments between two players are compared as one net amount.")
+    rule = ("The claimed winner, tricks of the deciding deal and payments are checked against the replay; payments "
+            "between two players are compared as one net amount.")
     shows = "what the table wrote and what the rules give"
     sample = {"part": "winner", "claimed": "bob", "replayed": "alice"}
     disputes = False
@@ -525,9 +477,7 @@ class ClaimMismatch(Finding):
             return f"the table wrote tricks {diff} in deal {self.in_deal}"
         return self.words
 
-    @property
-    def evidence(self) -> dict[str, Any]:
-        return {"part": self.part, "claimed": self.claimed, "replayed": self.replayed}
+    evidence_fields = ("part", "claimed", "replayed")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -562,34 +512,31 @@ _CLAIM_SAMPLE = {"deal": 2, "trick": 11, "player": "alice", "tricks_claimed": 2,
 
 
 @_code
-@dataclass(frozen=True, slots=True, kw_only=True)
 class ClaimRefuted(_ClaimFails):
     code = "CLAIM_REFUTED"
     title = "a contested claim of the remaining tricks fails"
-    rule = ("A player who claims the rest of the deal must take every claimed trick: under claim_rule "
-            "'any-order' whatever legal cards anyone plays, his own included; under 'best-play' against any "
-            "legal defence. The tricks are credited as claimed; the game is disputed (docs/game.md §12).")
+    rule = ("A player who claims the rest of the deal must take every claimed trick: under claim_rule 'any-order' "
+            "whatever legal cards anyone plays, his own included; under 'best-play' against any legal defence. The "
+            "tricks are credited as claimed; the game is disputed (docs/game.md §12).")
     sample = {**_CLAIM_SAMPLE, "accepted": False}
 
 
 @_code
-@dataclass(frozen=True, slots=True, kw_only=True)
 class ClaimDoubtful(_ClaimFails):
     code = "CLAIM_DOUBTFUL"
     severity = WARNING
     title = "an accepted claim of the remaining tricks fails"
-    rule = ("Both others agreed to the claim, so it stands, but it fails under claim_rule (docs/game.md 12). "
-            "A warning, not a breach.")
+    rule = ("Both others agreed to the claim, so it stands, but it fails under claim_rule (docs/game.md 12). A "
+            "warning, not a breach.")
     sample = {**_CLAIM_SAMPLE, "accepted": True}
 
 
 @_code
-@dataclass(frozen=True, slots=True, kw_only=True)
 class DealerSuccession(Finding):
     code = "DEALER_SUCCESSION"
     title = "a series' next game dealt by the wrong player"
-    rule = ("Under next_dealer 'winner-or-loser' the next game of a series is dealt by the last game's winner "
-            "or its loser (the other player with fewer tricks) (docs/game.md §9).")
+    rule = ("Under next_dealer 'winner-or-loser' the next game of a series is dealt by the last game's winner or its "
+            "loser (the other player with fewer tricks) (docs/game.md §9).")
     shows = "the previous game and who could deal"
     sample = {"deal": 1, "player": "carol", "series": ("fri", 2), "previous_game": "g1", "allowed": ("alice", "bob"),
               "next_dealer": "winner-or-loser", "winner": "alice", "losers": ("bob",)}
@@ -608,13 +555,10 @@ class DealerSuccession(Finding):
                 f"'{self.next_dealer}' the dealer is {' or '.join(self.allowed)} (game {self.previous_game}: "
                 f"{self.winner} won, {' and '.join(self.losers)} took fewest tricks)")
 
-    @property
-    def evidence(self) -> dict[str, Any]:
-        return {"previous_game": self.previous_game, "allowed": list(self.allowed), "next_dealer": self.next_dealer}
+    evidence_fields = ("previous_game", "allowed", "next_dealer")
 
 
 @_code
-@dataclass(frozen=True, slots=True, kw_only=True)
 class DuplicateGame(Finding):
     code = "DUPLICATE_GAME"
     title = "the same game id appears again in the input"
@@ -632,11 +576,10 @@ class DuplicateGame(Finding):
 
     @property
     def message(self) -> str:
-        return f"game {self.game} was already read at {self.first} ({'identical' if self.identical else 'different content'})"
+        how = "identical" if self.identical else "different content"
+        return f"game {self.game} was already read at {self.first} ({how})"
 
-    @property
-    def evidence(self) -> dict[str, Any]:
-        return {"first": self.first, "identical": self.identical}
+    evidence_fields = ("first", "identical")
 
 
 # Derived from the registry, for the places that ask the question of many findings at once.

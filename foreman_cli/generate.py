@@ -8,10 +8,10 @@ from datetime import datetime, timedelta, timezone
 from typing import TYPE_CHECKING, Any
 
 from . import core, money
-from .board import Board
+from .board import Board, legal_cards, pass_order, returns_allowed, trick_winner
 from .cards import BIT, CANONICAL, RANK_OF, SUIT_OF
 from .claims import covered
-from .engine import legal_cards, settle_game
+from .outcome import settle_game
 from .errors import UsageError
 from .findings import (INJECTABLE, CardNotHeld, ClaimDoubtful, ClaimMismatch, ClaimRefuted, DealDuplicate, DealSize,
                        DiscardCount, DiscardNotHeld, LeadOutOfTurn, PassNotHeld, PassSequence, PlayAfterEnd,
@@ -254,9 +254,8 @@ def _dealt(rng: random.Random, P: list[str], D: int, dn: int, stacked: float, st
 def _bot_passes(rng: random.Random, P: list[str], D: int, dn: int, hands: list[list[int]], kitty: list[int],
                 rules: HouseRules, inject: str | None, where):
     """The three passes as the bots make them (hands change in place), with a breach when asked."""
-    L, R = (D + 1) % 3, (D + 2) % 3
     passes = []
-    for pn, (gv, rc) in enumerate(((L, R), (R, D), (D, L)), 1):
+    for pn, (gv, rc) in enumerate(pass_order(D), 1):
         if inject == PassSequence.code and pn == 3:
             where = Injected(PassSequence.code, deal=dn, pass_=3, player=P[D])
             break
@@ -346,10 +345,8 @@ def _bot_play(rng: random.Random, P: list[str], dn: int, hands: list[list[int]],
 def _bot_trick(rng: random.Random, P: list[str], dn: int, tn: int, hands: list[list[int]], lead_seat: int,
                strong: int | None, inject: str | None, late: bool, set_aside: list[int], where):
     """One trick as the bots play it: (cards in play order, winning seat, injection place)."""
-    cards = []
+    cards: list[int] = []
     led = None
-    best = None
-    wseat = lead_seat
     for j in range(3):
         p = (lead_seat + j) % 3
         if inject == TrickSize.code and where is None and j == 2 and late:
@@ -372,11 +369,9 @@ def _bot_trick(rng: random.Random, P: list[str], dn: int, tn: int, hands: list[l
         if held:
             hands[p].remove(c)
         if j == 0:
-            led, best = SUIT_OF[c], c
-        elif SUIT_OF[c] == led and c > best:
-            best, wseat = c, p
+            led = SUIT_OF[c]
         cards.append(c)
-    return cards, wseat, where
+    return cards, (trick_winner(lead_seat, cards) if cards else lead_seat), where
 
 
 def _claim(rng: random.Random, P: list[str], hands: list[list[int]], leader: int, won: list[int], tn: int,
@@ -407,12 +402,8 @@ def _claim(rng: random.Random, P: list[str], hands: list[list[int]], leader: int
 
 def _allowed_returns(before: list[int], c: int, rules: HouseRules) -> list[int]:
     """The cards the receiver may return for c; empty when any card he held will do."""
-    suit = [x for x in before if SUIT_OF[x] == SUIT_OF[c]]
-    if not suit:
-        return []
-    if rules.return_rule == "highest":
-        return [max(suit)]
-    return sorted({x for x in suit if x > c})
+    allowed = returns_allowed(sum(BIT[x] for x in set(before)), c, rules.return_rule == "highest")
+    return [x for x in range(52) if allowed & BIT[x]]  # by card number: the bots' choices depend on the order
 
 
 def _choose_give(rng: random.Random, hand: list[int], receiver: list[int], rules: HouseRules,

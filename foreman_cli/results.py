@@ -8,10 +8,8 @@ from enum import StrEnum
 from typing import Any
 
 from . import money
+from .board import role
 from .findings import ERROR, UNDISPUTED, Finding, repeat_mark
-
-ROLE_NAMES = ("D", "L", "R")
-
 
 @dataclass(slots=True)
 class DealResult:
@@ -33,7 +31,7 @@ class DealResult:
 
     def role(self, seat: int) -> str:
         """'D', 'L' or 'R' for a seat in this deal."""
-        return ROLE_NAMES[(seat - self.dealer) % 3]
+        return role(seat, self.dealer)
 
     def outcome(self, seat: int) -> int:
         """Tricks taken minus quota (positive: up, negative: down)."""

@@ -7,6 +7,7 @@ from typing import Any
 
 from . import engine, records
 from .audit import audit_paths
+from .board import legal_cards
 from .cards import CANONICAL, CARD_OF, SUIT_OF, names
 from .errors import UsageError
 from .events import Event, FindingMade, GameEnded, PassMade, PositionReached, Recorder
@@ -120,7 +121,7 @@ def follower_legal(t: Trace) -> list[tuple[str, list[str], list[str]]]:
     for j in range(3):
         s = (pos.to_move + j) % 3
         hand = pos.hands[s]
-        legal = engine.legal_cards(hand, None if j == 0 else led)
+        legal = legal_cards(hand, None if j == 0 else led)
         out.append((P[s], names(hand), names(legal)))
     return out
 

@@ -120,7 +120,7 @@ def test_schema_and_codes():
 def test_replay_symbols_on_a_terminal_letters_otherwise(monkeypatch):
     import io
 
-    from foreman_cli import render, trace
+    from foreman_cli import game_view, trace
 
     class Tty(io.StringIO):
         def isatty(self):
@@ -130,15 +130,15 @@ def test_replay_symbols_on_a_terminal_letters_otherwise(monkeypatch):
     monkeypatch.delenv("NO_COLOR", raising=False)
     monkeypatch.delenv("TERM", raising=False)
     out = Tty()
-    render.replay_view(t, out)
+    game_view.replay_view(t, out)
     assert "♥" in out.getvalue() and "\x1b[" in out.getvalue()
     monkeypatch.setenv("NO_COLOR", "1")
     out = Tty()
-    render.replay_view(t, out)
+    game_view.replay_view(t, out)
     assert "♥" not in out.getvalue() and "QH" in out.getvalue()
     plain = io.StringIO()
     monkeypatch.delenv("NO_COLOR")
-    render.replay_view(t, plain)
+    game_view.replay_view(t, plain)
     assert "♥" not in plain.getvalue() and "\x1b[" not in plain.getvalue()
 
 
@@ -431,11 +431,11 @@ def test_stats_tables_are_the_fields_of_the_statistics():
 def test_findings_wrap_at_words_on_a_terminal_and_never_inside_a_code():
     import io
     from rich.console import Console
-    from foreman_cli import render
+    from foreman_cli import game_view
     buf = io.StringIO()
     con = Console(file=buf, force_terminal=True, width=50, color_system=None)
     from foreman_cli.findings import ReturnWrongCard
-    render._print_finding(con, ReturnWrongCard(deal=1, pass_=1, player="bob", card="JD", received="2D",
+    game_view._print_finding(con, ReturnWrongCard(deal=1, pass_=1, player="bob", card="JD", received="2D",
                                                expected=("AD", "KD", "QD"), return_rule="higher"))
     lines = [line.rstrip() for line in buf.getvalue().splitlines()]
     assert len(lines) > 1 and all(len(line) <= 50 for line in lines)

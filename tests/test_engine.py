@@ -8,7 +8,7 @@ import pytest
 
 from builders import base_deal, clone, codes, game, no_win_deal, only, position, run, run_many
 from foreman_cli import cards as C, money
-from foreman_cli.engine import legal_cards
+from foreman_cli.board import legal_cards
 
 
 def short(tricks: int = 1, **kw):

@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 from builders import base_deal, game, run, run_many
 from foreman_cli import money
 from foreman_cli.cli import app
-from foreman_cli.engine import settle_game
+from foreman_cli.outcome import settle_game
 from foreman_cli.results import DealResult
 from foreman_cli.settle import EXACT_LIMIT, Settlement, fewest_transfers, settle
 

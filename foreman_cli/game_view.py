@@ -1,0 +1,297 @@
+"""The terminal views of one game: the replay and a position, the cost of each card, the verdict on a settlement."""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import IO, Any
+
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from . import money
+from .audit import Summary
+from .cards import CANONICAL
+from .findings import CODES, ERROR, Finding
+from .visitor import Visitor
+from .words import plural
+from .render import _ROLE_QUOTA, _game_title, console, json_line, rate
+
+
+_SYMBOL = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}
+
+def _use_symbols(con: Console) -> bool:
+    return con.is_terminal and not os.environ.get("NO_COLOR")
+
+def _card(tok: str, sym: bool) -> Text:
+    if not sym:
+        return Text(tok)
+    suit = tok[-1]
+    return Text(tok[:-1] + _SYMBOL[suit], style="red" if suit in "HD" else "bold")
+
+def _cards(toks, sym: bool, sep: str = " ") -> Text:
+    out = Text()
+    for i, t in enumerate(toks):
+        if i:
+            out.append(sep)
+        out.append_text(_card(t, sym))
+    return out
+
+def _by_suit(toks, sym: bool) -> Text:
+    """A hand grouped by suit, in the view's one card notation: 'AS KS 7S  QH 3H ...'."""
+    out = Text()
+    for s in "SHDC":
+        suit = [t for t in toks if t[-1] == s]
+        if not suit:
+            continue
+        if out:
+            out.append("  ")
+        out.append_text(_cards(suit, sym))
+    return out
+
+def _finding_line(f: Finding) -> Text:
+    t = Text(f"{f.place}: " if f.place else "")
+    t.append(f.message)
+    t.append(f" ({f.code})", style="bold red" if f.severity == ERROR else "yellow")
+    return t
+
+def _print_finding(con: Console, f: Finding) -> None:
+    """A finding under '  ! ': on a terminal wrapped at words with the lines after indented, so no code
+    is ever cut; elsewhere one line, however long."""
+    mark = Text("  ! ", style="bold red" if f.severity == ERROR else "yellow")
+    if not con.is_terminal:
+        con.print(mark + _finding_line(f))
+        return
+    grid = Table.grid()
+    grid.add_column(width=4, no_wrap=True)
+    grid.add_column(overflow="fold")
+    grid.add_row(mark, _finding_line(f))
+    con.print(grid, soft_wrap=False)
+
+def replay_view(t, out: IO[str] | None = None) -> None:
+    """Print a game move by move: roles, hands, passes with proof, kitty, tricks, findings, result."""
+    con = console(out)
+    view = _ReplayView(con, t)
+    for e in t.events:
+        view.visit(e)
+    view.show_held()
+    if t.position is not None:
+        _position_block(con, t, view.sym)
+
+class _ReplayView(Visitor):
+    """The terminal replay, event by event; a finding of a pass or a trick waits under its line."""
+
+    def __init__(self, con: Console, t) -> None:
+        self.con, self.sym = con, _use_symbols(con)
+        self.P, self.rules = list(t.data.players), t.data.rules
+        self.width = max(6, *(len(p) for p in self.P))
+        self.held: list[Finding] = []
+        r = t.result
+        head = Text(f"Game {r.id}", style="bold")
+        head.append(f"  ({r.source})  {', '.join(self.P)}")
+        if r.stake is not None:
+            head.append(f"  stake {money.fmt(r.stake)}{' ' + r.currency if r.currency else ''}")
+        con.print(head)
+        rules = self.rules
+        con.print(f"Rules: quota {rules.quota}, target {rules.target}, return {rules.return_rule}, "
+                  f"kitty {rules.kitty}, rotation {rules.deal_rotation}, next dealer {rules.next_dealer}, "
+                  f"claims {rules.claim_rule}")
+
+    def show_held(self, key: str | None = None, number: int | None = None) -> None:
+        for f in [f for f in self.held if key is None or getattr(f, key) == number]:
+            _print_finding(self.con, f)
+            self.held.remove(f)
+
+    def _hands(self, hands: dict[str, list[str]]) -> None:
+        for p in self.P:
+            self.con.print(Text(f"  {p:<{self.width}}  ") + _by_suit(hands[p], self.sym))
+
+    def on_finding(self, e: FindingMade) -> None:
+        f = e.finding
+        if CODES[f.code].shown_at == "place" and (f.trick is not None or f.pass_ is not None):
+            self.held.append(f)
+        else:
+            _print_finding(self.con, f)
+
+    def on_deal(self, e: DealStarted) -> None:
+        order = sorted(self.P, key=lambda p: "DLR".index(e.roles[p]))
+        self.con.print()
+        self.con.print(Text(f"Deal {e.deal}", style="bold underline") + Text(
+            "  " + ", ".join(_ROLE_QUOTA.format(p=p, role=e.roles[p], q=e.quotas[p]) for p in order)))
+        self.con.print("Hands as dealt:")
+        self._hands(e.hands)
+        self.con.print(Text(f"  {'kitty':<{self.width}}  ") + _cards(e.kitty, self.sym))
+        self.con.print("Passes:")
+
+    def on_pass(self, e: PassMade) -> None:
+        line = Text(f"  {e.number}. {e.giver} gave ")
+        line.append_text(_card(e.card, self.sym))
+        line.append(f" to {e.receiver}; {e.receiver} returned ")
+        line.append_text(_card(e.returned, self.sym))
+        from .trace import pass_proof  # the replay's wording, loaded with the replay
+        line.append(f"  ({pass_proof(e, self.rules.return_rule)})", style="dim")
+        self.con.print(line)
+        self.show_held("pass_", e.number)
+
+    def on_kitty(self, e: KittyExchanged) -> None:
+        self.show_held()
+        line = Text(f"Kitty: {e.dealer} took ")
+        line.append_text(_cards(e.kitty, self.sym))
+        line.append(" and set aside ")
+        line.append_text(_cards(e.discards, self.sym))
+        self.con.print(line)
+        self.con.print("Hands at the first lead:")
+        self._hands(e.hands)
+        w = self.width
+        self.con.print(Text(f"{'trick':>5}  {'leader':<{w}}  {'cards':<12} {'winner':<{w}}  "
+                            + "  ".join(f"{p:>{max(len(p), 2)}}" for p in self.P), style="bold"))
+
+    def on_trick(self, e: TrickWon) -> None:
+        cards = _cards(e.cards, self.sym)
+        cards.pad_right(max(0, 12 - cards.cell_len))
+        w = self.width
+        line = Text(f"{e.trick:>5}  {e.leader:<{w}}  ") + cards
+        line.append(f" {e.winner:<{w}}  " + "  ".join(f"{e.tallies[p]:>{max(len(p), 2)}}" for p in self.P))
+        self.con.print(line)
+        self.show_held("trick", e.trick)
+
+    def on_claim(self, e: ClaimJudged) -> None:
+        from .claims import claim_words  # with the replay view, as trace's wording is
+        self.con.print(Text(claim_words(e.to_dict()), style="bold"))
+        self.show_held("trick", e.trick)
+
+    def on_result(self, e: GameEnded) -> None:
+        self.show_held()
+        _result_block(self.con, e.result)
+
+def _result_block(con: Console, ev: dict[str, Any]) -> None:
+    con.print()
+    if ev["status"] == "won":
+        con.print(Text(f"Result: {ev['winner']} won in deal {ev['deals_played']}", style="bold green"))
+        con.print("Deciding deal: " + ", ".join(f"{p} {n}" for p, n in ev["deciding_tricks"].items()))
+    else:
+        con.print(Text(f"Result: unfinished after {plural(ev['deals_played'], 'deal')}; no money changes hands",
+                       style="bold yellow"))
+    if ev["quota_outcomes"]:
+        con.print("Quota outcomes: " + ", ".join(f"{p} {n:+d}" for p, n in ev["quota_outcomes"].items()))
+    if ev["net"]:
+        con.print("Nets: " + ", ".join(f"{p} {money.signed(money.amount(v))}" for p, v in ev["net"].items())
+                  + (f" {ev['currency']}" if ev.get("currency") else ""))
+        for pay in ev["payments"]:
+            con.print(f"  {pay['from']} pays {pay['to']} {pay['amount']}")
+    claims = [v for v in ev["violations"] if CODES[v["code"]].shown_at == "result"]
+    if claims:
+        con.print(Text("Claimed versus replayed:", style="bold"))
+        for v in claims:
+            con.print(Text("  ! ", style="bold red") + Text(v["message"]))
+    errors = [v for v in ev["violations"] if v["severity"] == ERROR]
+    con.print(Text(f"{plural(len(errors), 'breach')} found." if errors else "No breach found.",
+                   style="bold red" if errors else "bold green"))
+
+def _position_block(con: Console, t, sym: bool) -> None:
+    pos = t.position
+    con.print()
+    con.print(Text(f"Before deal {pos.deal}, trick {pos.trick}", style="bold underline")
+              + Text("  tricks so far: " + ", ".join(f"{p} {n}" for p, n in zip(t.data.players, pos.tricks))))
+    from .trace import follower_legal
+    rows = follower_legal(t)
+    for j, (p, hand, legal) in enumerate(rows):
+        line = Text(f"  {p:<10} held ") + _by_suit(hand, sym)
+        con.print(line)
+        if j == 0:
+            con.print(Text(f"             {p} leads: any card is legal", style="dim"))
+        elif t.position_trick:
+            lead = t.position_trick[0]
+            con.print(Text(f"             legal on the {CANONICAL[lead]} lead: ", style="dim") + _cards(legal, sym))
+    if t.position_trick:
+        played = Text("  recorded: ")
+        for j, c in enumerate(t.position_trick):
+            # A trick of more than three cards (TRICK_SIZE) names no one for the extra cards.
+            played.append((", " if j else "") + (rows[j][0] + " " if j < len(rows) else ""))
+            played.append_text(_card(CANONICAL[c], sym))
+        con.print(played)
+    for f in t.result.findings:
+        if f.deal == pos.deal and f.trick == pos.trick:
+            _print_finding(con, f)
+
+def analysis_json(items, out: IO[str] | None = None) -> Summary:
+    """One JSON line per analysed game (docs/analysis.md); an unreadable game as its validate line."""
+    from .analysis import GameAnalysis, to_dict
+    out = out or sys.stdout
+    summary = Summary()
+    for g in items:
+        if isinstance(g, GameAnalysis):
+            summary.games += 1
+            json_line(to_dict(g), out)
+        else:
+            summary.add(g)
+            json_line(g.to_dict(), out)
+    return summary
+
+def analysis_view(items, out: IO[str] | None = None) -> Summary:
+    """Each analysed deal: the cards that cost tricks, accuracy per player, where the deal turned."""
+    from .analysis import GameAnalysis
+    con = console(out)
+    summary = Summary()
+    for g in items:
+        if not isinstance(g, GameAnalysis):
+            summary.add(g)
+            con.print(_game_title(g))
+            for f in g.findings:
+                con.print(Text("  " + f.text()))
+            continue
+        summary.games += 1
+        con.print(Text(f"Game {g.id}", style="bold") + Text(f"  ({g.source})"))
+        for d in g.deals:
+            _analysed_deal(con, g.players, d)
+    return summary
+
+def _analysed_deal(con: Console, P, d) -> None:
+    from .cards import CANONICAL
+    head = Text(f"Deal {d.deal}", style="bold underline")
+    head.append(f"  from trick {d.from_trick}" + ("" if d.exact else "  (not every play solved in the budget)"))
+    con.print(head)
+    if not d.plays:
+        con.print(f"  nothing analysed{': ' + d.stopped if d.stopped else ''}")
+        return
+    width = max(6, *(len(p) for p in P))
+    con.print(Text(f"{'trick':>5}  {'player':<{width}}  card  sure before ({' / '.join(P)})  cost  best", style="bold"))
+    for p in d.plays:
+        sure = " / ".join("?" if v is None else str(v) for v in p.sure_before)
+        cost = "?" if p.cost is None else str(p.cost)
+        best = "?" if p.best is None else " ".join(CANONICAL[c] for c in p.best)
+        line = Text(f"{p.trick:>5}  {P[p.seat]:<{width}}  {CANONICAL[p.card]:<4}  {sure:<{14 + 3 * len(P[0])}}  ")
+        line.append(f"{cost:>4}", style="bold red" if p.cost else "")
+        line.append(f"  {best}", style="dim")
+        con.print(line)
+    for s in range(3):
+        cards, cost, acc = d.player_totals(s)
+        if cards:
+            con.print(f"  {P[s]}: {plural(cards, 'card')} analysed, {plural(cost, 'trick')} lost, accuracy {rate(acc)}")
+    if d.turned is not None:
+        con.print(f"  The deal turned at trick {d.turned[0]}: from then on {P[d.turned[1]]} was sure of the target.")
+    if d.stopped:
+        con.print(f"  Analysis stops at {d.stopped}.")
+
+def verdict(v, out: IO[str] | None = None) -> None:
+    """What `foreman verify` found, one line a difference."""
+    con = console(out)
+    if v.verified:
+        con.print(Text(f"verified: {plural(v.games, 'game')}, the same records and the same ledger",
+                       style="bold green"))
+        return
+    if not v.sealed:
+        con.print(Text("the certificate itself was changed after it was written (its hash does not match)",
+                       style="bold red"))
+    for title, ids in (("certified, but missing from the records", v.missing),
+                       ("in the records, but not in the certificate", v.added),
+                       ("changed since the certificate was written", v.changed)):
+        for gid in ids:
+            con.print(Text(f"{gid}: {title}", style="red"))
+    for line in v.ledger:
+        con.print(Text(f"the ledger would differ: {line}", style="red"))
+    for line in v.fields:
+        con.print(Text(f"the certificate differs: {line}", style="red"))
+    if not v.ledger and v.sealed:
+        con.print("the ledger would be the same")

@@ -1,0 +1,149 @@
+"""The settlement's views: the ledger on the terminal, its JSON and its transfers as CSV."""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import IO, Any
+
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from . import money
+from .render import LISTED_UP_TO, PER_GAME_UP_TO, _fitted, _say_dropped, console
+
+
+def settlement(s, out: IO[str] | None = None, per_game: bool = False) -> None:
+    """Print the ledger: the games (one by one, or counted when there are many), what was left out,
+    balances per currency and transfers."""
+    con = console(out)
+    whole = per_game or len(s.games) <= PER_GAME_UP_TO
+    if whole:
+        _games_table(con, s)
+    else:
+        _games_summary(con, s)
+    if s.as_played and s.disputed:
+        con.print(Text("--as-played: disputed games are counted as recorded.", style="bold red"))
+    for title, sep, part in (("What the table wrote differs from the rules", ": ", "claim"),
+                             ("Claims of the remaining tricks", ", ", "claims")):
+        _section(con, title, [f"  {g.id}{sep}{c}" for g in s.games for c in getattr(g, part)], whole)
+    # Counted above when many: only the games whose money is in doubt are listed then.
+    left_out = [g for g in s.games if not g.counted and (whole or g.disputed or g.status == "invalid")]
+    _section(con, "Left out of the balances", [f"  {g.id or '(no id)'}: {g.reason or ''}" for g in left_out], whole)
+    _repeats(con, s.repeats)
+    for cur, bal in s.balances.items():
+        con.print()
+        t = Table(title=f"Balances ({cur or 'no currency'})", title_justify="left", box=None, pad_edge=False)
+        t.add_column("player")
+        t.add_column("balance", justify="right")
+        for p, v in bal.items():
+            t.add_row(p, money.signed(v))
+        con.print(t)
+    con.print()
+    if s.transfers:
+        con.print(Text("Who pays whom", style="bold"))
+        for tr in s.transfers:
+            con.print(f"  {tr.payer} pays {tr.payee} {money.fmt(tr.amount)} {tr.currency}".rstrip())
+    else:
+        con.print(Text("Nothing to pay.", style="bold"))
+
+def _section(con: Console, title: str, rows: list[str], whole: bool) -> None:
+    if not rows:
+        return
+    con.print()
+    con.print(Text(title, style="bold"))
+    shown = rows if whole else rows[:LISTED_UP_TO]
+    for row in shown:
+        con.print(row)
+    if len(shown) < len(rows):
+        con.print(f"  and {len(rows) - len(shown):,} more (--per-game lists every one)")
+
+def _games_table(con: Console, s) -> None:
+    rows = []
+    for g in s.games:
+        stake = f"{money.fmt(g.stake)} {g.currency}".rstrip() if g.stake is not None else "-"
+        short = ", ".join(f"{p} {t}/{q}" for p, t, q in g.short) or "-"
+        nets = ", ".join(f"{p} {money.signed(v)}" for p, v in g.net.items()) if g.net else "-"
+        counted = Text("yes", style="green") if g.counted else Text("no", style="yellow")
+        if g.disputed:
+            counted = Text("as played" if g.counted else "disputed", style="bold red")
+        rows.append([g.id or "(no id)", g.status, g.winner or "-", stake, short, nets, counted])
+    columns = [(name, "left") for name in ("game", "status", "winner", "stake", "short of quota", "nets", "counted")]
+    games, dropped = _fitted(con, columns, rows, {"game", "stake"}, ["short of quota", "nets", "stake"],
+                             title="Games", title_justify="left")
+    con.print(games)
+    _say_dropped(con, dropped)
+
+def _games_summary(con: Console, s) -> None:
+    """The games counted, for a settlement of many (the table is behind --per-game)."""
+    counts = {"counted": sum(g.counted for g in s.games), "disputed": sum(g.disputed and not g.counted for g in s.games),
+              "invalid": sum(g.status == "invalid" for g in s.games),
+              "unfinished": sum(g.status == "unfinished" for g in s.games),
+              "for no stake": sum(g.status == "won" and g.stake is None and not g.disputed for g in s.games)}
+    con.print(Text(f"Games: {len(s.games):,} settled", style="bold"))
+    table = Table(box=None, pad_edge=False, show_header=False)
+    table.add_column()
+    table.add_column(justify="right")
+    for label, n in counts.items():
+        table.add_row(label, f"{n:,}")
+    con.print(table)
+    con.print(Text("(one line a game: --per-game; --json and --csv hold every game)", style="dim"))
+
+def _repeats(con: Console, repeats) -> None:
+    """The copies of games read before, which the ledger does not hold (DUPLICATE_GAME)."""
+    if repeats:
+        con.print()
+        con.print(Text("Read again, not counted (DUPLICATE_GAME)", style="bold"))
+        for r in repeats:
+            con.print(f"  {r.source}: {r.message}")
+
+def _nested(value: Any, level: int) -> str:
+    """JSON of a value as json.dumps(indent=2) writes it `level` levels down in a document."""
+    return json.dumps(value, indent=2, ensure_ascii=False).replace("\n", "\n" + "  " * level)
+
+class SettlementJSON:
+    """`settle --json` written as it goes: each game when it is settled, the totals at the end.
+
+    The excluded games come after the totals in the document, so they wait in a temporary file:
+    memory stays flat however many games the input holds.
+    """
+
+    def __init__(self, out: IO[str] | None = None) -> None:
+        import tempfile
+        self.out = out or sys.stdout
+        self.games = 0
+        self.spool = tempfile.TemporaryFile("w+", encoding="utf-8")
+        self.excluded = 0
+
+    def line(self, g) -> None:
+        """Write one game's line (settle.GameLine)."""
+        self.out.write(('{\n  "games": [\n    ' if not self.games else ",\n    ") + _nested(g.to_dict(), 2))
+        self.games += 1
+        if not g.counted:
+            self.spool.write(json.dumps({"id": g.id, "reason": g.reason or ""}, ensure_ascii=False) + "\n")
+            self.excluded += 1
+
+    def finish(self, s) -> None:
+        """Write the totals of the settlement (settle.Settlement) and close the document."""
+        w = self.out.write
+        w('{\n  "games": []' if not self.games else "\n  ]")
+        d = s.to_dict()
+        w(',\n  "balances": ' + _nested(d["balances"], 1) + ',\n  "transfers": ' + _nested(d["transfers"], 1))
+        w(',\n  "excluded": ' + ("[]" if not self.excluded else "["))
+        self.spool.seek(0)
+        for i, row in enumerate(self.spool):
+            w(("\n    " if not i else ",\n    ") + _nested(json.loads(row), 2))
+        w("\n  ]" if self.excluded else "")
+        w(',\n  "as_played": ' + json.dumps(d["as_played"]))
+        w(',\n  "repeats": ' + _nested(d["repeats"], 1) + "\n}\n")
+        self.spool.close()
+
+def transfers_csv(s, out: IO[str] | None = None) -> None:
+    """Write the transfers as CSV: from,to,amount,currency."""
+    import csv  # CSV output only
+    w = csv.writer(out or sys.stdout, lineterminator="\n")
+    w.writerow(["from", "to", "amount", "currency"])
+    for t in s.transfers:
+        d = t.to_dict()
+        w.writerow([d["from"], d["to"], d["amount"], d["currency"]])
