@@ -2,54 +2,25 @@
 
 from __future__ import annotations
 
-import functools
 import os
-import signal
 import sys
-import threading
 from typing import Annotated, Any, Optional
 
 import typer
-from typer.core import TyperGroup
-from typer.exceptions import TyperException
 
 from . import audit, records, render
-from .errors import ForemanError, OutputError, UsageError
+from .command import OneLineErrors, guarded
+from .errors import OutputError, UsageError
 from .findings import CODES, INJECTABLE
 from .reader import DEFAULT_MAX_RECORD_BYTES
 from .rules import HouseRules, parse_overrides
 
 MAX_RECORD_LIMIT = 1 << 40  # a larger limit overflowed the reader's buffer sizes (a traceback)
 
-class _OneLineErrors(TyperGroup):
-    """foreman's command group: a usage error typer finds (a bad option value, a missing argument)
-    is one line and a hint naming the command's help, exit 2, like every other error of foreman."""
-
-    def main(self, *args: Any, standalone_mode: bool = True, **kwargs: Any) -> Any:
-        if not args:
-            kwargs.setdefault("prog_name", "foreman")  # also under python -m foreman_cli
-        try:
-            code = super().main(*args, standalone_mode=False, **kwargs)
-        except TyperException as e:
-            ctx = getattr(e, "ctx", None)
-            if ctx is not None and e.format_message() == ctx.get_help():  # the command alone: its help
-                render.plain(ctx.get_help())
-                return 0 if not standalone_mode else sys.exit(0)
-            where = ctx.command_path if ctx is not None else "foreman"
-            command = where.partition(" ")[2]
-            render.error(f"{command + ': ' if command else ''}{e.format_message()}", f"see '{where} --help'")
-            code = 2
-        except typer.Abort:
-            render.error("aborted")
-            code = 1
-        if not standalone_mode:
-            return code
-        sys.exit(code if isinstance(code, int) else 0)
-
 
 _APP = dict(
     name="foreman",
-    cls=_OneLineErrors,
+    cls=OneLineErrors,
     help="Audit, settle and query records of the trick-taking game Foreman (formats foreman/1 and 1.1).\n\n"
          "Example: foreman validate samples/   then   foreman settle samples/\n\n"
          "Each command has its own help: foreman COMMAND --help.",
@@ -113,45 +84,8 @@ def _jobs(jobs: int | None) -> int:
     return jobs or os.cpu_count() or 1
 
 
-def _guarded(fn):
-    """Turn ForemanError into a one-line message with a hint and an exit code (the only place)."""
-
-    @functools.wraps(fn)
-    def run(*args, **kwargs):
-        # From here on a Ctrl-C is an exception the command can end cleanly (the start-up's handler
-        # in __main__ only exits).
-        if threading.current_thread() is threading.main_thread():
-            signal.signal(signal.SIGINT, signal.default_int_handler)
-        try:
-            return fn(*args, **kwargs)
-        except ForemanError as e:
-            # A usage error names the help of the command it came from.
-            hint = f"see 'foreman {fn.__name__} --help'" if e.hint == UsageError.hint else e.hint
-            render.error(e.message, hint)
-            raise typer.Exit(e.exit_code) from None
-        except BrokenPipeError:
-            # The reader of our output went away (e.g. `| head`): not an error of ours.
-            sys.stderr.close()
-            raise typer.Exit(0) from None
-        except KeyboardInterrupt:
-            render.error("interrupted")
-            raise typer.Exit(130) from None
-        except typer.Exit:
-            raise
-        except (RecursionError, MemoryError) as e:
-            render.error(f"{fn.__name__}: the input is too large or nested too deep to handle ({type(e).__name__})",
-                         "one record nested thousands deep, or far beyond the rules' sizes, is the usual cause")
-            raise typer.Exit(2) from None
-        except Exception as e:  # noqa: BLE001 - a bug of ours: one line and exit 2, never a traceback
-            render.error(f"{fn.__name__}: internal error: {type(e).__name__}: {e}",
-                         "this is a bug in foreman; please report it with the command that caused it")
-            raise typer.Exit(2) from None
-
-    return run
-
-
 @app.command()
-@_guarded
+@guarded
 def validate(
     paths: PathsArg,
     json_out: Annotated[bool, typer.Option("--json", help="JSON Lines on stdout, one object per game.")] = False,
@@ -197,7 +131,7 @@ def _no_game(paths: list[str]) -> None:
 
 
 @app.command()
-@_guarded
+@guarded
 def settle(
     paths: PathsArg,
     rule: RuleOpt = None,
@@ -250,7 +184,7 @@ def settle(
 
 
 @app.command()
-@_guarded
+@guarded
 def replay(
     path: Annotated[str, _argument("PATH")],
     game: Annotated[Optional[str], typer.Option("--game", metavar="ID", help="The game to show (if the input has several).")] = None,
@@ -278,7 +212,7 @@ def replay(
 
 
 @app.command()
-@_guarded
+@guarded
 def report(
     path: Annotated[str, _argument("PATH")],
     output: Annotated[str, typer.Option("--output", "-o", metavar="FILE", help="Where to write the HTML page.")],
@@ -309,7 +243,7 @@ def report(
 
 
 @app.command()
-@_guarded
+@guarded
 def analyze(
     path: Annotated[str, _argument("PATH")],
     game: Annotated[Optional[str], typer.Option("--game", metavar="ID", help="Only this game.")] = None,
@@ -341,7 +275,7 @@ def analyze(
 
 
 @app.command()
-@_guarded
+@guarded
 def verify(
     certificate: Annotated[str, _argument("CERTIFICATE")],
     paths: PathsArg,
@@ -374,7 +308,7 @@ def verify(
 
 
 @app.command()
-@_guarded
+@guarded
 def fairness(
     paths: Annotated[Optional[list[str]], _argument("PATH")] = None,
     db: Annotated[Optional[str], typer.Option("--db", metavar="FILE", help="Read the dealt hands from an archive.")] = None,
@@ -421,7 +355,7 @@ DbOpt = Annotated[Optional[str], typer.Option(
 
 
 @app.command()
-@_guarded
+@guarded
 def load(
     paths: PathsArg,
     db: DbOpt = None,
@@ -459,7 +393,7 @@ def load(
 
 # SQL may begin with a comment ("-- ..."), which would otherwise be read as an option.
 @app.command(context_settings={"ignore_unknown_options": True})
-@_guarded
+@guarded
 def query(
     sql: Annotated[str, _argument("SQL")],
     db: DbOpt = None,
@@ -497,7 +431,7 @@ STATS_TABLES = ("players", "roles", "findings", "money", "head_to_head", "accura
 
 
 @app.command()
-@_guarded
+@guarded
 def stats(
     player: Annotated[Optional[str], typer.Option(metavar="NAME", help="Only this player.")] = None,
     db: DbOpt = None,
@@ -526,7 +460,7 @@ def stats(
 
 
 @app.command()
-@_guarded
+@guarded
 def export(
     parquet: Annotated[str, typer.Option("--parquet", metavar="DIR", help="Write DIR/<table>/data.parquet.")],
     db: DbOpt = None,
@@ -541,7 +475,7 @@ def export(
 
 
 @app.command()
-@_guarded
+@guarded
 def generate(
     games: Annotated[int, typer.Option("--games", "-n", min=0, metavar="N", help="How many games.")] = 10,
     seed: Annotated[int, typer.Option(metavar="N", help="Random seed: the same seed gives the same games.")] = 1,
@@ -581,7 +515,7 @@ def generate(
 
 
 @app.command()
-@_guarded
+@guarded
 def schema() -> None:
     """Print the JSON Schema of the record formats foreman/1 and foreman/1.1.
 
@@ -591,7 +525,7 @@ def schema() -> None:
 
 
 @app.command()
-@_guarded
+@guarded
 def codes(
     code: Annotated[Optional[str], _argument("CODE")] = None,
     json_out: Annotated[bool, typer.Option("--json", help="The codes as a JSON list.")] = False,

@@ -38,6 +38,7 @@ class DealStarted(_Event):
     hands: dict[str, list[str]]
     kitty: list[str]
 
+
 @dataclass(frozen=True, slots=True)
 class PassMade(_Event):
     """One pass and its return, with what the receiver held in the suit before it (the proof)."""
@@ -52,6 +53,7 @@ class PassMade(_Event):
     returned: str
     receiver_suit_before: list[str]
 
+
 @dataclass(frozen=True, slots=True)
 class KittyExchanged(_Event):
     """The dealer took the kitty and set aside his discards; the hands at the first lead."""
@@ -62,6 +64,7 @@ class KittyExchanged(_Event):
     kitty: list[str]
     discards: list[str]
     hands: dict[str, list[str]]
+
 
 @dataclass(frozen=True, slots=True)
 class CardPlayed(_Event):
@@ -74,6 +77,7 @@ class CardPlayed(_Event):
     card: str
     legal: list[str]
 
+
 @dataclass(frozen=True, slots=True)
 class TrickWon(_Event):
     """A trick complete: its leader, the cards in play order, the winner and the tallies after it."""
@@ -85,6 +89,7 @@ class TrickWon(_Event):
     cards: list[str]
     winner: str
     tallies: dict[str, int]
+
 
 @dataclass(frozen=True, slots=True)
 class FindingMade(_Event):
@@ -119,6 +124,7 @@ class ClaimJudged(_Event):
     line: list[list[str]] | None  # the refuting line, trick by trick
     leader: str
     tallies: dict[str, int]
+
 
 @dataclass(frozen=True, slots=True)
 class GameEnded(_Event):

@@ -21,14 +21,17 @@ from .render import _ROLE_QUOTA, _game_title, console, json_line, rate
 
 _SYMBOL = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}
 
+
 def _use_symbols(con: Console) -> bool:
     return con.is_terminal and not os.environ.get("NO_COLOR")
+
 
 def _card(tok: str, sym: bool) -> Text:
     if not sym:
         return Text(tok)
     suit = tok[-1]
     return Text(tok[:-1] + _SYMBOL[suit], style="red" if suit in "HD" else "bold")
+
 
 def _cards(toks, sym: bool, sep: str = " ") -> Text:
     out = Text()
@@ -37,6 +40,7 @@ def _cards(toks, sym: bool, sep: str = " ") -> Text:
             out.append(sep)
         out.append_text(_card(t, sym))
     return out
+
 
 def _by_suit(toks, sym: bool) -> Text:
     """A hand grouped by suit, in the view's one card notation: 'AS KS 7S  QH 3H ...'."""
@@ -50,11 +54,13 @@ def _by_suit(toks, sym: bool) -> Text:
         out.append_text(_cards(suit, sym))
     return out
 
+
 def _finding_line(f: Finding) -> Text:
     t = Text(f"{f.place}: " if f.place else "")
     t.append(f.message)
     t.append(f" ({f.code})", style="bold red" if f.severity == ERROR else "yellow")
     return t
+
 
 def _print_finding(con: Console, f: Finding) -> None:
     """A finding under '  ! ': on a terminal wrapped at words with the lines after indented, so no code
@@ -69,6 +75,7 @@ def _print_finding(con: Console, f: Finding) -> None:
     grid.add_row(mark, _finding_line(f))
     con.print(grid, soft_wrap=False)
 
+
 def replay_view(t, out: IO[str] | None = None) -> None:
     """Print a game move by move: roles, hands, passes with proof, kitty, tricks, findings, result."""
     con = console(out)
@@ -78,6 +85,7 @@ def replay_view(t, out: IO[str] | None = None) -> None:
     view.show_held()
     if t.position is not None:
         _position_block(con, t, view.sym)
+
 
 class _ReplayView(Visitor):
     """The terminal replay, event by event; a finding of a pass or a trick waits under its line."""
@@ -165,6 +173,7 @@ class _ReplayView(Visitor):
         self.show_held()
         _result_block(self.con, e.result)
 
+
 def _result_block(con: Console, ev: dict[str, Any]) -> None:
     con.print()
     if ev["status"] == "won":
@@ -188,6 +197,7 @@ def _result_block(con: Console, ev: dict[str, Any]) -> None:
     errors = [v for v in ev["violations"] if v["severity"] == ERROR]
     con.print(Text(f"{plural(len(errors), 'breach')} found." if errors else "No breach found.",
                    style="bold red" if errors else "bold green"))
+
 
 def _position_block(con: Console, t, sym: bool) -> None:
     pos = t.position
@@ -215,6 +225,7 @@ def _position_block(con: Console, t, sym: bool) -> None:
         if f.deal == pos.deal and f.trick == pos.trick:
             _print_finding(con, f)
 
+
 def analysis_json(items, out: IO[str] | None = None) -> Summary:
     """One JSON line per analysed game (docs/analysis.md); an unreadable game as its validate line."""
     from .analysis import GameAnalysis, to_dict
@@ -228,6 +239,7 @@ def analysis_json(items, out: IO[str] | None = None) -> Summary:
             summary.add(g)
             json_line(g.to_dict(), out)
     return summary
+
 
 def analysis_view(items, out: IO[str] | None = None) -> Summary:
     """Each analysed deal: the cards that cost tricks, accuracy per player, where the deal turned."""
@@ -246,6 +258,7 @@ def analysis_view(items, out: IO[str] | None = None) -> Summary:
         for d in g.deals:
             _analysed_deal(con, g.players, d)
     return summary
+
 
 def _analysed_deal(con: Console, P, d) -> None:
     from .cards import CANONICAL
@@ -273,6 +286,7 @@ def _analysed_deal(con: Console, P, d) -> None:
         con.print(f"  The deal turned at trick {d.turned[0]}: from then on {P[d.turned[1]]} was sure of the target.")
     if d.stopped:
         con.print(f"  Analysis stops at {d.stopped}.")
+
 
 def verdict(v, out: IO[str] | None = None) -> None:
     """What `foreman verify` found, one line a difference."""

@@ -59,29 +59,8 @@ def generate(games: int, seed: int, inject: str | None = None, rules: HouseRules
     one player a cheat: the stacked deals are his own, and the top cards go to him.
     """
     prefix = prefix or f"gen-{seed}"
-    if inject is not None and inject not in INJECTABLE:
-        raise UsageError(f"--inject {inject!r}: can inject one of {', '.join(INJECTABLE)}")
-    if max_deals < 1:
-        raise UsageError("--max-deals must be at least 1")
-    if not 0.0 <= stacked <= 1.0:
-        raise UsageError("--stacked is a probability, from 0 to 1")
-    if not 0.0 <= claims <= 1.0:
-        raise UsageError("--claims is a probability, from 0 to 1")
-    if players is not None and (len(players) != 3 or len(set(players)) != 3 or not all(players)):
-        raise UsageError(f"--players: three distinct names, got {','.join(players)!r}")
-    if stacked_by is not None and (players is None or stacked_by not in players):
-        raise UsageError(f"--stacked-by {stacked_by!r}: name one of the --players")
     rules = rules or HouseRules()
-    if inject == WrongDealer.code and rules.deal_rotation == "free":
-        raise UsageError("--inject WRONG_DEALER needs deal_rotation=left: under 'free' any dealer is right")
-    if inject == WrongDealer.code and rules.target < 7:
-        # 16 tricks among three give someone at least 6: with a target of 6 or less every game
-        # ends in its first deal and there is no second dealer to get wrong.
-        raise UsageError("--inject WRONG_DEALER needs a second deal: use a target of 7 or more")
-    if inject in CLAIM_CODES and rules.target < 5:
-        # A claim is made with 6 tricks or fewer left; 10 tricks among three give someone at
-        # least 4, so with a target of 4 or less no deal lasts that long.
-        raise UsageError(f"--inject {inject} needs deals that last past trick 10: use a target of 5 or more")
+    _check_options(inject, rules, max_deals, stacked, claims, players, stacked_by)
     import random  # the generator's own: a validate run loads this module but never draws
     rng = random.Random(seed)
     prev: dict | None = None
@@ -111,6 +90,33 @@ def generate(games: int, seed: int, inject: str | None = None, rules: HouseRules
         prev = rec
         out = {k: v for k, v in rec.items() if not k.startswith("_")}
         yield out, where
+
+
+def _check_options(inject: str | None, rules: HouseRules, max_deals: int, stacked: float, claims: float,
+                   players: list[str] | None, stacked_by: str | None) -> None:
+    """Refuse options the generator cannot honour, saying which and why."""
+    if inject is not None and inject not in INJECTABLE:
+        raise UsageError(f"--inject {inject!r}: can inject one of {', '.join(INJECTABLE)}")
+    if max_deals < 1:
+        raise UsageError("--max-deals must be at least 1")
+    if not 0.0 <= stacked <= 1.0:
+        raise UsageError("--stacked is a probability, from 0 to 1")
+    if not 0.0 <= claims <= 1.0:
+        raise UsageError("--claims is a probability, from 0 to 1")
+    if players is not None and (len(players) != 3 or len(set(players)) != 3 or not all(players)):
+        raise UsageError(f"--players: three distinct names, got {','.join(players)!r}")
+    if stacked_by is not None and (players is None or stacked_by not in players):
+        raise UsageError(f"--stacked-by {stacked_by!r}: name one of the --players")
+    if inject == WrongDealer.code and rules.deal_rotation == "free":
+        raise UsageError("--inject WRONG_DEALER needs deal_rotation=left: under 'free' any dealer is right")
+    if inject == WrongDealer.code and rules.target < 7:
+        # 16 tricks among three give someone at least 6: with a target of 6 or less every game
+        # ends in its first deal and there is no second dealer to get wrong.
+        raise UsageError("--inject WRONG_DEALER needs a second deal: use a target of 7 or more")
+    if inject in CLAIM_CODES and rules.target < 5:
+        # A claim is made with 6 tricks or fewer left; 10 tricks among three give someone at
+        # least 4, so with a target of 4 or less no deal lasts that long.
+        raise UsageError(f"--inject {inject} needs deals that last past trick 10: use a target of 5 or more")
 
 
 def _game(rng: random.Random, gid: str, index: int, rules: HouseRules, inject: str | None,
@@ -160,6 +166,12 @@ def _game(rng: random.Random, gid: str, index: int, rules: HouseRules, inject: s
         left = [c for c in CANONICAL if c not in {x for t in last["tricks"] for x in t["cards"]}][:3]
         last["tricks"].append({"leader": players[w], "cards": left})
         where = Injected(PlayAfterEnd.code, deal=len(deals), trick=len(last["tricks"]))
+    return _record(rng, gid, index, rules, inject, players, stake, deals, results[-1], winner, where)
+
+
+def _record(rng: random.Random, gid: str, index: int, rules: HouseRules, inject: str | None, players: list[str],
+            stake, deals: list[dict], ref: DealResult, winner: int | None, where) -> tuple[dict, Injected | None]:
+    """A generated game as its record, with what the table wrote of its result."""
     rec: dict[str, Any] = {
         "format": "foreman/1.1" if any("claim" in d for d in deals) else "foreman/1", "id": gid, "players": players,
         "played_at": (START + timedelta(hours=index)).isoformat(),
@@ -171,7 +183,6 @@ def _game(rng: random.Random, gid: str, index: int, rules: HouseRules, inject: s
         rec["stake"] = stake
         rec["currency"] = rng.choice(CURRENCIES)
     rec["deals"] = deals
-    ref = results[-1]
     claimed: dict[str, Any] = {"winner": players[winner] if winner is not None else None,
                                "tricks": {p: ref.tricks[s] for s, p in enumerate(players)}}
     if winner is not None and stake is not None:

@@ -48,6 +48,7 @@ def settlement(s, out: IO[str] | None = None, per_game: bool = False) -> None:
     else:
         con.print(Text("Nothing to pay.", style="bold"))
 
+
 def _section(con: Console, title: str, rows: list[str], whole: bool) -> None:
     if not rows:
         return
@@ -58,6 +59,7 @@ def _section(con: Console, title: str, rows: list[str], whole: bool) -> None:
         con.print(row)
     if len(shown) < len(rows):
         con.print(f"  and {len(rows) - len(shown):,} more (--per-game lists every one)")
+
 
 def _games_table(con: Console, s) -> None:
     rows = []
@@ -75,6 +77,7 @@ def _games_table(con: Console, s) -> None:
     con.print(games)
     _say_dropped(con, dropped)
 
+
 def _games_summary(con: Console, s) -> None:
     """The games counted, for a settlement of many (the table is behind --per-game)."""
     counts = {"counted": sum(g.counted for g in s.games), "disputed": sum(g.disputed and not g.counted for g in s.games),
@@ -90,6 +93,7 @@ def _games_summary(con: Console, s) -> None:
     con.print(table)
     con.print(Text("(one line a game: --per-game; --json and --csv hold every game)", style="dim"))
 
+
 def _repeats(con: Console, repeats) -> None:
     """The copies of games read before, which the ledger does not hold (DUPLICATE_GAME)."""
     if repeats:
@@ -98,9 +102,11 @@ def _repeats(con: Console, repeats) -> None:
         for r in repeats:
             con.print(f"  {r.source}: {r.message}")
 
+
 def _nested(value: Any, level: int) -> str:
     """JSON of a value as json.dumps(indent=2) writes it `level` levels down in a document."""
     return json.dumps(value, indent=2, ensure_ascii=False).replace("\n", "\n" + "  " * level)
+
 
 class SettlementJSON:
     """`settle --json` written as it goes: each game when it is settled, the totals at the end.
@@ -138,6 +144,7 @@ class SettlementJSON:
         w(',\n  "as_played": ' + json.dumps(d["as_played"]))
         w(',\n  "repeats": ' + _nested(d["repeats"], 1) + "\n}\n")
         self.spool.close()
+
 
 def transfers_csv(s, out: IO[str] | None = None) -> None:
     """Write the transfers as CSV: from,to,amount,currency."""

@@ -11,6 +11,7 @@ from . import money
 from .board import role
 from .findings import ERROR, UNDISPUTED, Finding, repeat_mark
 
+
 @dataclass(slots=True)
 class DealResult:
     """One deal as replayed: who dealt, each seat's role, quota and tricks when play stopped."""

@@ -51,6 +51,7 @@ _LINES = (".jsonl", ".jsonl.gz")
 
 # ---- input ------------------------------------------------------------------------------------
 
+
 def list_files(spark, paths: Iterable[str]) -> list[tuple[str, str]]:
     """(name as foreman would print it, qualified URI) of every record file, in foreman's order.
 
@@ -171,6 +172,7 @@ def _raws(b: pa.RecordBatch) -> list[RawRecord]:
 
 # ---- per game ---------------------------------------------------------------------------------
 
+
 def _audit(records, overrides: dict[str, Any] | None):
     """Every record checked alone: its result as JSON, and what the checks across games need."""
 
@@ -227,6 +229,7 @@ def _successions(games):
 
 # ---- validate ---------------------------------------------------------------------------------
 
+
 def validate(records, overrides: dict[str, Any] | None = None):
     """Per-game results with the columns of `validate --json` (RESULTS; evidence as JSON text)."""
     from pyspark.sql import functions as F
@@ -271,6 +274,7 @@ def _result_row(d: dict[str, Any]) -> dict[str, Any]:
 
 
 # ---- load -------------------------------------------------------------------------------------
+
 
 def archive_schemas() -> dict[str, Any]:
     """The Spark schema of every archive table, from the archive itself."""

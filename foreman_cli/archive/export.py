@@ -16,6 +16,7 @@ if TYPE_CHECKING:
 
 EXPORT_ROWS = 65536  # rows a batch while exporting: memory stays flat whatever a table's size
 
+
 def export_parquet(path: str, out_dir: str) -> dict[str, int]:
     """Write every table as a Parquet dataset, DIR/<table>/data.parquet; return rows per table.
 
@@ -38,6 +39,7 @@ def export_parquet(path: str, out_dir: str) -> dict[str, int]:
         con.close()
     return rows
 
+
 def _write_parquet(con: duckdb.DuckDBPyConnection, table: str, target: str) -> int:
     """One table's rows into a Parquet file, batch by batch; how many rows."""
     import pyarrow as pa
@@ -52,6 +54,7 @@ def _write_parquet(con: duckdb.DuckDBPyConnection, table: str, target: str) -> i
                 schema=plain))
             count += batch.num_rows
     return count
+
 
 def _plain_schema(schema):
     """JSON columns come as an Arrow extension type: Parquet and its readers see the text."""

@@ -59,6 +59,7 @@ LOAD_AHEAD = 5
 # priority, as do --analyze's, the bottleneck there.
 LOAD_WORKER_NICE = 10
 
+
 @dataclass
 class LoadReport:
     """What a load did: games added, unchanged, replaced, refused, and the conflicts by name."""
@@ -86,6 +87,7 @@ _INSERTS = [
     ("play_costs", "INSERT INTO play_costs SELECT * FROM _play_costs"),
     ("deal_accuracy", "INSERT INTO deal_accuracy SELECT * FROM _deal_accuracy"),
 ]
+
 
 def _write(con: duckdb.DuckDBPyConnection, parts: list[tuple[dict[str, pa.Table], list[int]]],
            report: LoadReport, files: FileMap | None = None) -> None:
@@ -122,12 +124,14 @@ def _write(con: duckdb.DuckDBPyConnection, parts: list[tuple[dict[str, pa.Table]
         files.release(lo, hi)
     report.plays = report.rows.get("plays", 0)
 
+
 def load(results: Iterable[GameResult], path: str, replace: bool = False, batch_games: int = TRANSACTION_GAMES,
          progress: Callable[[int], None] | None = None) -> LoadReport:
     """Load what the audit gave (audit_records: its cross-game findings included) into the archive,
     `batch_games` games a transaction."""
     batches = (Batch(b, stage_tables(b)) for b in chunked(results, min(batch_games, BATCH_GAMES)))
     return _store(_Archive(path), batches, replace, progress, None, batch_games)
+
 
 def load_paths(paths: list[str], path: str, overrides: dict[str, Any] | None = None, replace: bool = False,
                batch_games: int = TRANSACTION_GAMES, jobs: int = 1, max_record_bytes: int = DEFAULT_MAX_RECORD_BYTES,
@@ -158,6 +162,7 @@ def load_paths(paths: list[str], path: str, overrides: dict[str, Any] | None = N
                               started=archive.open if early else None)
     return _store(archive, batches, replace, progress, CrossChecks(hold=False), batch_games, opened_as_workers_start=early)
 
+
 def load_pieces(paths: list[str], max_record_bytes: int = DEFAULT_MAX_RECORD_BYTES,
                 batch_games: int = TRANSACTION_GAMES, analysed: bool = False) -> Iterator[Any]:
     """The input of a load as its workers' tasks (audit.pieces)."""
@@ -171,6 +176,7 @@ def load_pieces(paths: list[str], max_record_bytes: int = DEFAULT_MAX_RECORD_BYT
         return pieces(paths, max_record_bytes, batch=batch, batch_bytes=BATCH_BYTES)
     # the analysis takes a second or more a game: a worker's task stays a batch of games
     return record_batches(read_records(paths, max_record_bytes), batch, BATCH_BYTES)
+
 
 class _Transaction:
     """The load's open transaction: games go in until it holds `games` games or `size` bytes of
@@ -255,6 +261,7 @@ class _Transaction:
             self.commit()
         stop.check()
 
+
 class _Archive:
     """The archive a load writes, opened once, when `open` is first called: by the audit's pipeline
     as the workers start (checked_batches' `started`), or by the load before its first batch."""
@@ -286,6 +293,7 @@ class _Archive:
             except duckdb.Error:
                 pass
 
+
 def _write_settings(con: duckdb.DuckDBPyConnection) -> None:
     # Checkpoint at the end rather than every few transactions: each is still durable when it
     # commits, and the file is written once, smaller (measured: 57 against 73 MB for 200 MB of
@@ -302,6 +310,7 @@ def _write_settings(con: duckdb.DuckDBPyConnection) -> None:
     # and 4.74 s of CPU on two threads, 3.65 s and 3.65 s on one). The checkpoint at the end,
     # which compresses row groups in parallel, gets every thread back.
     con.execute("SET threads = 1")
+
 
 def _store(archive: _Archive, batches: Iterator[Batch], replace: bool, progress: Callable[[int], None] | None,
            cross: CrossChecks | None, batch_games: int = TRANSACTION_GAMES,
@@ -338,15 +347,7 @@ def _store(archive: _Archive, batches: Iterator[Batch], replace: bool, progress:
                 if progress:
                     progress(len(batch.results))
             txn.commit()
-            con.execute("RESET threads")
-            stop.check()
-            if report.replaced:
-                con.execute("RESET max_vacuum_tasks")
-            if cross is not None:
-                # A repeat is never present for the series checks; only the games added get their findings.
-                _add_late_findings(con, [r for r in cross.finish() if r.id in added and repeat_mark(r.findings) is None])
-            # The checkpoint closing would make, made here so that its failure (a full disk) is told.
-            con.execute("CHECKPOINT")
+            _finish(con, report, stop, cross, added)
     except duckdb.InterruptException:
         raise KeyboardInterrupt from None  # the transaction in progress was rolled back
     except duckdb.Error as e:
@@ -366,6 +367,21 @@ def _store(archive: _Archive, batches: Iterator[Batch], replace: bool, progress:
         files.close()
     return report
 
+
+def _finish(con: duckdb.DuckDBPyConnection, report: LoadReport, stop: BatchInterrupt, cross: CrossChecks | None,
+            added: set[str]) -> None:
+    """After the last transaction: the settings back, what the end of the input finds, a checkpoint."""
+    con.execute("RESET threads")
+    stop.check()
+    if report.replaced:
+        con.execute("RESET max_vacuum_tasks")
+    if cross is not None:
+        # A repeat is never present for the series checks; only the games added get their findings.
+        _add_late_findings(con, [r for r in cross.finish() if r.id in added and repeat_mark(r.findings) is None])
+    # The checkpoint closing would make, made here so that its failure (a full disk) is told.
+    con.execute("CHECKPOINT")
+
+
 def _add_late_findings(con: duckdb.DuckDBPyConnection, results: list[GameResult]) -> None:
     """Dealer succession is known only at the end of the input: add it to the games it concerns."""
     rows = [(r.id, f) for r in results for f in r.findings if f.cross_game]
@@ -377,6 +393,7 @@ def _add_late_findings(con: duckdb.DuckDBPyConnection, results: list[GameResult]
         con.execute("UPDATE games SET breaches = breaches + 1 WHERE id = ?", [gid])
         con.execute("UPDATE payouts SET disputed = true WHERE game_id = ?", [gid])
     con.execute("COMMIT")
+
 
 def archive_rows(results: list[GameResult]) -> dict[str, pa.Table]:
     """The archive's rows for replayed games (each id at most once), as `export --parquet` writes them.
@@ -402,6 +419,7 @@ def archive_rows(results: list[GameResult]) -> dict[str, pa.Table]:
     finally:
         con.close()
 
+
 def _write_error(path: str, e: Exception) -> DatabaseError:
     """A one-line message for a failed write, saying what survived and what to do."""
     text = str(e).splitlines()[0]
@@ -413,6 +431,7 @@ def _write_error(path: str, e: Exception) -> DatabaseError:
         return DatabaseError(f"{path}: a batch of games did not fit in the database's memory: {text}",
                              hint="the games committed before are intact; run the load again with a smaller --batch")
     return DatabaseError(f"{path}: {text}", hint="the games committed before are intact; run the load again")
+
 
 def _insert(con: duckdb.DuckDBPyConnection, batch: Batch, replace: bool, report: LoadReport, added: set[str],
             lookup: bool = True) -> list[int]:

@@ -21,6 +21,7 @@ class Stats:
     head_to_head: QueryResult
     accuracy: QueryResult  # from `load --analyze`; empty otherwise
 
+
 def stats(path: str, player: str | None = None) -> Stats:
     """The ready-made reports, from the views documented in docs/queries.md (foreman's own)."""
     con = read_archive(path)
@@ -50,6 +51,7 @@ def stats(path: str, player: str | None = None) -> Stats:
         raise DatabaseError(f"{path} is not a foreman archive: {str(e).splitlines()[0]}") from None
     finally:
         con.close()
+
 
 def dealt_hands(path: str):
     """Each stored deal as dealt (fairness.Dealt), in game and deal order."""

@@ -139,9 +139,11 @@ GROUP BY a.player, b.player;
 # archive made it try to download one), so nothing foreman opens reaches the network.
 NO_EXTENSIONS = {"autoinstall_known_extensions": False, "autoload_known_extensions": False}
 
+
 def db_path(path: str | None) -> str:
     """The database file: the option, else $FOREMAN_DB, else foreman.duckdb here."""
     return path or os.environ.get("FOREMAN_DB") or DEFAULT_DB
+
 
 def connect(path: str, read_only: bool = False, row_group_rows: int | None = None) -> duckdb.DuckDBPyConnection:
     """Open the archive, turning DuckDB's errors into one-line messages; with `row_group_rows`,
@@ -179,6 +181,7 @@ def connect(path: str, read_only: bool = False, row_group_rows: int | None = Non
     except (duckdb.Error, OSError) as e:
         raise DatabaseError(f"{path}: {str(e).splitlines()[0]}") from None
 
+
 def init(con: duckdb.DuckDBPyConnection, path: str = ":memory:") -> None:
     """Create the tables and views if they are missing, all or none; refuse an archive whose
     seats, passes, tricks and plays are tables (an earlier foreman's), which this one cannot add to."""
@@ -195,6 +198,7 @@ def init(con: duckdb.DuckDBPyConnection, path: str = ":memory:") -> None:
     con.execute(VIEWS)
     con.execute("COMMIT")
 
+
 def _refuse_other_files(path: str) -> None:
     """A file that is not a DuckDB database (SQLite's, say) is refused before DuckDB opens it, which
     would look for an extension to read it with."""
@@ -207,6 +211,7 @@ def _refuse_other_files(path: str) -> None:
         kind = "a SQLite database" if head.startswith(b"SQLite format 3") else "not a DuckDB file"
         raise DatabaseError(f"{path}: {kind}, not a foreman archive",
                             hint="give the .duckdb file that foreman load wrote (--db FILE)")
+
 
 def counts(path: str) -> dict[str, int]:
     """Rows per table."""

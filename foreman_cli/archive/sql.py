@@ -24,6 +24,7 @@ QUERY_THREADS = 2
 
 DEFAULT_TIMEOUT = 60.0
 
+
 def read_archive(path: str) -> duckdb.DuckDBPyConnection:
     """The archive opened to read what foreman stored in it, trusting nothing else in the file:
     its views and macros are foreman's own again (made over them, in the connection's temporary
@@ -52,6 +53,7 @@ def read_archive(path: str) -> duckdb.DuckDBPyConnection:
         raise
     return con
 
+
 def _temporary(sql: str) -> str:
     """Definitions made in the connection's temporary schema, where they come before the file's."""
     return (sql.replace("CREATE OR REPLACE VIEW", "CREATE OR REPLACE TEMP VIEW")
@@ -59,6 +61,7 @@ def _temporary(sql: str) -> str:
                .replace("CREATE TABLE IF NOT EXISTS", "CREATE TEMP TABLE"))
 
 QUERY_PROCESS_BYTES = 1536 << 20  # what a query may add to the process's data: DuckDB's limit and room for rows
+
 
 @contextmanager
 def bounded_query_process() -> Iterator[None]:
@@ -81,6 +84,7 @@ def bounded_query_process() -> Iterator[None]:
         if cap is not None:
             resource.setrlimit(resource.RLIMIT_DATA, before)
 
+
 def _data_cap(limits: tuple[int, int]) -> int | None:
     """QUERY_PROCESS_BYTES above the data in use now, within the hard limit; None to set none."""
     import resource
@@ -95,6 +99,7 @@ def _data_cap(limits: tuple[int, int]) -> int | None:
         cap = min(cap, hard)
     return cap if soft == resource.RLIM_INFINITY or soft > cap else None
 
+
 def _sandbox(con: duckdb.DuckDBPyConnection) -> None:
     """Bound a query's memory and threads, forbid files and spilling, then lock the settings."""
     con.execute(f"SET memory_limit = '{QUERY_MEMORY}'")
@@ -105,12 +110,14 @@ def _sandbox(con: duckdb.DuckDBPyConnection) -> None:
     con.execute("SET enable_external_access = false")
     con.execute("SET lock_configuration = true")  # a query's own SET is refused from here on
 
+
 def query(path: str, sql: str, timeout: float = DEFAULT_TIMEOUT) -> QueryResult:
     """Run SQL on a read-only, locked-down connection; stopped after `timeout` seconds."""
     with open_query(path, sql, timeout) as res:
         return QueryResult(res.columns, list(res.rows))
 
 FETCH_ROWS = 2048  # rows fetched at a time from a streaming result
+
 
 @contextmanager
 def open_query(path: str, sql: str, timeout: float = DEFAULT_TIMEOUT, whole: bool = False) -> Iterator[QueryResult]:
@@ -146,6 +153,7 @@ def open_query(path: str, sql: str, timeout: float = DEFAULT_TIMEOUT, whole: boo
 
 FETCH_BYTES = 16 << 20  # about what one fetch of rows may hold: a few huge rows are fetched a few at a time
 
+
 def _stream(cur: duckdb.DuckDBPyConnection, first: list[tuple]) -> Iterator[tuple]:
     """The rows, fetched in batches sized to hold about FETCH_BYTES (at most FETCH_ROWS rows)."""
     rows, size = first, 1
@@ -155,8 +163,10 @@ def _stream(cur: duckdb.DuckDBPyConnection, first: list[tuple]) -> Iterator[tupl
         size = max(1, min(FETCH_ROWS, size * 2, FETCH_BYTES // per_row))
         rows = cur.fetchmany(size)
 
+
 def _row_bytes(row: tuple) -> int:
     return sum(len(v) if isinstance(v, (str, bytes)) else 8 for v in row)
+
 
 @contextmanager
 def _query_errors(timeout: float) -> Iterator[None]:

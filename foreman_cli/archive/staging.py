@@ -46,6 +46,7 @@ _ACCURACY_COLS = ("game_id", "deal", "player", "cards_analysed", "cost", "accura
 
 _PAYOUT_COLS = ("game_id", "player", "net", "net_text", "currency", "short_of_quota", "winner", "disputed")
 
+
 def _unfolded_rows(deals: pa.Table | None) -> dict[str, int]:
     """The rows a batch adds to the views that unfold deal_facts, counted from its staged deals."""
     if deals is None:
@@ -56,6 +57,7 @@ def _unfolded_rows(deals: pa.Table | None) -> dict[str, int]:
     return {"deals": deals.num_rows, "deal_players": 3 * deals.num_rows,
             "passes": pc.sum(pc.list_value_length(deals["pass_from"])).as_py() or 0,
             "tricks": len(cards), "plays": pc.sum(pc.min_element_wise(cards, 3)).as_py() or 0}
+
 
 class _Batch:
     """Staging columns for a batch of games: one row a game, a deal, a finding, a payout."""
@@ -93,6 +95,7 @@ class _Batch:
             made = self._rules[id(rules)] = (rules, json.dumps(rules))
         return made[1]
 
+
 class _Rows:
     """A staging table's rows as tuples, turned into columns once the batch is whole: a tuple a
     row and one transposition cost less than an append a value (measured with callgrind, staging
@@ -109,6 +112,7 @@ class _Rows:
         """The rows as a sequence of values a column, by name, without the column `drop`."""
         cols = zip(*self.rows) if self.rows else ((),) * len(self.names)
         return {name: col for name, col in zip(self.names, cols) if name != drop}
+
 
 class _Codes:
     """One list column of a batch's deals (cards as codes 0-51, or seats), kept flat with its
@@ -129,19 +133,23 @@ class _Codes:
         a = pa.ListArray.from_arrays(_offsets(self.inner), codes)
         return pa.ListArray.from_arrays(_offsets(self.outer), a) if self.nested else a
 
+
 def _offsets(raw: bytearray) -> pa.Array:
     import pyarrow as pa
     return pa.Array.from_buffers(pa.int32(), len(raw) // 4, [None, pa.py_buffer(raw)])
+
 
 def code_column() -> tuple[bytearray, bytearray, bytearray]:
     """An empty list column for deal_codes: its codes, and its inner and outer offsets (each
     starting at 0, native int32, as Arrow's list offsets are)."""
     return bytearray(), bytearray(_OFFSET_ZERO), bytearray(_OFFSET_ZERO)
 
+
 def _offset(n: int) -> bytes:
     return n.to_bytes(4, sys.byteorder, signed=True)
 
 _OFFSET_ZERO = _offset(0)
+
 
 def deal_codes(deal, players: tuple[str, ...], seats: dict[str, int], cards: dict[str, int], n_tricks: int,
                columns: list[tuple[bytearray, bytearray, bytearray]]) -> None:
@@ -172,6 +180,7 @@ def deal_codes(deal, players: tuple[str, ...], seats: dict[str, int], cards: dic
     for t in played:
         add(tricks, map(card, t.cards))
     tricks[2].extend(_offset(len(tricks[1]) // 4 - 1))
+
 
 def _flatten(b: _Batch, r: GameResult, now: datetime, n: int) -> None:
     """Add one game to the staging columns."""
@@ -219,6 +228,7 @@ def _flatten(b: _Batch, r: GameResult, now: datetime, n: int) -> None:
             text, fitted = amount(v)
             add_payout((gid, p, fitted, text, currency, p in short, p == winner, disputed, n))
 
+
 def _flatten_analysis(b: _Batch, r: GameResult, budget_ms: float, n: int) -> None:
     """Add one game's play analysis: a row a card analysed, a row a player of each deal."""
     from ..analysis import analyze_game
@@ -233,6 +243,7 @@ def _flatten_analysis(b: _Batch, r: GameResult, budget_ms: float, n: int) -> Non
         for s in range(3):
             cards, cost, acc = d.player_totals(s)
             b.accuracy.append((r.id, d.deal, P[s], cards, cost, acc, d.exact, *turned, n))
+
 
 @lru_cache(maxsize=1)
 def _arrow_types() -> dict[str, Any]:
@@ -255,6 +266,7 @@ def _arrow_types() -> dict[str, Any]:
 
 DECIMAL_WHOLE_DIGITS = 28  # DECIMAL(38, 10)
 
+
 def _fits(v: Decimal | None) -> Decimal | None:
     """An amount rounded to 10 places for a DECIMAL(38, 10) column, or None when it is too large.
 
@@ -264,6 +276,7 @@ def _fits(v: Decimal | None) -> Decimal | None:
     if v is None or v.adjusted() >= DECIMAL_WHOLE_DIGITS:
         return None
     return v.quantize(money.TEN_PLACES, context=money.ROUNDING)
+
 
 def _arrow(cols: dict[str, list]) -> pa.Table:
     import pyarrow as pa
@@ -275,6 +288,7 @@ def _arrow(cols: dict[str, list]) -> pa.Table:
         else:
             arrays[name] = pa.array(values, type=t) if t is not None else pa.array(values)
     return pa.table(arrays)
+
 
 def _long_text(values: list[str | None]) -> pa.Array:
     """Long strings (the records' text) as an Arrow string array, built from one buffer of their
@@ -290,6 +304,7 @@ def _long_text(values: list[str | None]) -> pa.Array:
     offsets.extend(itertools.accumulate(map(len, encoded)))
     return pa.Array.from_buffers(pa.string(), len(values), [None, pa.py_buffer(offsets), pa.py_buffer(data)])
 
+
 def _text_places(games: pa.Table, texts: ChunkText, spans: list[tuple[int, int]]) -> pa.Table:
     """The games with their text as its places in the file (offset and length, in bytes), and
     the file as the worker read it in the table's metadata."""
@@ -302,6 +317,7 @@ def _text_places(games: pa.Table, texts: ChunkText, spans: list[tuple[int, int]]
                                           _TEXT_SEEN: f"{seen.device} {seen.inode} {seen.size} {seen.mtime_ns}"})
 
 _TEXT_FILE, _TEXT_SEEN = b"foreman.text_file", b"foreman.text_seen"
+
 
 def _text_views(data, places: pa.StructArray) -> tuple[pa.Array, int, int]:
     """The strings at `places` (offsets and lengths) in `data` (the file's map) as an Arrow
@@ -330,6 +346,7 @@ def _text_views(data, places: pa.StructArray) -> tuple[pa.Array, int, int]:
     buffers = [None, pa.py_buffer(views), pa.py_buffer(memoryview(data)[lo:hi])]
     return pa.Array.from_buffers(pa.string_view(), len(at), buffers), lo, hi
 
+
 def _part_rows(tables: dict[str, pa.Table], keep: list[int], files: FileMap | None,
                placed: list[tuple[FileSeen, int, int]]) -> dict[str, pa.Table]:
     """A batch's staged tables cut to the games at places `keep`, their text taken from the file
@@ -348,6 +365,7 @@ def _part_rows(tables: dict[str, pa.Table], keep: list[int], files: FileMap | No
         placed.append((seen, lo, hi))
     return tables
 
+
 def _concat(tables: list[pa.Table]) -> pa.Table:
     """The tables' rows, chunks side by side (copying none); a column of an empty batch may be
     typed null (_arrow), and a null column takes its type from the others."""
@@ -355,10 +373,12 @@ def _concat(tables: list[pa.Table]) -> pa.Table:
     rows = [t for t in tables if t.num_rows]
     return pa.concat_tables(rows, promote_options="default") if rows else tables[0]
 
+
 def _text_kind(tables: dict[str, pa.Table]) -> tuple:
     """What parts written together must share: their games' columns and the file their text is in."""
     games = tables["_games"]
     return games.schema.remove_metadata(), (games.schema.metadata or {}).get(_TEXT_FILE)
+
 
 def _kept(t: pa.Table, keep: list[int]) -> pa.Table:
     """The staged rows of the games at places `keep` (ascending) of their batch.
@@ -375,6 +395,7 @@ def _kept(t: pa.Table, keep: list[int]) -> pa.Table:
         start = pc.sum(pc.less(n, keep[0])).as_py() or 0
         return t.slice(start, (pc.sum(pc.less_equal(n, keep[-1])).as_py() or 0) - start)
     return t.filter(pc.is_in(n, value_set=pa.array(keep, type=pa.int32())))
+
 
 def stage_tables(results: list[GameResult], analyze: float | None = None,
                  texts: ChunkText | None = None) -> dict[str, pa.Table]:
@@ -409,6 +430,7 @@ def stage_tables(results: list[GameResult], analyze: float | None = None,
             deals = deals.append_column(name, codes.arrow())
         tables["_deals"] = deals
         return tables
+
 
 def finding_row(game_id: str, f: dict[str, Any]) -> tuple:
     """A finding (as `Finding.to_dict` gives it) as a row of the findings table."""

@@ -1,0 +1,79 @@
+"""How a command ends: a usage error or a failure is one line with a hint and an exit code, said in one place."""
+
+from __future__ import annotations
+
+import functools
+import signal
+import sys
+import threading
+from typing import Any
+
+import typer
+from typer.core import TyperGroup
+from typer.exceptions import TyperException
+
+from . import render
+from .errors import ForemanError, UsageError
+
+
+class OneLineErrors(TyperGroup):
+    """foreman's command group: a usage error typer finds (a bad option value, a missing argument)
+    is one line and a hint naming the command's help, exit 2, like every other error of foreman."""
+
+    def main(self, *args: Any, standalone_mode: bool = True, **kwargs: Any) -> Any:
+        if not args:
+            kwargs.setdefault("prog_name", "foreman")  # also under python -m foreman_cli
+        try:
+            code = super().main(*args, standalone_mode=False, **kwargs)
+        except TyperException as e:
+            ctx = getattr(e, "ctx", None)
+            if ctx is not None and e.format_message() == ctx.get_help():  # the command alone: its help
+                render.plain(ctx.get_help())
+                return 0 if not standalone_mode else sys.exit(0)
+            where = ctx.command_path if ctx is not None else "foreman"
+            command = where.partition(" ")[2]
+            render.error(f"{command + ': ' if command else ''}{e.format_message()}", f"see '{where} --help'")
+            code = 2
+        except typer.Abort:
+            render.error("aborted")
+            code = 1
+        if not standalone_mode:
+            return code
+        sys.exit(code if isinstance(code, int) else 0)
+
+
+def guarded(fn):
+    """Turn ForemanError into a one-line message with a hint and an exit code (the only place)."""
+
+    @functools.wraps(fn)
+    def run(*args, **kwargs):
+        # From here on a Ctrl-C is an exception the command can end cleanly (the start-up's handler
+        # in __main__ only exits).
+        if threading.current_thread() is threading.main_thread():
+            signal.signal(signal.SIGINT, signal.default_int_handler)
+        try:
+            return fn(*args, **kwargs)
+        except ForemanError as e:
+            # A usage error names the help of the command it came from.
+            hint = f"see 'foreman {fn.__name__} --help'" if e.hint == UsageError.hint else e.hint
+            render.error(e.message, hint)
+            raise typer.Exit(e.exit_code) from None
+        except BrokenPipeError:
+            # The reader of our output went away (e.g. `| head`): not an error of ours.
+            sys.stderr.close()
+            raise typer.Exit(0) from None
+        except KeyboardInterrupt:
+            render.error("interrupted")
+            raise typer.Exit(130) from None
+        except typer.Exit:
+            raise
+        except (RecursionError, MemoryError) as e:
+            render.error(f"{fn.__name__}: the input is too large or nested too deep to handle ({type(e).__name__})",
+                         "one record nested thousands deep, or far beyond the rules' sizes, is the usual cause")
+            raise typer.Exit(2) from None
+        except Exception as e:  # noqa: BLE001 - a bug of ours: one line and exit 2, never a traceback
+            render.error(f"{fn.__name__}: internal error: {type(e).__name__}: {e}",
+                         "this is a bug in foreman; please report it with the command that caused it")
+            raise typer.Exit(2) from None
+
+    return run
