@@ -99,7 +99,7 @@ class CrossChecks:
                     self.fingerprints[res.id] = res.fingerprint
             else:
                 same = res.fingerprint is not None and first[1] == res.fingerprint
-                res.mark_repeat(duplicate_finding(res.id, first[0], same))
+                res = res.as_repeat(duplicate_finding(res.id, first[0], same))
         # Dealer succession depends on every game of a series in the input (two different records
         # of one place in a series cancel the check), so from the first series game on, results wait.
         in_series = res.series is not None and res.status != "invalid"
@@ -129,19 +129,19 @@ class CrossChecks:
 
     def finish(self) -> list[GameResult]:
         """Run the series checks and return the results still held (the series games, without `hold`)."""
-        by_key: dict[tuple[str, int], list[GameResult]] = defaultdict(list)
-        for r in self.pending:
+        by_key: dict[tuple[str, int], list[int]] = defaultdict(list)  # places in `pending`
+        for i, r in enumerate(self.pending):
             # A repeat of an earlier id is not present at all: it neither stands in nor cancels the check.
             if r.series is not None and r.status != "invalid" and not r.repeat:
-                by_key[r.series].append(r)
-        for (sid, seq), games in by_key.items():
-            prev = by_key.get((sid, seq - 1))
-            if len(games) != 1 or not prev or len(prev) != 1:
-                continue
-            f = succession_finding(_facts(prev[0]), _facts(games[0]))
-            if f is not None:
-                games[0].findings.append(f)
+                by_key[r.series].append(i)
         out, self.pending = self.pending, []
+        for (sid, seq), places in by_key.items():
+            prev = by_key.get((sid, seq - 1))
+            if len(places) != 1 or not prev or len(prev) != 1:
+                continue
+            f = succession_finding(_facts(out[prev[0]]), _facts(out[places[0]]))
+            if f is not None:
+                out[places[0]] = out[places[0]].with_findings((f,))
         return out
 
 
@@ -160,12 +160,7 @@ def game_line(r: GameResult, line: bool = True) -> GameLine:
 def staged_line(r: GameResult) -> GameLine | GameResult:
     """What a load needs back of a game whose rows a worker has staged: its GameLine without the
     line (the ids, status and series facts the checks across games and the commit read), or, for
-    an invalid record, the slim result, whose first finding says why it was left out.
-
-    The slim result of every game cost the workers 0.06 ms a game to make and pickle and the
-    reading process 0.08 ms to unpickle (measured on 10,000 games: 0.62 and 0.80 s, against
-    0.03 and 0.01 s for these).
-    """
+    an invalid record, the slim result, whose first finding says why it was left out."""
     return slim(r) if r.status == "invalid" else game_line(r, line=False)
 
 
@@ -366,10 +361,7 @@ def _check_batch(task: tuple[Piece, dict[str, Any] | None, Any, Any, bool]) -> B
     with no_cyclic_gc():
         staged = None
         if stage is None and shape is not None:
-            # Each result shaped as it is made, while it is in the cache: a second pass over a
-            # chunk's 700 results once all were made found them gone from it (measured on 100 MB
-            # in chunks of 4 MB: 0.73-0.75 s of CPU, 0.65 s now; in batches of 64, 0.62 s). A
-            # load's staging, which reads all of each result, gained nothing from the same.
+            # Each result shaped as it is made, while it is still in the cache.
             out = [shape(check_record(raw, overrides, fast, keep)) for raw in raws]
         else:
             if chunk:
@@ -382,9 +374,7 @@ def _check_batch(task: tuple[Piece, dict[str, Any] | None, Any, Any, bool]) -> B
             if shape is not None:
                 out = [shape(r) for r in out]  # before it is pickled back: most of a result's size
         if shape is game_line:
-            # The games go back as one run, in columns: pickled as objects, a GameLine a game,
-            # they cost the workers 1.9 ms a batch of 700 and the reading process an object and
-            # a call of CrossChecks.feed a game.
+            # The games go back as one run, in columns: the reading process then writes them at once.
             return Batch([], LineRun.of(out))
     return Batch(out, staged)
 

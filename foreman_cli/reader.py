@@ -21,11 +21,7 @@ from .errors import InputError
 SUFFIXES = (".json", ".jsonl", ".json.gz", ".jsonl.gz")
 DEFAULT_MAX_RECORD_BYTES = 16 * 1024 * 1024  # a 20-deal game is about 25 KB
 CHUNK = 1 << 20
-# What a worker of `--jobs` reads at a time. Measured on 200 MB with two workers: 4 MiB against
-# 1 MiB takes the reading process from 0.80 to 0.64 s of CPU and the whole run from 5.4 to 5.15 s
-# (the hand-over is per chunk); an input of one chunk is read in one process, sooner than a pool
-# would start.
-WORKER_CHUNK = 4 << 20
+WORKER_CHUNK = 4 << 20  # what a worker of `--jobs` reads at a time: the hand-over is per chunk
 _WS = re.compile(r"[ \t\n\r]*")
 _BOM = b"\xef\xbb\xbf"
 
@@ -324,11 +320,8 @@ def _step(size: int, n: int, pos: int) -> int:
     return max(min(size, (n - pos) // TAIL_SHARE), size // TAIL_SMALLEST, 1)
 
 
-# Guided self-scheduling (Polychronopoulos and Kuck, 1987): at the end of a 200 MB validate with
-# two workers, chunks of 4 MiB all through left one worker idle 11-75 ms (median 40) while the
-# other read its last chunk; 4-10 ms (median 6) with these, for 56 chunks in place of 48. A file
-# of one to two chunks is cut the same way: a 6 MB file cut in 4 MiB and the rest left a worker
-# idle 8-46 ms of a 52-78 ms parallel phase (five runs); in eight chunks, 0-2 ms of 39-50.
+# Guided self-scheduling (Polychronopoulos and Kuck, 1987): smaller chunks near the end, so that no
+# worker waits long for the other's last one.
 TAIL_SHARE = 4  # of what is left, the next chunk's share
 TAIL_SMALLEST = 8  # the smallest chunk, a part of `size`: 512 KiB of 4 MiB
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from decimal import Decimal
 from enum import StrEnum
 from typing import Any
@@ -49,13 +49,13 @@ class Status(StrEnum):
 
 @dataclass(frozen=True, slots=True)
 class GameResult:
-    """The replay of one record (or why it could not be replayed); a new one is made to change it
-    (`dataclasses.replace`). Its findings list grows with the checks across games."""
+    """The replay of one record (or why it could not be replayed), never changed once made: the
+    checks across games make a new one with their findings (`with_findings`, `as_repeat`)."""
 
     id: str | None
     source: str
     status: Status
-    findings: list[Finding] = field(default_factory=list)
+    findings: tuple[Finding, ...] = ()
     players: tuple[str, ...] = ()
     winner: str | None = None
     deals: list[DealResult] = field(default_factory=list)
@@ -71,6 +71,10 @@ class GameResult:
     data: Any = None  # the decoded record (records.GameData), when it could be decoded
     text: str | None = None  # the record's JSON text as read
     findings_not_shown: int = 0  # findings of the play beyond engine.MAX_FINDINGS, counted only
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.findings, tuple):
+            object.__setattr__(self, "findings", tuple(self.findings))  # what a frozen dataclass allows itself
 
     @property
     def deals_played(self) -> int:
@@ -102,9 +106,13 @@ class GameResult:
         """True when the id was read before: this copy takes part in nothing but its DUPLICATE_GAME."""
         return repeat_mark(self.findings) is not None
 
-    def mark_repeat(self, duplicate: Finding) -> None:
-        """Make this result a repeat: its DUPLICATE_GAME is then its only finding (its first copy has the rest)."""
-        self.findings[:] = [duplicate]
+    def as_repeat(self, duplicate: Finding) -> GameResult:
+        """This result as a repeat's: its DUPLICATE_GAME is then its only finding (its first copy has the rest)."""
+        return replace(self, findings=(duplicate,))
+
+    def with_findings(self, more: tuple[Finding, ...]) -> GameResult:
+        """This result with findings added (the checks across games find them)."""
+        return replace(self, findings=(*self.findings, *more))
 
     @property
     def disputes(self) -> list[Finding]:
@@ -137,7 +145,7 @@ class GameResult:
         }
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class GameLine:
     """A replayed game as one line of `validate --json`, with what the checks across games and the
     summary need of it: what a worker sends back in place of the whole result, which costs more to
@@ -152,7 +160,7 @@ class GameLine:
     codes: tuple[str, ...]  # the codes of the replay's own findings
     errors: bool  # whether one of them is a breach
     line: bytes  # the JSON of GameResult.to_dict(); empty in what a load gets back (audit.staged_line)
-    findings: list[Finding] = field(default_factory=list)
+    findings: tuple[Finding, ...] = ()
 
     def __reduce__(self):
         # As a plain tuple: workers send one of these a game, and the slots state pickles slower.
@@ -164,14 +172,19 @@ class GameLine:
         """True when the id was read before (GameResult.repeat)."""
         return repeat_mark(self.findings) is not None
 
-    def mark_repeat(self, duplicate: Finding) -> None:
-        """Make this line a repeat's: its DUPLICATE_GAME is then its only finding (GameResult.mark_repeat)."""
-        if self.line:
+    def as_repeat(self, duplicate: Finding) -> GameLine:
+        """This line as a repeat's: its DUPLICATE_GAME is then its only finding (GameResult.as_repeat)."""
+        line = self.line
+        if line:
             import msgspec
-            d = msgspec.json.decode(self.line)
+            d = msgspec.json.decode(line)
             d["violations"] = []
-            self.line = msgspec.json.encode(d)
-        self.codes, self.errors, self.findings = (), False, [duplicate]
+            line = msgspec.json.encode(d)
+        return replace(self, codes=(), errors=False, line=line, findings=(duplicate,))
+
+    def with_findings(self, more: tuple[Finding, ...]) -> GameLine:
+        """This line with findings added (GameResult.with_findings)."""
+        return replace(self, findings=(*self.findings, *more))
 
     @property
     def has_errors(self) -> bool:

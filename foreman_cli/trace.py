@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from . import engine, records
@@ -65,10 +65,10 @@ def trace_game(paths: list[str], game_id: str | None = None, overrides: dict[str
         raise UsageError(f"--deal {deal}: the game has {plural(len(data.deals), 'deal')}")
     rec = Recorder()
     full = engine.replay(data, source=audited.source, trace=rec)
-    for f in audited.findings:
-        if f.code in CROSS_GAME:
-            full.findings.append(f)
-            rec.visit(FindingMade(f))
+    across = tuple(f for f in audited.findings if f.code in CROSS_GAME)
+    full = replace(full, findings=(*full.findings, *across))
+    for f in across:
+        rec.visit(FindingMade(f))
     rec.visit(_result_event(full))
     events = rec.events
     if deal is None:

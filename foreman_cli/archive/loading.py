@@ -21,43 +21,21 @@ if TYPE_CHECKING:
     import pyarrow as pa
 
 
-# DuckDB's limit during a load: it keeps a long load flat and the process under 400 MB
-# (measured on 200 MB, transactions of 8,192 games: a peak of 365-378 MB; 349-361 MB at 80 MB).
-LOAD_MEMORY = "96MB"
+LOAD_MEMORY = "96MB"  # DuckDB's limit during a load: a long load stays flat
 
-# Row groups of the archive a load writes (DuckDB's default is 122,880 rows). A whole archive's
-# games are then several row groups, not one, and the checkpoint at the end compresses them on
-# every core: measured on 200 MB of records, three loads interleaved with the default's, the
-# checkpoint 3.4 -> 2.1 s, the load 13.4-14.6 -> 12.0-13.2 s, the file 57 -> 59 MB.
+# Row groups smaller than DuckDB's default, so that the checkpoint compresses them on every core.
 ROW_GROUP_ROWS = 8192
 
-# Games a transaction holds (`load --batch`): batches are inserted into one open transaction
-# until it holds this many games or TRANSACTION_BYTES of staged rows. A transaction of a whole
-# row group or more is one DuckDB writes straight into the file, compressed, and logs by
-# reference; a small one goes through the write-ahead log in full and is compressed again at the
-# checkpoint. Measured on 200 MB of records, three loads interleaved with transactions of 500
-# games: 12.4-14.8 -> 10.4-12.0 s, the reading process's CPU 13.9-16.1 -> 9.7-10.5 s, nothing
-# spilled (175 MB before), a file of 62 MB (59 before).
+# Games a transaction holds (`load --batch`), or TRANSACTION_BYTES of staged rows: a transaction of
+# a whole row group goes straight into the file, where a small one goes through the write-ahead log.
 TRANSACTION_GAMES = ROW_GROUP_ROWS
-
 TRANSACTION_BYTES = 96 * 1024 * 1024
 
-# Staged rows a load holds before it writes them, in one statement a table (_Transaction).
-WRITE_BYTES = 12 * 1024 * 1024
+WRITE_BYTES = 12 * 1024 * 1024  # staged rows held before they are written, one statement a table
 
-# Tasks in flight a worker in a load. While the reading process commits a transaction (0.6-0.9 s
-# for 8,192 games) the workers go on staging the next ones; with validate's 2 they soon stood idle.
-# 200 MB, three runs each: 7.4-8.1 s with 2, 6.9-7.6 s with 5 or 6. Each task in flight holds
-# about 5.6 MB of staged rows in the reading process: the peak was 357-367 MB with 5, 362-389 with 6.
-LOAD_AHEAD = 5
+LOAD_AHEAD = 5  # tasks in flight a worker: they go on staging while a transaction commits
 
-# How far a load's workers yield the CPU to the reading process. The reading process, DuckDB's
-# writes, is a load's bottleneck; sharing two cores with two workers, its inserts and commits took
-# 3.3-3.6 s of a 200 MB load, against 2.1 s alone (--jobs 1). At nice 10: 2.4-2.9 s, and the load
-# faster in 5 of 8 interleaved pairs, then in 8 of 8 (medians 4.59 -> 4.34 s, 3.78 -> 3.61 s).
-# validate, whose reading process only reads, gained nothing (5 of 10), so its workers keep their
-# priority, as do --analyze's, the bottleneck there.
-LOAD_WORKER_NICE = 10
+LOAD_WORKER_NICE = 10  # a plain load's workers yield the CPU to its bottleneck, the archive's writes
 
 
 @dataclass
@@ -144,17 +122,11 @@ def load_paths(paths: list[str], path: str, overrides: dict[str, Any] | None = N
     """
     stage = stage_tables if analyze is None else functools.partial(stage_tables, analyze=analyze)
     if jobs > 1:
-        # pyarrow's first conversion costs 0.1 s (its compute functions, the shim it checks
-        # numpy and pandas with): made here, before the workers fork, it is made once.
+        # pyarrow's first conversion is slow: made before the workers fork, it is made once.
         stage_tables([])
     parts = load_pieces(paths, max_record_bytes, batch_games, analyze is not None)
     archive = _Archive(path)
-    # With --analyze the workers are the bottleneck and each task takes seconds: more in flight
-    # would only lengthen the wait for them after a Ctrl-C, and a lower priority would only slow them.
-    # A plain load's archive opens once its workers have their first tasks: connecting and creating
-    # the tables took 45-75 ms, which the reading process spent while the workers stood unforked.
-    # An error there (a file in use) waits for the tasks in flight, well under a second; with
-    # --analyze, whose tasks take seconds, or without workers, the archive opens first.
+    # A plain load opens its archive once its workers are busy; --analyze's workers are the bottleneck.
     plain = analyze is None
     early = plain and jobs > 1
     batches = checked_batches(parts, overrides, jobs, shape=staged_line, stage=stage, fast=plain,
@@ -168,11 +140,7 @@ def load_pieces(paths: list[str], max_record_bytes: int = DEFAULT_MAX_RECORD_BYT
     """The input of a load as its workers' tasks (audit.pieces)."""
     batch = min(batch_games, BATCH_GAMES)
     if not analysed:
-        # Plain JSON Lines in chunks the workers read, as validate's are: this process, which the
-        # archive's writes keep busy, then only finds where they are cut. Measured on 200 MB, three
-        # loads interleaved with records read here and sent in batches of 500: 9.5-9.9 -> 8.8-9.3 s,
-        # this process's CPU 9.0-9.1 -> 7.5-7.9 s, its peak 356-375 -> 357-367 MB (chunks of 1.5,
-        # 3, 6 and 8 MB: slower, slower, the same, and a peak of 385-411 MB).
+        # Plain JSON Lines in chunks the workers read, as validate's are: this process has the writes to do.
         return pieces(paths, max_record_bytes, batch=batch, batch_bytes=BATCH_BYTES)
     # the analysis takes a second or more a game: a worker's task stays a batch of games
     return record_batches(read_records(paths, max_record_bytes), batch, BATCH_BYTES)
@@ -295,20 +263,12 @@ class _Archive:
 
 
 def _write_settings(con: duckdb.DuckDBPyConnection) -> None:
-    # Checkpoint at the end rather than every few transactions: each is still durable when it
-    # commits, and the file is written once, smaller (measured: 57 against 73 MB for 200 MB of
-    # records) and sooner.
+    # Checkpoint at the end: each transaction is durable when it commits, and the file is written once.
     con.execute("SET checkpoint_threshold = '1GB'")
     con.execute(f"SET memory_limit = '{LOAD_MEMORY}'")
-    # A transaction's last row group of each table is written part full; the checkpoint's vacuum
-    # would rewrite it whole and leave its old blocks free inside the file (measured on 200 MB,
-    # transactions of 4,000 games: a 71 MB file with 43 free blocks of 256 kB, against 61 MB and
-    # none). Only a load that deleted rows (--replace) needs the vacuum, and gets it at the end.
+    # The vacuum would rewrite each part-full row group and leave free blocks: only --replace needs it.
     con.execute("SET max_vacuum_tasks = 0")
-    # DuckDB's inserts on one thread: on a second they took more CPU for no less time, and that
-    # CPU is the workers' (measured on 200 MB of rows staged before, inserts and commits: 4.96 s
-    # and 4.74 s of CPU on two threads, 3.65 s and 3.65 s on one). The checkpoint at the end,
-    # which compresses row groups in parallel, gets every thread back.
+    # Inserts on one thread: a second one only took the workers' CPU (the checkpoint gets them all back).
     con.execute("SET threads = 1")
 
 
@@ -336,9 +296,8 @@ def _store(archive: _Archive, batches: Iterator[Batch], replace: bool, progress:
             txn = _Transaction(con, batch_games, TRANSACTION_BYTES, files, report, WRITE_BYTES)
             for batch in itertools.chain([first] if first is not None else [], batches):
                 txn.stop_if(stop)
-                if cross is not None:
-                    for r in batch.results:
-                        cross.feed(r)
+                if cross is not None:  # without holding, the checks give each result back at once, marked
+                    batch.results = [cross.feed(r)[0] for r in batch.results]
                 txn.begin()
                 if cross is None:
                     txn.write()  # the look-up finds the games of this load too: nothing marks their repeats

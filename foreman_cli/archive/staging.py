@@ -88,7 +88,7 @@ class _Batch:
 
     def rules_text(self, rules: dict[str, Any] | None) -> str:
         """The rules as JSON, made once for each rules object of the batch: games with the same
-        rules share one (HouseRules.as_dict), and json.dumps of each was 4% of the staging."""
+        rules share one (HouseRules.as_dict)."""
         made = self._rules.get(id(rules))
         if made is None:
             # The object is kept with its text, so its id cannot be reused while the batch lives.
@@ -97,9 +97,8 @@ class _Batch:
 
 
 class _Rows:
-    """A staging table's rows as tuples, turned into columns once the batch is whole: a tuple a
-    row and one transposition cost less than an append a value (measured with callgrind, staging
-    2,000 games twice: 203,000 instructions a game with a list a column, 173,000 so)."""
+    """A staging table's rows as tuples, turned into columns once the batch is whole (cheaper than
+    an append a value)."""
 
     __slots__ = ("names", "rows", "append")
 
@@ -116,8 +115,7 @@ class _Rows:
 
 class _Codes:
     """One list column of a batch's deals (cards as codes 0-51, or seats), kept flat with its
-    offsets, all as bytes: Arrow takes them as they are, where a list of ints costs it a conversion
-    an offset (a batch's 36,000 trick offsets took 3 ms, a tenth of its staging)."""
+    offsets, all as bytes: Arrow takes them as they are, without a conversion a value."""
 
     __slots__ = ("nested", "flat", "inner", "outer")
 
@@ -291,10 +289,8 @@ def _arrow(cols: dict[str, list]) -> pa.Table:
 
 
 def _long_text(values: list[str | None]) -> pa.Array:
-    """Long strings (the records' text) as an Arrow string array, built from one buffer of their
-    UTF-8 and its offsets: a list of str costs pyarrow a conversion a string, and a list of bytes a
-    copy a string and a cast that checks them all again (measured on 10,000 records of 6 kB: 0.05-0.18
-    s against 0.02 s). str.encode has checked them already: a lone surrogate raises there."""
+    """Long strings (the records' text) as an Arrow string array built from one buffer of their
+    UTF-8 and its offsets, not a conversion a string (str.encode has checked them: a lone surrogate raises)."""
     import pyarrow as pa
     encoded = [v.encode() if v is not None else None for v in values]
     data = None if None in encoded else b"".join(encoded)
@@ -321,13 +317,8 @@ _TEXT_FILE, _TEXT_SEEN = b"foreman.text_file", b"foreman.text_seen"
 
 def _text_views(data, places: pa.StructArray) -> tuple[pa.Array, int, int]:
     """The strings at `places` (offsets and lengths) in `data` (the file's map) as an Arrow
-    string_view array over it, copying none, and the range of data it spans.
-
-    The records' text is most of what a load's workers would otherwise send back (200 of 282 MB
-    for 200 MB of records): they copied it twice, and the reading process read it into new
-    memory. Measured on 200 MB, eight interleaved loads: the reading process's page faults
-    195,000 -> 150,000, its peak 355 -> 296 MB, the load's time unchanged until the buffers
-    results are read into were used again (workers.ReceiveBuffers): with both, 6.6% faster."""
+    string_view array over it, copying none, and the range of data it spans: the records' text is
+    most of what a load's workers would otherwise send back."""
     import struct
     import pyarrow as pa
     at = places.field("at").to_pylist()
@@ -384,9 +375,7 @@ def _kept(t: pa.Table, keep: list[int]) -> pa.Table:
     """The staged rows of the games at places `keep` (ascending) of their batch.
 
     A table's rows are in the order of their games' places ("_n", which _Batch appends in order),
-    so a run of places, what a batch split between two transactions keeps on each side, is a
-    slice, which copies nothing (measured on a batch of 1,390 games: 0.9 ms, against 35 ms to
-    filter every table by the places).
+    so a run of places (a batch split between two transactions) is a slice, which copies nothing.
     """
     import pyarrow as pa
     import pyarrow.compute as pc
