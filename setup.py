@@ -25,7 +25,7 @@ class OptionalBuildExt(build_ext):
         print(f"foreman: the C core was not built ({e}); the pure-Python path will be used")
 
 
-extra = ["-O3", "-std=c99"]  # -O3: the lane's scan 1.5x faster than at -O2 (bench/RESULTS.md)
+extra = ["-O3", "-std=c99"]  # -O3: the lane's scan is faster than at -O2 (docs/performance.md)
 if os.environ.get("FOREMAN_SANITIZE"):
     extra += ["-O1", "-g", "-fsanitize=address,undefined", "-fno-omit-frame-pointer"]
 
