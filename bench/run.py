@@ -108,6 +108,8 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=9, help="runs of each step; the median counts")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--corpus", choices=[*KINDS, "both"], default="both")
+    ap.add_argument("--foreman", default=str(BIN / "foreman"),
+                    help="the foreman command to measure (another checkout's, to compare)")
     args = ap.parse_args()
     # Bytecode compiled as an install would have it, for every step: with PYTHONDONTWRITEBYTECODE
     # set, or a source newer than its bytecode, each run would compile the package first.
@@ -119,7 +121,7 @@ def main() -> None:
     print(f"median of {args.repeat} rounds, each round every step once")
     for kind in (KINDS if args.corpus == "both" else [args.corpus]):
         measure(kind, args, cores)
-    foreman = str(BIN / "foreman")
+    foreman = args.foreman
     start = startup(foreman, corpus(args.mb / 10, args.seed + 1)[0])
     print(f"\ne    validate --json ONE_RECORD (start-up), median of {STARTUP_RUNS} runs: {start:.3f} s"
           "   (target < 0.3)")
@@ -134,7 +136,7 @@ def measure(kind: str, args, cores: int) -> None:
         with open(path, "rb") as src, gzip.open(gz, "wb", compresslevel=6) as dst:
             shutil.copyfileobj(src, dst)
     size = path.stat().st_size / 1e6
-    foreman = str(BIN / "foreman")
+    foreman = args.foreman
     db = OUT / "bench.duckdb"
 
     def fresh_load():

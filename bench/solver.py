@@ -47,7 +47,7 @@ def timing(tricks: int, count: int, seed: int, pure: bool = False) -> dict:
     for _ in range(count):
         b = position(rng, tricks)
         x = rng.randrange(3)
-        s = core.Paranoid(x, b, pure=pure)
+        s = core.SureTricks(x, b, pure=pure)
         t = time.perf_counter()
         s.sure(b)
         times.append(time.perf_counter() - t)
@@ -63,8 +63,8 @@ def agree(count: int, seed: int) -> tuple[int, int]:
     for i in range(count):
         b = position(rng, rng.randint(2, 10), rng.randint(0, 2))
         card = rng.choice(b.legal_moves())
-        c = _analyse_play(b, [core.Paranoid(x, b) for x in range(3)], 1, card, None, [None] * 3)
-        p = _analyse_play(b, [core.Paranoid(x, b, pure=True) for x in range(3)], 1, card, None, [None] * 3)
+        c = _analyse_play(b, [core.SureTricks(x, b) for x in range(3)], 1, card, None, [None] * 3)
+        p = _analyse_play(b, [core.SureTricks(x, b, pure=True) for x in range(3)], 1, card, None, [None] * 3)
         if c != p:
             bad += 1
             print(f"  differ at ending {i}: C {c} / Python {p}", file=sys.stderr)

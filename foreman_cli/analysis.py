@@ -107,7 +107,7 @@ def analyze_deal(data: GameData, res: GameResult, n: int, from_trick: int = 1,
     b, why = _start(data, n)
     if b is None:
         return DealAnalysis(n, from_trick, (), None, why)
-    searches = [core.Paranoid(x, b) for x in range(3)]
+    searches = [core.SureTricks(x, b) for x in range(3)]
     last: list[int | None] = [None, None, None]  # each seat's last value: the next search's guess
     plays: list[PlayAnalysis] = []
     starts: dict[int, int | None] = {}  # trick -> the eventual winner's sure tricks at its start
@@ -136,7 +136,7 @@ def analyze_deal(data: GameData, res: GameResult, n: int, from_trick: int = 1,
     return DealAnalysis(n, from_trick, tuple(plays), _turned(starts, winner, b.target), stopped)
 
 
-def _analyse_play(b: Board, searches: list[core.Paranoid], tn: int, card: int,
+def _analyse_play(b: Board, searches: list[core.SureTricks], tn: int, card: int,
                   budget_ms: float | None, guess: list[int | None]) -> PlayAnalysis:
     mover = b.turn
     values: list[tuple[int, int | None]] = []  # (run mask, mover's sure tricks after a card of it)

@@ -38,7 +38,7 @@ def table_bits(b: Board) -> int:
     return max(12, min(22, 6 + left + left // 2))
 
 
-class Paranoid:
+class SureTricks:
     """Sure tricks of seat x in one deal, on the compiled core when there is one; None: out of time."""
 
     def __init__(self, x: int, b: Board | None = None, pure: bool = False) -> None:

@@ -77,27 +77,59 @@ def position_at(g: GameData, deal: int, trick: int, source: str = "",
     return out if isinstance(out, Position) else None
 
 
+class ResultBuilder:
+    """Builds a game's result from what the replay meets, finding by finding and deal by deal (as
+    python-chess's GameBuilder builds a game from a visitor's hooks): the replay's one output path.
+    A traced replay's visitor hears the game begin and end and every finding."""
+
+    def __init__(self, g: GameData, source: str, record: tuple[str | None, bytes | None],
+                 visitor: ev.Visitor | None = None) -> None:
+        self.game, self.source, self.record, self.visitor = g, source, record, visitor
+        self.findings: list[F.Finding] = []
+        self.deals: list[DealResult] = []
+        self.winner: int | None = None  # the seat that won the game
+        self.won_at: tuple[int, int] | None = None  # its deal and trick
+        self.add = self.findings.append if visitor is None else self._add_heard
+        if visitor is not None:
+            visitor.begin_game(g)
+
+    def _add_heard(self, f: F.Finding) -> None:
+        self.findings.append(f)
+        self._announce(f)
+
+    def _announce(self, f: F.Finding) -> None:
+        from . import events as ev
+        self.visitor.visit(ev.FindingMade(f))
+
+    def deal_ended(self, res: DealResult, won_at_trick: int | None, by: int | None) -> None:
+        """A deal has been replayed: its result, and the trick and seat that won the game in it."""
+        self.deals.append(res)
+        if res.decided:
+            self.winner, self.won_at = by, (res.number, won_at_trick)
+
+    def result(self) -> GameResult:
+        """The game's result; a record wrong everywhere keeps its first findings and counts the rest."""
+        beyond = max(len(self.findings) - MAX_FINDINGS, 0)
+        del self.findings[MAX_FINDINGS:]
+        out = game_result(self.game, self.findings, self.source, self.deals, self.winner, self.record,
+                          not_shown=beyond, announce=None if self.visitor is None else self._announce)
+        if self.visitor is not None:
+            self.visitor.end_game(out)
+        return out
+
+
 def _run(g: GameData, source: str, trace: ev.Visitor | None, stop_at: tuple[int, int] | None,
          record: tuple[str | None, bytes | None] = (None, None)) -> GameResult | Position:
     P, rules = g.players, g.rules
-    findings: list[F.Finding] = []
-    add = findings.append
-    if trace is not None:
-        def add(f: F.Finding, _append=findings.append) -> None:  # noqa: F811 - traced variant
-            _append(f)
-            from . import events as ev
-            trace.visit(ev.FindingMade(f))
-    ctx = _Game(P, g.seat, rules, add, trace, rules.return_rule == "highest", rules.kitty == "pickup")
+    build = ResultBuilder(g, source, record, trace)
+    ctx = _Game(P, g.seat, rules, build.add, trace, rules.return_rule == "highest", rules.kitty == "pickup")
     # The compiled pass for plain deals (none on the pure path); a traced replay or a stop at a
     # position needs every event.
     fast = core.clean_deal if trace is None and stop_at is None else None
-    deal_results: list[DealResult] = []
-    winner: int | None = None
-    won_at: tuple[int, int] | None = None
     prev_dealer: int | None = None
     for dn, d in enumerate(g.deals, 1):
-        if winner is not None:
-            add(F.PlayAfterEnd(deal=dn, what="whole deal", winner=P[winner], won_at=won_at))
+        if build.winner is not None:
+            build.add(F.PlayAfterEnd(deal=dn, what="whole deal", winner=P[build.winner], won_at=build.won_at))
             continue
         D = g.seat[d.dealer]
         _deal_started(ctx, dn, d, D, prev_dealer)
@@ -107,19 +139,8 @@ def _run(g: GameData, source: str, trace: ev.Visitor | None, stop_at: tuple[int,
             out = _replay_deal(ctx, dn, d, D, stop_at, len(g.deals))
             if isinstance(out, Position):
                 return out
-        res, won_at_trick, by = out
-        deal_results.append(res)
-        if res.decided:
-            winner, won_at = by, (dn, won_at_trick)
-    beyond = max(len(findings) - MAX_FINDINGS, 0)
-    del findings[MAX_FINDINGS:]  # a record wrong everywhere: its first findings make the case, the rest are counted
-    announce = None
-    if trace is not None:
-        from . import events as ev
-
-        def announce(f: F.Finding) -> None:
-            trace.visit(ev.FindingMade(f))
-    return game_result(g, findings, source, deal_results, winner, record, not_shown=beyond, announce=announce)
+        build.deal_ended(*out)
+    return build.result()
 
 
 def tallied(g: GameData, tallies, source: str = "", fingerprint: bytes | None = None,

@@ -123,7 +123,7 @@ class SettlementJSON:
         self.excluded = 0
 
     def line(self, g) -> None:
-        """Write one game's line (settle.GameLine)."""
+        """Write one game's line (settle.LedgerLine)."""
         self.out.write(('{\n  "games": [\n    ' if not self.games else ",\n    ") + _nested(g.to_dict(), 2))
         self.games += 1
         if not g.counted:

@@ -31,7 +31,7 @@ class Transfer:
 
 
 @dataclass(slots=True)
-class GameLine:
+class LedgerLine:
     """One game in the ledger: what it pays, and why it does not when it does not."""
 
     id: str | None
@@ -78,7 +78,7 @@ class Repeat:
 class Settlement:
     """The ledger of a set of games: lines, balances per currency, transfers, what was left out."""
 
-    games: list[GameLine] = field(default_factory=list)  # empty when the lines went to a writer instead
+    games: list[LedgerLine] = field(default_factory=list)  # empty when the lines went to a writer instead
     balances: dict[str, dict[str, Decimal]] = field(default_factory=dict)
     transfers: list[Transfer] = field(default_factory=list)
     as_played: bool = False
@@ -92,7 +92,7 @@ class Settlement:
         return [(g.id, g.reason or "") for g in self.games if not g.counted]
 
     @property
-    def disputed(self) -> list[GameLine]:
+    def disputed(self) -> list[LedgerLine]:
         """The games with breaches."""
         return [g for g in self.games if g.disputed]
 
@@ -113,7 +113,7 @@ class Settlement:
         def dec(v):
             return money.amount(v) if v is not None else None
 
-        games = [GameLine(
+        games = [LedgerLine(
             id=g["id"], source=g["source"], status=g["status"], winner=g["winner"], stake=dec(g["stake"]),
             currency=g["currency"], short=[(s["player"], s["tricks"], s["quota"]) for s in g["short"]],
             net={p: money.amount(v) for p, v in g["net"].items()} if g["net"] is not None else None,
@@ -130,7 +130,7 @@ class Settlement:
 
 
 def settle(results: Iterable[GameResult], as_played: bool = False,
-           on_line: Callable[[GameLine], None] | None = None) -> Settlement:
+           on_line: Callable[[LedgerLine], None] | None = None) -> Settlement:
     """Build the ledger of replayed games: count clean won games with a stake, list the rest.
 
     With `on_line` each game's line goes to it as soon as it is settled and is not kept: the
@@ -158,7 +158,7 @@ def settle(results: Iterable[GameResult], as_played: bool = False,
     return out
 
 
-def _line(r: GameResult, as_played: bool) -> GameLine:
+def _line(r: GameResult, as_played: bool) -> LedgerLine:
     errors = [f for f in r.findings if f.severity == ERROR]
     # A wrong claim does not dispute the game: the replay is paid and the difference reported.
     breaches = r.disputes
@@ -180,7 +180,7 @@ def _line(r: GameResult, as_played: bool) -> GameLine:
     else:
         counted = True
         reason = f"counted as played despite: {first.text()}" if first is not None else None
-    return GameLine(
+    return LedgerLine(
         id=r.id, source=r.source, status=r.status, winner=r.winner, stake=r.stake,
         currency=r.currency or NO_CURRENCY, short=short, net=r.net,
         claim=[f.message for f in errors if CODES[f.code].shown_at == "result"],

@@ -6,14 +6,18 @@ classes, which only a traced replay builds.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from .events import Event
 
 
 class Visitor:
-    """Receives a replay's events: `visit` calls `on_<kind>` (on_deal, on_pass, ...) when defined."""
+    """Receives a replay's events between `begin_game` and `end_game`: `visit` calls `on_<kind>`
+    (on_deal, on_pass, ...) when defined; `result()` is what the visitor made of them."""
+
+    def begin_game(self, game: Any) -> None:
+        """The replay of `game` (records.GameData) starts."""
 
     def visit(self, event: Event) -> None:
         """Hand one event to its handler."""
@@ -21,9 +25,16 @@ class Visitor:
         if handler is not None:
             handler(event)
 
+    def end_game(self, result: Any) -> None:
+        """The replay has ended with `result` (results.GameResult)."""
+
+    def result(self) -> Any:
+        """What the visitor made of the game."""
+        return None
+
 
 class Recorder(Visitor):
-    """A visitor that keeps every event, in order."""
+    """A visitor that keeps every event, in order; its result is the list of them."""
 
     def __init__(self) -> None:
         self.events: list[Event] = []
@@ -31,3 +42,7 @@ class Recorder(Visitor):
     def visit(self, event: Event) -> None:
         """Keep the event."""
         self.events.append(event)
+
+    def result(self) -> list[Event]:
+        """The events, in order."""
+        return self.events

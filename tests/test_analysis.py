@@ -40,7 +40,7 @@ def test_a_costly_card_costs_what_the_solver_says():
     pos = position_at(res.data, 1, 9)
     b = Board([sum(1 << c for c in h) for h in pos.hands], 1, pos.tricks, 8, 12)
     b.play(CARD_OF["2D"])
-    after = core.Paranoid(1, b, pure=True).sure(b)
+    after = core.SureTricks(1, b, pure=True).sure(b)
     assert p.sure_before[1] == 12 and p.cost == 12 - after > 0
     assert CARD_OF["2D"] not in p.best and CARD_OF["6H"] in p.best
 

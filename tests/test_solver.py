@@ -101,7 +101,7 @@ def test_c_core_matches_the_reference(seed):
         if b.is_over():
             continue
         x = rng.randrange(3)
-        assert core.Paranoid(x, b).sure(b) == core.Paranoid(x, b, pure=True).sure(b)
+        assert core.SureTricks(x, b).sure(b) == core.SureTricks(x, b, pure=True).sure(b)
         if not b.trick:
             k = claim_k(b, x)
             for best in (False, True):
@@ -120,8 +120,8 @@ def test_c_and_python_agree_on_best_cards():
         if b.is_over():
             continue
         card = rng.choice(b.legal_moves())
-        c = _analyse_play(b, [core.Paranoid(x, b) for x in range(3)], 1, card, None, [None] * 3)
-        p = _analyse_play(b, [core.Paranoid(x, b, pure=True) for x in range(3)], 1, card, None, [None] * 3)
+        c = _analyse_play(b, [core.SureTricks(x, b) for x in range(3)], 1, card, None, [None] * 3)
+        p = _analyse_play(b, [core.SureTricks(x, b, pure=True) for x in range(3)], 1, card, None, [None] * 3)
         assert c == p
 
 
@@ -133,7 +133,7 @@ def test_guess_does_not_change_the_value():
         v = solver.sure(b, x)
         for g in range(0, 17):
             assert solver.Paranoid(x).sure(b, g) == v
-            assert core.Paranoid(x, b).sure(b, None, g) == v
+            assert core.SureTricks(x, b).sure(b, None, g) == v
 
 
 @pytest.mark.parametrize("pure", [False, True])
@@ -141,7 +141,7 @@ def test_an_exhausted_budget_gives_none_never_a_number(pure):
     b = random_board(random.Random(1), 16, target=12)
     b.tallies, b.played = [0, 0, 0], 0
     key = b.key()
-    assert core.Paranoid(0, b, pure=pure).sure(b, budget_ms=0) is None
+    assert core.SureTricks(0, b, pure=pure).sure(b, budget_ms=0) is None
     assert b.key() == key, "a search cut short leaves the board as it found it"
 
 
@@ -183,7 +183,7 @@ def test_principal_line_proves_the_value(pure):
     for _ in range(40):
         b = random_board(rng, rng.randint(1, 6), rng.randint(0, 2))
         x = rng.randrange(3)
-        s = core.Paranoid(x, b, pure=pure)
+        s = core.SureTricks(x, b, pure=pure)
         v = s.sure(b)
         end = b.copy()
         for c in s.line(b):
@@ -199,7 +199,7 @@ def test_a_hand_of_more_than_16_runs_is_searched_safely():
     h2 = sum(1 << c for c in range(27, 52, 2))
     b = Board([h0, h1, h2], 0, (0, 0, 0), 13, 16)  # three tricks left: the point is the 26 runs
     for x in range(3):
-        assert core.Paranoid(x, b).sure(b) == core.Paranoid(x, b, pure=True).sure(b)
+        assert core.SureTricks(x, b).sure(b) == core.SureTricks(x, b, pure=True).sure(b)
     k = covered([h.bit_count() for h in b.hands], 0, 13, 16)
     for best in (False, True):
         assert (core.claim_line(b, 0, k, best) is None) == (core.claim_line(b, 0, k, best, pure=True) is None)
