@@ -9,7 +9,7 @@ from . import core
 from . import findings as F
 from .board import (DISCARDS, HAND_SIZE, KITTY_SIZE, TRICKS_PER_DEAL, Hands, legal_mask, pass_order,
                     returns_allowed, revokes, role, trick_winner, wrong_return)
-from .cards import BIT, BIT_OF, CANONICAL, CARD_OF, SUIT_MASK, SUIT_OF, SUITS, hand_cards, names
+from .cards import BIT, BIT_OF, CANONICAL, CARD_OF, SUIT_MASK, SUIT_OF, SUITS, hand_cards, names, sort_cards
 from .outcome import game_result, quotas
 from .records import GameData
 from .results import DealResult, GameResult
@@ -160,10 +160,8 @@ def _deal_started(ctx: _Game, dn: int, d, D: int, prev_dealer: int | None) -> No
     if ctx.trace is not None:
         q = quotas(ctx.rules, D)
         from . import events as ev
-        ctx.trace.visit(ev.DealStarted(dn, P[D], {P[s]: role(s, D) for s in (D, (D + 1) % 3, (D + 2) % 3)},
-                                       {P[s]: q[s] for s in range(3)},
-                                       {P[s]: names(map(CARD_OF.__getitem__, d.hands[P[s]])) for s in range(3)},
-                                       names(map(CARD_OF.__getitem__, d.kitty))))
+        dealt = tuple(tuple(sort_cards(map(CARD_OF.__getitem__, d.hands[P[s]]))) for s in range(3))
+        ctx.trace.visit(ev.DealStarted(dn, D, q, dealt, tuple(sort_cards(map(CARD_OF.__getitem__, d.kitty)))))
     if prev_dealer is not None and ctx.rules.deal_rotation == "left" and D != (prev_dealer + 1) % 3:
         ctx.add(F.WrongDealer(deal=dn, player=P[D], previous=P[prev_dealer], expected=P[(prev_dealer + 1) % 3]))
 
@@ -277,8 +275,7 @@ def _passes(ctx: _Game, hands: Hands, dn: int, d, D: int) -> None:
         hands.add(gv, x)
         if ctx.trace is not None:
             from . import events as ev
-            ctx.trace.visit(ev.PassMade(dn, pn, P[gv], P[rc], CANONICAL[c], CANONICAL[x],
-                                        names(hand_cards(before & SUIT_MASK[SUIT_OF[c]]))))
+            ctx.trace.visit(ev.PassMade(dn, pn, gv, rc, c, x, tuple(hand_cards(before & SUIT_MASK[SUIT_OF[c]]))))
     for j in range(len(d.passes), 3):
         eg, er = expected[j]
         add(F.PassSequence(deal=dn, pass_=j + 1, player=P[eg], recorded=None, expected=(P[eg], P[er]),
@@ -297,8 +294,8 @@ def _kitty(ctx: _Game, hands: Hands, dn: int, d, D: int, kitty: list[int]) -> No
                              kitty=tuple(names(kitty)), kitty_rule=ctx.rules.kitty, from_kitty=from_kitty))
     if ctx.trace is not None:
         from . import events as ev
-        ctx.trace.visit(ev.KittyExchanged(dn, P[D], names(kitty), list(d.discards),
-                                          {P[s]: names(hands.cards(s)) for s in range(3)}))
+        ctx.trace.visit(ev.KittyExchanged(dn, D, tuple(sort_cards(kitty)), tuple(CARD_OF[x] for x in d.discards),
+                                          tuple(tuple(hands.cards(s)) for s in range(3))))
 
 
 def _tricks(ctx: _Game, hands: Hands, dn: int, d, D: int, stop_at: tuple[int, int] | None) -> _Played | Position:
@@ -319,7 +316,8 @@ def _tricks(ctx: _Game, hands: Hands, dn: int, d, D: int, stop_at: tuple[int, in
         leader_due = w
         if ctx.trace is not None:
             from . import events as ev
-            ctx.trace.visit(ev.TrickWon(dn, tn, P[leader], list(t.cards[:3]), P[w], {P[s]: won[s] for s in range(3)}))
+            played = tuple(CARD_OF[x] for x in t.cards[:3])
+            ctx.trace.visit(ev.TrickWon(dn, tn, leader, played, w, (won[0], won[1], won[2])))
         if won[w] >= target:
             for late in range(tn + 1, len(d.tricks) + 1):
                 ctx.add(F.PlayAfterEnd(deal=dn, trick=late, what="trick", winner=P[w], won_at=(dn, tn)))
@@ -347,8 +345,8 @@ def _trick(ctx: _Game, hands: Hands, dn: int, tn: int, leader: int, leader_due: 
                          held=tuple(names(hand_cards(before & SUIT_MASK[led])))))
         if ctx.trace is not None:
             from . import events as ev
-            legal = names(hand_cards(legal_mask(before, led if j else None)))
-            ctx.trace.visit(ev.CardPlayed(dn, tn, P[p], CANONICAL[c], legal))
+            legal = tuple(hand_cards(legal_mask(before, led if j else None)))
+            ctx.trace.visit(ev.CardPlayed(dn, tn, p, c, legal))
     return trick_winner(leader, cards[:3])
 
 
@@ -364,7 +362,8 @@ def _claim(ctx: _Game, hands: Hands, x: int, claim, leader: int, won: list[int],
         ctx.add(f)
     if ctx.trace is not None:
         from . import events as ev
-        ctx.trace.visit(ev.ClaimJudged(dn, res.first_trick, P[x], res.accepted, res.statement, res.tricks, res.rule,
-                                       res.holds, res.line_names(), P[leader],
-                                       {P[s]: won[s] + (res.tricks if s == x else 0) for s in range(3)}))
+        credited = tuple(won[s] + (res.tricks if s == x else 0) for s in range(3))
+        line = None if res.line is None else tuple(tuple(t) for t in res.line)
+        ctx.trace.visit(ev.ClaimJudged(dn, res.first_trick, x, res.accepted, res.statement, res.tricks, res.rule,
+                                       res.holds, line, leader, credited))
     return res

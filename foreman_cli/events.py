@@ -1,98 +1,115 @@
-"""What a replay meets, as typed events (their receiver, the visitor, is in visitor.py).
+"""What a replay meets, as typed events of seats and cards (ints); their receiver, the visitor, is in visitor.py.
 
 The engine sends events only when it is given a visitor: a replay without one builds none. The
-views (the terminal replay, the HTML page) and `replay --json` all read these same events.
+views (the terminal replay, the HTML page) and `replay --json` all read these same events and
+turn seats and cards into words (`to_dict(players)` is the JSON form).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
+from .board import role
+from .cards import CANONICAL, names
 from .findings import Finding
 from .visitor import Recorder, Visitor  # noqa: F401 - the events' receivers, named here too
 
 
-class _Event:
-    """What every event shares: its kind, and its JSON form (`replay --json`) from its fields."""
-
-    __slots__ = ()
-    kind: ClassVar[str]
-    json_names: ClassVar[dict[str, str]] = {}  # a field written under another name
-
-    def to_dict(self) -> dict[str, Any]:
-        """As `replay --json` writes it."""
-        return {"event": self.kind, **{self.json_names.get(f.name, f.name): getattr(self, f.name)
-                                       for f in fields(self)}}
+def _by_seat(players: tuple[str, ...], values) -> dict[str, Any]:
+    return {players[s]: values[s] for s in range(3)}
 
 
 @dataclass(frozen=True, slots=True)
-class DealStarted(_Event):
-    """A deal begins: who deals, each player's role and quota, the hands and kitty as dealt."""
+class DealStarted:
+    """A deal begins: who deals, each seat's quota, the hands (by seat, display order) and kitty as dealt."""
 
     kind: ClassVar[str] = "deal"
     deal: int
-    dealer: str
-    roles: dict[str, str]
-    quotas: dict[str, int]
-    hands: dict[str, list[str]]
-    kitty: list[str]
+    dealer: int
+    quotas: tuple[int, int, int]  # by seat
+    hands: tuple[tuple[int, ...], ...]  # by seat
+    kitty: tuple[int, ...]
+
+    def to_dict(self, players: tuple[str, ...]) -> dict[str, Any]:
+        order = (self.dealer, (self.dealer + 1) % 3, (self.dealer + 2) % 3)
+        return {"event": self.kind, "deal": self.deal, "dealer": players[self.dealer],
+                "roles": {players[s]: role(s, self.dealer) for s in order}, "quotas": _by_seat(players, self.quotas),
+                "hands": _by_seat(players, [names(h) for h in self.hands]), "kitty": names(self.kitty)}
 
 
 @dataclass(frozen=True, slots=True)
-class PassMade(_Event):
+class PassMade:
     """One pass and its return, with what the receiver held in the suit before it (the proof)."""
 
     kind: ClassVar[str] = "pass"
-    json_names: ClassVar[dict[str, str]] = {"number": "pass", "giver": "from", "receiver": "to"}
     deal: int
     number: int
-    giver: str
-    receiver: str
-    card: str
-    returned: str
-    receiver_suit_before: list[str]
+    giver: int
+    receiver: int
+    card: int
+    returned: int
+    receiver_suit_before: tuple[int, ...]  # display order
+
+    def to_dict(self, players: tuple[str, ...]) -> dict[str, Any]:
+        return {"event": self.kind, "deal": self.deal, "pass": self.number, "from": players[self.giver],
+                "to": players[self.receiver], "card": CANONICAL[self.card], "returned": CANONICAL[self.returned],
+                "receiver_suit_before": [CANONICAL[c] for c in self.receiver_suit_before]}
 
 
 @dataclass(frozen=True, slots=True)
-class KittyExchanged(_Event):
+class KittyExchanged:
     """The dealer took the kitty and set aside his discards; the hands at the first lead."""
 
     kind: ClassVar[str] = "kitty"
     deal: int
-    dealer: str
-    kitty: list[str]
-    discards: list[str]
-    hands: dict[str, list[str]]
+    dealer: int
+    kitty: tuple[int, ...]
+    discards: tuple[int, ...]  # as recorded
+    hands: tuple[tuple[int, ...], ...]  # by seat, display order
+
+    def to_dict(self, players: tuple[str, ...]) -> dict[str, Any]:
+        return {"event": self.kind, "deal": self.deal, "dealer": players[self.dealer], "kitty": names(self.kitty),
+                "discards": [CANONICAL[c] for c in self.discards],
+                "hands": _by_seat(players, [[CANONICAL[c] for c in h] for h in self.hands])}
 
 
 @dataclass(frozen=True, slots=True)
-class CardPlayed(_Event):
+class CardPlayed:
     """A card played to a trick, and the cards that were legal for the player then."""
 
     kind: ClassVar[str] = "play"
     deal: int
     trick: int
-    player: str
-    card: str
-    legal: list[str]
+    player: int
+    card: int
+    legal: tuple[int, ...]  # display order
+
+    def to_dict(self, players: tuple[str, ...]) -> dict[str, Any]:
+        return {"event": self.kind, "deal": self.deal, "trick": self.trick, "player": players[self.player],
+                "card": CANONICAL[self.card], "legal": [CANONICAL[c] for c in self.legal]}
 
 
 @dataclass(frozen=True, slots=True)
-class TrickWon(_Event):
+class TrickWon:
     """A trick complete: its leader, the cards in play order, the winner and the tallies after it."""
 
     kind: ClassVar[str] = "trick"
     deal: int
     trick: int
-    leader: str
-    cards: list[str]
-    winner: str
-    tallies: dict[str, int]
+    leader: int
+    cards: tuple[int, ...]
+    winner: int
+    tallies: tuple[int, int, int]  # by seat
+
+    def to_dict(self, players: tuple[str, ...]) -> dict[str, Any]:
+        return {"event": self.kind, "deal": self.deal, "trick": self.trick, "leader": players[self.leader],
+                "cards": [CANONICAL[c] for c in self.cards], "winner": players[self.winner],
+                "tallies": _by_seat(players, self.tallies)}
 
 
 @dataclass(frozen=True, slots=True)
-class FindingMade(_Event):
+class FindingMade:
     """A breach or a warning, where the replay met it."""
 
     kind: ClassVar[str] = "finding"
@@ -103,54 +120,66 @@ class FindingMade(_Event):
         """The deal the finding is in (None for one about the whole game)."""
         return self.finding.deal
 
-    def to_dict(self) -> dict[str, Any]:
-        """As `replay --json` writes it."""
+    def to_dict(self, players: tuple[str, ...]) -> dict[str, Any]:
         return {"event": self.kind, **self.finding.to_dict()}
 
 
 @dataclass(frozen=True, slots=True)
-class ClaimJudged(_Event):
+class ClaimJudged:
     """A claim of the remaining tricks, judged from the hands as replayed (docs/game.md §12)."""
 
     kind: ClassVar[str] = "claim"
     deal: int
     trick: int
-    by: str
+    by: int
     accepted: bool
     statement: str | None
     tricks: int
     claim_rule: str
     holds: bool | None
-    line: list[list[str]] | None  # the refuting line, trick by trick
-    leader: str
-    tallies: dict[str, int]
+    line: tuple[tuple[int, ...], ...] | None  # the refuting line, trick by trick
+    leader: int
+    tallies: tuple[int, int, int]  # by seat, the claimed tricks credited
+
+    def to_dict(self, players: tuple[str, ...]) -> dict[str, Any]:
+        return {"event": self.kind, "deal": self.deal, "trick": self.trick, "by": players[self.by],
+                "accepted": self.accepted, "statement": self.statement, "tricks": self.tricks,
+                "claim_rule": self.claim_rule, "holds": self.holds,
+                "line": None if self.line is None else [[CANONICAL[c] for c in t] for t in self.line],
+                "leader": players[self.leader], "tallies": _by_seat(players, self.tallies)}
 
 
 @dataclass(frozen=True, slots=True)
-class GameEnded(_Event):
+class GameEnded:
     """The game's result: `validate --json`'s fields, with quota outcomes and payments."""
 
     kind: ClassVar[str] = "result"
     result: dict[str, Any] = field(default_factory=dict)
 
-    def to_dict(self) -> dict[str, Any]:
-        """As `replay --json` writes it."""
+    def to_dict(self, players: tuple[str, ...]) -> dict[str, Any]:
         return self.result
 
 
 @dataclass(frozen=True, slots=True)
-class PositionReached(_Event):
+class PositionReached:
     """The table at a stopping point: tallies, each hand and its legal cards on the recorded lead."""
 
     kind: ClassVar[str] = "position"
     deal: int
     trick: int
-    to_move: str
-    tricks: dict[str, int]
-    hands: dict[str, list[str]]
-    legal: dict[str, list[str]]
-    recorded: list[str] | None
+    to_move: int
+    tricks: tuple[int, int, int]  # by seat
+    hands: tuple[tuple[int, ...], ...]  # by seat, display order
+    legal: tuple[tuple[int, ...], ...]  # by seat
+    recorded: tuple[int, ...] | None  # the cards recorded for the trick stopped before
 
+    def to_dict(self, players: tuple[str, ...]) -> dict[str, Any]:
+        order = [(self.to_move + j) % 3 for j in range(3)]
+        return {"event": self.kind, "deal": self.deal, "trick": self.trick, "to_move": players[self.to_move],
+                "tricks": _by_seat(players, self.tricks),
+                "hands": {players[s]: [CANONICAL[c] for c in self.hands[s]] for s in order},
+                "legal": {players[s]: [CANONICAL[c] for c in self.legal[s]] for s in order},
+                "recorded": None if self.recorded is None else [CANONICAL[c] for c in self.recorded]}
 
 
 Event = (DealStarted | PassMade | KittyExchanged | CardPlayed | TrickWon | FindingMade | ClaimJudged | GameEnded

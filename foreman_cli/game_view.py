@@ -12,7 +12,8 @@ from rich.text import Text
 
 from . import money
 from .audit import Summary
-from .cards import CANONICAL
+from .board import role
+from .cards import CANONICAL, names
 from .findings import CODES, ERROR, Finding
 from .visitor import Visitor
 from .words import plural
@@ -111,9 +112,9 @@ class _ReplayView(Visitor):
             _print_finding(self.con, f)
             self.held.remove(f)
 
-    def _hands(self, hands: dict[str, list[str]]) -> None:
-        for p in self.P:
-            self.con.print(Text(f"  {p:<{self.width}}  ") + _by_suit(hands[p], self.sym))
+    def _hands(self, hands: tuple[tuple[int, ...], ...]) -> None:
+        for s, p in enumerate(self.P):
+            self.con.print(Text(f"  {p:<{self.width}}  ") + _by_suit(names(hands[s]), self.sym))
 
     def on_finding(self, e: FindingMade) -> None:
         f = e.finding
@@ -123,31 +124,31 @@ class _ReplayView(Visitor):
             _print_finding(self.con, f)
 
     def on_deal(self, e: DealStarted) -> None:
-        order = sorted(self.P, key=lambda p: "DLR".index(e.roles[p]))
+        order = (e.dealer, (e.dealer + 1) % 3, (e.dealer + 2) % 3)
         self.con.print()
-        self.con.print(Text(f"Deal {e.deal}", style="bold underline") + Text(
-            "  " + ", ".join(_ROLE_QUOTA.format(p=p, role=e.roles[p], q=e.quotas[p]) for p in order)))
+        self.con.print(Text(f"Deal {e.deal}", style="bold underline") + Text("  " + ", ".join(
+            _ROLE_QUOTA.format(p=self.P[s], role=role(s, e.dealer), q=e.quotas[s]) for s in order)))
         self.con.print("Hands as dealt:")
         self._hands(e.hands)
-        self.con.print(Text(f"  {'kitty':<{self.width}}  ") + _cards(e.kitty, self.sym))
+        self.con.print(Text(f"  {'kitty':<{self.width}}  ") + _cards(names(e.kitty), self.sym))
         self.con.print("Passes:")
 
     def on_pass(self, e: PassMade) -> None:
-        line = Text(f"  {e.number}. {e.giver} gave ")
-        line.append_text(_card(e.card, self.sym))
-        line.append(f" to {e.receiver}; {e.receiver} returned ")
-        line.append_text(_card(e.returned, self.sym))
+        line = Text(f"  {e.number}. {self.P[e.giver]} gave ")
+        line.append_text(_card(CANONICAL[e.card], self.sym))
+        line.append(f" to {self.P[e.receiver]}; {self.P[e.receiver]} returned ")
+        line.append_text(_card(CANONICAL[e.returned], self.sym))
         from .trace import pass_proof  # the replay's wording, loaded with the replay
-        line.append(f"  ({pass_proof(e, self.rules.return_rule)})", style="dim")
+        line.append(f"  ({pass_proof(e, self.rules.return_rule, tuple(self.P))})", style="dim")
         self.con.print(line)
         self.show_held("pass_", e.number)
 
     def on_kitty(self, e: KittyExchanged) -> None:
         self.show_held()
-        line = Text(f"Kitty: {e.dealer} took ")
-        line.append_text(_cards(e.kitty, self.sym))
+        line = Text(f"Kitty: {self.P[e.dealer]} took ")
+        line.append_text(_cards(names(e.kitty), self.sym))
         line.append(" and set aside ")
-        line.append_text(_cards(e.discards, self.sym))
+        line.append_text(_cards([CANONICAL[c] for c in e.discards], self.sym))
         self.con.print(line)
         self.con.print("Hands at the first lead:")
         self._hands(e.hands)
@@ -156,17 +157,18 @@ class _ReplayView(Visitor):
                             + "  ".join(f"{p:>{max(len(p), 2)}}" for p in self.P), style="bold"))
 
     def on_trick(self, e: TrickWon) -> None:
-        cards = _cards(e.cards, self.sym)
+        cards = _cards([CANONICAL[c] for c in e.cards], self.sym)
         cards.pad_right(max(0, 12 - cards.cell_len))
         w = self.width
-        line = Text(f"{e.trick:>5}  {e.leader:<{w}}  ") + cards
-        line.append(f" {e.winner:<{w}}  " + "  ".join(f"{e.tallies[p]:>{max(len(p), 2)}}" for p in self.P))
+        line = Text(f"{e.trick:>5}  {self.P[e.leader]:<{w}}  ") + cards
+        line.append(f" {self.P[e.winner]:<{w}}  "
+                    + "  ".join(f"{e.tallies[s]:>{max(len(p), 2)}}" for s, p in enumerate(self.P)))
         self.con.print(line)
         self.show_held("trick", e.trick)
 
     def on_claim(self, e: ClaimJudged) -> None:
         from .claims import claim_words  # with the replay view, as trace's wording is
-        self.con.print(Text(claim_words(e.to_dict()), style="bold"))
+        self.con.print(Text(claim_words(e.to_dict(tuple(self.P))), style="bold"))
         self.show_held("trick", e.trick)
 
     def on_result(self, e: GameEnded) -> None:

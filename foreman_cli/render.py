@@ -206,10 +206,10 @@ def schema(obj: dict[str, Any], out: IO[str] | None = None) -> None:
     (out or sys.stdout).write(json.dumps(obj, indent=2, ensure_ascii=False) + "\n")
 
 
-def events_json(events: list[Any], out: IO[str] | None = None) -> None:
-    """Print a replay's events as a JSON array, one event a line."""
+def events_json(events: list[Any], players: tuple[str, ...], out: IO[str] | None = None) -> None:
+    """Print a replay's events as a JSON array, one event a line, seats and cards in words."""
     out = out or sys.stdout
-    out.write("[\n" + ",\n".join(json.dumps(e.to_dict(), ensure_ascii=False) for e in events) + "\n]\n")
+    out.write("[\n" + ",\n".join(json.dumps(e.to_dict(players), ensure_ascii=False) for e in events) + "\n]\n")
 
 
 def codes(selected: list[str], out: IO[str] | None = None) -> None:

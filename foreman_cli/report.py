@@ -112,6 +112,7 @@ class _Page(Visitor):
     def __init__(self, t, analysis) -> None:
         self.t, self.analysis = t, analysis
         self.P = list(t.data.players)
+        self.players = tuple(self.P)
         self.n_deals = sum(1 for e in t.events if e.kind == "deal")
         self.findings: list[Finding] = [e.finding for e in t.events if e.kind == "finding"]
         self.ids = {id(e): _finding_id(i + 1) for i, e in enumerate(self.findings)}
@@ -189,9 +190,10 @@ class _Page(Visitor):
             self.close_table()
             self.w(_finding_html(f, self.ids[id(f)]))
 
-    def on_deal(self, ev: DealStarted) -> None:
+    def on_deal(self, event: DealStarted) -> None:
         self.close_section()
-        n, roles = ev.deal, ev.roles
+        ev = event.to_dict(self.players)  # the event in words
+        n, roles = ev["deal"], ev["roles"]
         order = sorted(self.P, key=lambda p: "DLR".index(roles[p]))
         nav = " · ".join(x for x in (
             f'<a href="#deal-{n - 1}">← deal {n - 1}</a>' if n > 1 else "",
@@ -202,62 +204,65 @@ class _Page(Visitor):
         self.in_section = True
         self.w(_table_picture(self.P, ev))
         self.w('<p class="dealer-line">' + ", ".join(
-            f"<strong>{escape(p)}</strong> {roles[p]} (quota {ev.quotas[p]})" for p in order)
-            + f"; {escape(ev.dealer)} deals</p>")
+            f"<strong>{escape(p)}</strong> {roles[p]} (quota {ev['quotas'][p]})" for p in order)
+            + f"; {escape(ev['dealer'])} deals</p>")
         for f in self.findings:
             if CODES[f.code].shown_at == "dealer" and f.deal == n and f.trick is None:
                 self.w(_finding_html(f, self.ids[id(f)]))
         self.w('<table><tr><th colspan="2" scope="colgroup">Hands as dealt</th></tr>')
         for p in self.P:
-            self.w(f'<tr><th scope="row">{escape(p)}</th><td>{_hand(ev.hands[p])}</td></tr>')
-        self.w(f'<tr><th scope="row">kitty</th><td>{_cards(ev.kitty)}</td></tr></table><p><strong>Passes</strong></p><ol>')
+            self.w(f'<tr><th scope="row">{escape(p)}</th><td>{_hand(ev["hands"][p])}</td></tr>')
+        self.w(f'<tr><th scope="row">kitty</th><td>{_cards(ev["kitty"])}</td></tr></table><p><strong>Passes</strong></p><ol>')
         self.in_passes = True
 
-    def on_pass(self, ev: PassMade) -> None:
-        proof = pass_proof(ev, self.t.data.rules.return_rule)
-        self.w(f'<li value="{ev.number}">{escape(ev.giver)} gave {_card(ev.card)} to {escape(ev.receiver)}; '
-               f"{escape(ev.receiver)} returned {_card(ev.returned)} <span class=\"proof\">({escape(proof)})</span></li>")
+    def on_pass(self, event: PassMade) -> None:
+        proof = pass_proof(event, self.t.data.rules.return_rule, self.players)
+        ev = event.to_dict(self.players)
+        self.w(f'<li value="{ev["pass"]}">{escape(ev["from"])} gave {_card(ev["card"])} to {escape(ev["to"])}; '
+               f"{escape(ev['to'])} returned {_card(ev['returned'])} <span class=\"proof\">({escape(proof)})</span></li>")
 
-    def on_kitty(self, ev: KittyExchanged) -> None:
+    def on_kitty(self, event: KittyExchanged) -> None:
         self.close_passes()
-        self.w(f"<p><strong>Kitty:</strong> {escape(ev.dealer)} took {_cards(ev.kitty)} and set aside "
-               f'{_cards(ev.discards)}</p><table><tr><th colspan="2" scope="colgroup">Hands at the first lead</th></tr>')
+        ev = event.to_dict(self.players)
+        self.w(f"<p><strong>Kitty:</strong> {escape(ev['dealer'])} took {_cards(ev['kitty'])} and set aside "
+               f'{_cards(ev["discards"])}</p><table><tr><th colspan="2" scope="colgroup">Hands at the first lead</th></tr>')
         for p in self.P:
-            self.w(f'<tr><th scope="row">{escape(p)}</th><td>{_hand(ev.hands[p])}</td></tr>')
+            self.w(f'<tr><th scope="row">{escape(p)}</th><td>{_hand(ev["hands"][p])}</td></tr>')
         self.w("</table>")
-        self.w(_chart(self.t, self.analysis, ev.deal))
+        self.w(_chart(self.t, self.analysis, event.deal))
         self.w('<div class="scroll"><table class="tricks"><thead><tr><th scope="col">trick</th>'
                '<th scope="col">cards, in play order</th><th scope="col">winner</th>'
                + "".join(f'<th scope="col" class="num">{escape(p)}</th>' for p in self.P)
                + "</tr></thead><tbody>")
         self.in_table = True
-        self.hands = {p: list(ev.hands[p]) for p in self.P}
+        self.hands = {p: list(ev["hands"][p]) for p in self.P}
         self.plays = []
 
-    def on_play(self, ev: CardPlayed) -> None:
-        self.plays.append(ev)
+    def on_play(self, event: CardPlayed) -> None:
+        self.plays.append(event.to_dict(self.players))
 
-    def on_trick(self, ev: TrickWon) -> None:
+    def on_trick(self, event: TrickWon) -> None:
+        ev = event.to_dict(self.players)
         bad = {(f.player, f.card) for f in self.pending}
         cls = ' class="breach"' if self.pending else ""
-        played = " ".join(_played(p.player, p.card, (p.player, p.card) in bad) for p in self.plays)
-        self.w(f'<tr{cls} id="d{ev.deal}t{ev.trick}"><td class="num">{ev.trick}</td><td>{played}</td>'
-               f"<td>{escape(ev.winner)}</td>"
-               + "".join(f'<td class="num">{ev.tallies[p]}</td>' for p in self.P) + "</tr>")
+        played = " ".join(_played(p["player"], p["card"], (p["player"], p["card"]) in bad) for p in self.plays)
+        self.w(f'<tr{cls} id="d{ev["deal"]}t{ev["trick"]}"><td class="num">{ev["trick"]}</td><td>{played}</td>'
+               f"<td>{escape(ev['winner'])}</td>"
+               + "".join(f'<td class="num">{ev["tallies"][p]}</td>' for p in self.P) + "</tr>")
         self._step(ev, bad)
         self._flush_pending()
 
-    def _step(self, ev: TrickWon, bad: set) -> None:
+    def _step(self, ev: dict[str, Any], bad: set) -> None:
         self.steps.append({
-            "deal": ev.deal, "trick": ev.trick, "winner": ev.winner,
+            "deal": ev["deal"], "trick": ev["trick"], "winner": ev["winner"],
             "hands": {p: list(h) for p, h in self.hands.items()},
-            "plays": [{"player": p.player, "card": p.card, "legal": p.legal,
-                       "breach": (p.player, p.card) in bad} for p in self.plays],
+            "plays": [{"player": p["player"], "card": p["card"], "legal": p["legal"],
+                       "breach": (p["player"], p["card"]) in bad} for p in self.plays],
             "findings": [],
-            "before": {p: n - (p == ev.winner) for p, n in ev.tallies.items()}})
+            "before": {p: n - (p == ev["winner"]) for p, n in ev["tallies"].items()}})
         for p in self.plays:
-            if p.card in self.hands[p.player]:
-                self.hands[p.player].remove(p.card)
+            if p["card"] in self.hands[p["player"]]:
+                self.hands[p["player"]].remove(p["card"])
         self.plays = []
 
     def _flush_pending(self) -> None:
@@ -265,17 +270,18 @@ class _Page(Visitor):
             self.w(f'<tr class="breach"><td colspan="{3 + len(self.P)}">{_finding_html(f, self.ids[id(f)])}</td></tr>')
         self.pending.clear()
 
-    def on_claim(self, ev: ClaimJudged) -> None:
-        words = claim_words(ev.to_dict())
+    def on_claim(self, event: ClaimJudged) -> None:
+        ev = event.to_dict(self.players)
+        words = claim_words(ev)
         if not self.in_table:  # a claim before any trick of the deal was recorded
             self.w('<div class="scroll"><table class="tricks"><tbody>')
             self.in_table = True
-        self.w(f'<tr class="claim{" breach" if self.pending or ev.holds is False else ""}" id="d{ev.deal}claim">'
+        self.w(f'<tr class="claim{" breach" if self.pending or ev["holds"] is False else ""}" id="d{ev["deal"]}claim">'
                f'<td colspan="{3 + len(self.P)}">{escape(words)}</td></tr>')
         # The step-through's last step of the deal: the hands as they stood at the claim.
-        self.steps.append({"deal": ev.deal, "trick": ev.trick, "winner": None, "claim": words,
+        self.steps.append({"deal": ev["deal"], "trick": ev["trick"], "winner": None, "claim": words,
                            "hands": {p: list(h) for p, h in self.hands.items()}, "plays": [], "findings": [],
-                           "before": dict(ev.tallies)})
+                           "before": dict(ev["tallies"])})
         self._flush_pending()
 
     def on_result(self, ev: GameEnded) -> None:
@@ -320,20 +326,20 @@ def _played(player: str, card: str, bad: bool) -> str:
             f"{_card(card)}</span>")
 
 
-def _table_picture(P: list[str], ev: DealStarted) -> str:
+def _table_picture(P: list[str], ev: dict[str, Any]) -> str:
     """The table from above: three seats clockwise, each with its role and quota, the dealer marked."""
     spots = ((130, 24), (206, 118), (54, 118))  # seats 1, 2, 3 clockwise from the top
     parts = ['<svg class="table-picture" viewBox="0 0 260 150" role="img" aria-label="the table">',
              '<ellipse cx="130" cy="78" rx="70" ry="40" fill="#e8f2e8" stroke="#6a8f6a"/>']
     for p, (x, y) in zip(P, spots):
-        role = ev.roles[p]
-        dealer = ev.dealer == p
+        role = ev["roles"][p]
+        dealer = ev["dealer"] == p
         parts.append(f'<g class="seat{" dealer" if dealer else ""}"><rect x="{x - 44}" y="{y - 16}" width="88" '
                      f'height="30" rx="5" fill="{"#fff3c4" if dealer else "#fff"}" stroke="#888"/>'
                      f'<text x="{x}" y="{y - 2}" text-anchor="middle" font-size="11" font-weight="600">'
                      f"{escape(p[:14])}</text>"
                      f'<text x="{x}" y="{y + 10}" text-anchor="middle" font-size="9">{role} · quota '
-                     f'{ev.quotas[p]}{" · dealer" if dealer else ""}</text></g>')
+                     f'{ev["quotas"][p]}{" · dealer" if dealer else ""}</text></g>')
     parts.append("</svg>")
     return "".join(parts)
 

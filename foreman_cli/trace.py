@@ -95,11 +95,10 @@ def trace_game(paths: list[str], game_id: str | None = None, overrides: dict[str
 def _position_event(t: Trace) -> PositionReached:
     """The table at the stopping point, for `replay --json`: tallies, hands, and each one's legal cards."""
     pos = t.position
-    P = t.data.players
-    seats = follower_legal(t)
-    return PositionReached(pos.deal, pos.trick, P[pos.to_move], {P[s]: pos.tricks[s] for s in range(3)},
-                           {name: held for name, held, _ in seats}, {name: legal for name, _, legal in seats},
-                           [CANONICAL[c] for c in t.position_trick] if t.position_trick else None)
+    led = SUIT_OF[t.position_trick[0]] if t.position_trick else None
+    legal = [legal_cards(pos.hands[s], None if s == pos.to_move else led) for s in range(3)]
+    return PositionReached(pos.deal, pos.trick, pos.to_move, tuple(pos.tricks), tuple(tuple(h) for h in pos.hands),
+                           tuple(tuple(x) for x in legal), tuple(t.position_trick) if t.position_trick else None)
 
 
 def _result_event(r: GameResult) -> GameEnded:
@@ -129,13 +128,13 @@ def follower_legal(t: Trace) -> list[tuple[str, list[str], list[str]]]:
 _SUIT_WORD = {"S": "spade", "H": "heart", "D": "diamond", "C": "club"}
 
 
-def pass_proof(ev: PassMade, rule: str) -> str:
+def pass_proof(ev: PassMade, rule: str, players: tuple[str, ...]) -> str:
     """Why a pass's return was or was not allowed, from what the receiver held in the suit (every view)."""
-    before, word, to = ev.receiver_suit_before, _SUIT_WORD[ev.card[-1]], ev.receiver
+    before, word, to = names(ev.receiver_suit_before), _SUIT_WORD[CANONICAL[ev.card][-1]], players[ev.receiver]
     if not before:
         return f"{to} held no {word}, so any card may come back"
     held = f"{to} held {' '.join(before)} in {word}s"
     if rule == "highest":
-        return held + (f": the highest, {before[0]}, comes back" if ev.returned == before[0] else
+        return held + (f": the highest, {before[0]}, comes back" if CANONICAL[ev.returned] == before[0] else
                        f": the highest, {before[0]}, should have come back")
     return held
