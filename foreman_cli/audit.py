@@ -381,9 +381,7 @@ def _check_batch(task: tuple[Piece, dict[str, Any] | None, Any, Any, bool]) -> B
 
 def slim(r: GameResult) -> GameResult:
     """The result without what only the archive's rows need: the record's text and data, the trick winners."""
-    for d in r.deals:
-        d.winners = []
-    return replace(r, data=None, text=None)
+    return replace(r, data=None, text=None, deals=[replace(d, winners=[]) for d in r.deals])
 
 
 def chunked(items: Iterable[Any], count: int, size=None, max_size: int = 0) -> Iterator[list[Any]]:
@@ -473,13 +471,13 @@ def audit_paths(paths: list[str], overrides: dict[str, Any] | None = None,
 class Summary:
     """Counts over a run of results, for the human summary."""
 
+    by_code: dict[str, int] = field(default_factory=dict)
     games: int = 0
     clean: int = 0
     with_breaches: int = 0
     unfinished: int = 0
     invalid: int = 0
     won: int = 0
-    by_code: dict[str, int] = field(default_factory=dict)
     errors: int = 0
     repeats: int = 0  # records of an id read before: counted here only, never as games
 

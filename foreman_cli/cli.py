@@ -42,6 +42,8 @@ def _argument(metavar: str) -> Any:
 
 
 PathsArg = Annotated[list[str], _argument("PATH")]
+PathArg = Annotated[str, _argument("PATH")]
+GameOpt = Annotated[Optional[str], typer.Option("--game", metavar="ID", help="The game (if the input has several).")]
 
 
 def _version_text() -> str:
@@ -186,8 +188,8 @@ def settle(
 @app.command()
 @guarded
 def replay(
-    path: Annotated[str, _argument("PATH")],
-    game: Annotated[Optional[str], typer.Option("--game", metavar="ID", help="The game to show (if the input has several).")] = None,
+    path: PathArg,
+    game: GameOpt = None,
     deal: Annotated[Optional[int], typer.Option(min=1, metavar="N", help="Show this deal only (with --trick: stop just before that trick).")] = None,
     trick: Annotated[Optional[int], typer.Option(min=1, metavar="T", help="Stop just before this trick and show the hands.")] = None,
     rule: RuleOpt = None,
@@ -214,9 +216,9 @@ def replay(
 @app.command()
 @guarded
 def report(
-    path: Annotated[str, _argument("PATH")],
+    path: PathArg,
     output: Annotated[str, typer.Option("--output", "-o", metavar="FILE", help="Where to write the HTML page.")],
-    game: Annotated[Optional[str], typer.Option("--game", metavar="ID", help="The game (if the input has several).")] = None,
+    game: GameOpt = None,
     rule: RuleOpt = None,
     analyze: Annotated[bool, typer.Option(
         "--analyze", help="Add each deal's chart of sure tricks, costly cards marked (foreman analyze).")] = False,
@@ -245,10 +247,10 @@ def report(
 @app.command()
 @guarded
 def analyze(
-    path: Annotated[str, _argument("PATH")],
-    game: Annotated[Optional[str], typer.Option("--game", metavar="ID", help="Only this game.")] = None,
-    deal: Annotated[Optional[int], typer.Option(min=1, metavar="N", help="Only this deal.")] = None,
+    path: PathArg,
+    game: GameOpt = None,
     from_trick: Annotated[int, typer.Option(min=1, max=16, metavar="T", help="Analyse the cards from this trick on.")] = 1,
+    deal: Annotated[Optional[int], typer.Option(min=1, metavar="N", help="Only this deal.")] = None,
     budget_ms: Annotated[float, typer.Option(
         min=0, metavar="MS", help="Time for one search; a play not solved in it is shown as not solved, never guessed.")] = 5000,
     rule: RuleOpt = None,

@@ -8,7 +8,7 @@ turn seats and cards into words (`to_dict(players)` is the JSON form).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import Any
 
 from .board import role
 from .cards import CANONICAL, names
@@ -16,16 +16,32 @@ from .findings import Finding
 from .visitor import Recorder, Visitor  # noqa: F401 - the events' receivers, named here too
 
 
+def _event(kind: str):
+    """Make a class an event of this kind: a frozen record the visitor dispatches on (`on_<kind>`)."""
+    def make(cls):
+        cls.kind = kind
+        return dataclass(frozen=True, slots=True)(cls)
+    return make
+
+
+@dataclass(frozen=True, slots=True)
+class _InDeal:
+    deal: int
+
+
+@dataclass(frozen=True, slots=True)
+class _AtTrick(_InDeal):
+    trick: int
+
+
 def _by_seat(players: tuple[str, ...], values) -> dict[str, Any]:
     return {players[s]: values[s] for s in range(3)}
 
 
-@dataclass(frozen=True, slots=True)
-class DealStarted:
+@_event("deal")
+class DealStarted(_InDeal):
     """A deal begins: who deals, each seat's quota, the hands (by seat, display order) and kitty as dealt."""
 
-    kind: ClassVar[str] = "deal"
-    deal: int
     dealer: int
     quotas: tuple[int, int, int]  # by seat
     hands: tuple[tuple[int, ...], ...]  # by seat
@@ -38,12 +54,10 @@ class DealStarted:
                 "hands": _by_seat(players, [names(h) for h in self.hands]), "kitty": names(self.kitty)}
 
 
-@dataclass(frozen=True, slots=True)
-class PassMade:
+@_event("pass")
+class PassMade(_InDeal):
     """One pass and its return, with what the receiver held in the suit before it (the proof)."""
 
-    kind: ClassVar[str] = "pass"
-    deal: int
     number: int
     giver: int
     receiver: int
@@ -57,12 +71,10 @@ class PassMade:
                 "receiver_suit_before": [CANONICAL[c] for c in self.receiver_suit_before]}
 
 
-@dataclass(frozen=True, slots=True)
-class KittyExchanged:
+@_event("kitty")
+class KittyExchanged(_InDeal):
     """The dealer took the kitty and set aside his discards; the hands at the first lead."""
 
-    kind: ClassVar[str] = "kitty"
-    deal: int
     dealer: int
     kitty: tuple[int, ...]
     discards: tuple[int, ...]  # as recorded
@@ -74,13 +86,10 @@ class KittyExchanged:
                 "hands": _by_seat(players, [[CANONICAL[c] for c in h] for h in self.hands])}
 
 
-@dataclass(frozen=True, slots=True)
-class CardPlayed:
+@_event("play")
+class CardPlayed(_AtTrick):
     """A card played to a trick, and the cards that were legal for the player then."""
 
-    kind: ClassVar[str] = "play"
-    deal: int
-    trick: int
     player: int
     card: int
     legal: tuple[int, ...]  # display order
@@ -90,13 +99,10 @@ class CardPlayed:
                 "card": CANONICAL[self.card], "legal": [CANONICAL[c] for c in self.legal]}
 
 
-@dataclass(frozen=True, slots=True)
-class TrickWon:
+@_event("trick")
+class TrickWon(_AtTrick):
     """A trick complete: its leader, the cards in play order, the winner and the tallies after it."""
 
-    kind: ClassVar[str] = "trick"
-    deal: int
-    trick: int
     leader: int
     cards: tuple[int, ...]
     winner: int
@@ -108,11 +114,10 @@ class TrickWon:
                 "tallies": _by_seat(players, self.tallies)}
 
 
-@dataclass(frozen=True, slots=True)
+@_event("finding")
 class FindingMade:
     """A breach or a warning, where the replay met it."""
 
-    kind: ClassVar[str] = "finding"
     finding: Finding
 
     @property
@@ -124,13 +129,10 @@ class FindingMade:
         return {"event": self.kind, **self.finding.to_dict()}
 
 
-@dataclass(frozen=True, slots=True)
-class ClaimJudged:
+@_event("claim")
+class ClaimJudged(_AtTrick):
     """A claim of the remaining tricks, judged from the hands as replayed (docs/game.md §12)."""
 
-    kind: ClassVar[str] = "claim"
-    deal: int
-    trick: int
     by: int
     accepted: bool
     statement: str | None
@@ -149,24 +151,20 @@ class ClaimJudged:
                 "leader": players[self.leader], "tallies": _by_seat(players, self.tallies)}
 
 
-@dataclass(frozen=True, slots=True)
+@_event("result")
 class GameEnded:
     """The game's result: `validate --json`'s fields, with quota outcomes and payments."""
 
-    kind: ClassVar[str] = "result"
     result: dict[str, Any] = field(default_factory=dict)
 
     def to_dict(self, players: tuple[str, ...]) -> dict[str, Any]:
         return self.result
 
 
-@dataclass(frozen=True, slots=True)
-class PositionReached:
+@_event("position")
+class PositionReached(_AtTrick):
     """The table at a stopping point: tallies, each hand and its legal cards on the recorded lead."""
 
-    kind: ClassVar[str] = "position"
-    deal: int
-    trick: int
     to_move: int
     tricks: tuple[int, int, int]  # by seat
     hands: tuple[tuple[int, ...], ...]  # by seat, display order

@@ -72,25 +72,28 @@ class Finding:
 CODES: dict[str, type[Finding]] = {}
 
 
-def _code(cls: type[Finding]) -> type[Finding]:
-    """Make a finding class a frozen record and enter it in the registry."""
-    cls = dataclass(frozen=True, slots=True, kw_only=True)(cls)
-    CODES[cls.code] = cls
-    return cls
+def _code(code: str, title: str, **meta: Any):
+    """Make a class the finding of this code: its registry entry, and a frozen record of its fields."""
+    def make(cls: type[Finding]) -> type[Finding]:
+        cls.code, cls.title = code, title
+        for name, value in meta.items():
+            setattr(cls, name, value)
+        cls = dataclass(frozen=True, slots=True, kw_only=True)(cls)
+        CODES[code] = cls
+        return cls
+    return make
 
 
 def _cards(cards) -> str:
     return " ".join(cards) or "nothing"
 
 
-@_code
+@_code("RECORD_SYNTAX", "the record is not JSON",
+       rule=("Each game must be a JSON object. A line (or array element) that does not parse cannot be replayed; the "
+             "rest of the input is still read."),
+       shows="line and column of the syntax error",
+       sample={"problem": "not JSON: EOF while parsing an object", "line": 17, "column": 80, "path": "$"})
 class RecordSyntax(Finding):
-    code = "RECORD_SYNTAX"
-    title = "the record is not JSON"
-    rule = ("Each game must be a JSON object. A line (or array element) that does not parse cannot be replayed; the "
-            "rest of the input is still read.")
-    shows = "line and column of the syntax error"
-    sample = {"problem": "not JSON: EOF while parsing an object", "line": 17, "column": 80, "path": "$"}
     problem: str
     line: int | None = None
     column: int | None = None
@@ -104,14 +107,12 @@ class RecordSyntax(Finding):
     evidence_fields = ("line", "column")
 
 
-@_code
+@_code("RECORD_SCHEMA", "the record does not follow foreman/1",
+       rule=("A missing, unknown or mistyped field, a bad card token, or a name that is not one of the three players "
+             "makes the record unreplayable (docs/format.md)."),
+       shows="the JSON path of the field and what was wrong with it",
+       sample={"path": "$.deals[0].tricks[4].cards[1]", "problem": "card 'TS' is not a card"})
 class RecordSchema(Finding):
-    code = "RECORD_SCHEMA"
-    title = "the record does not follow foreman/1"
-    rule = ("A missing, unknown or mistyped field, a bad card token, or a name that is not one of the three players "
-            "makes the record unreplayable (docs/format.md).")
-    shows = "the JSON path of the field and what was wrong with it"
-    sample = {"path": "$.deals[0].tricks[4].cards[1]", "problem": "card 'TS' is not a card"}
     problem: str
 
     @property
@@ -119,33 +120,34 @@ class RecordSchema(Finding):
         return f"{self.path}: {self.problem}"
 
 
-@_code
-class DealSize(Finding):
-    code = "DEAL_SIZE"
-    title = "a hand is not 16 cards, or the kitty is not 4"
-    rule = "Each player is dealt 16 cards and the kitty holds the other 4 (docs/game.md §3)."
-    shows = "the number of cards dealt"
-    sample = {"deal": 1, "player": "bob", "count": 15, "expected": 16}
+@dataclass(frozen=True, slots=True, kw_only=True)
+class _Miscount(Finding):
+    did: ClassVar[str]  # what the player did with the cards, in words
+    shows = "the number of cards there were"
     injectable = True
-    count: int
-    expected: int
+    count: int  # cards there were
+    expected: int  # cards the rules ask for
+    evidence_fields = ("count", "expected")
 
     @property
     def message(self) -> str:
-        who = f"{self.player} was dealt" if self.player is not None else "the kitty has"
+        who = f"{self.player} {self.did}" if self.player is not None else "the kitty has"
         return f"{who} {self.count} cards, not {self.expected}"
 
-    evidence_fields = ("count", "expected")
+
+@_code("DEAL_SIZE", "a hand is not 16 cards, or the kitty is not 4", did="was dealt",
+       rule="Each player is dealt 16 cards and the kitty holds the other 4 (docs/game.md §3).",
+       sample={"deal": 1, "player": "bob", "count": 15, "expected": 16})
+class DealSize(_Miscount):
+    """A hand (a player's) or the kitty (no player) of the wrong size."""
 
 
-@_code
+@_code("DEAL_DUPLICATE", "a card is dealt more than once",
+       rule="The hands and the kitty are exactly the 52 distinct cards of one deck (docs/game.md §3).",
+       shows="where each copy was dealt",
+       sample={"deal": 1, "card": "QS", "holders": ("alice",), "kitty": 1},
+       injectable=True)
 class DealDuplicate(Finding):
-    code = "DEAL_DUPLICATE"
-    title = "a card is dealt more than once"
-    rule = "The hands and the kitty are exactly the 52 distinct cards of one deck (docs/game.md §3)."
-    shows = "where each copy was dealt"
-    sample = {"deal": 1, "card": "QS", "holders": ("alice",), "kitty": 1}
-    injectable = True
     holders: tuple[str, ...]
     kitty: int  # copies in the kitty, counted apart: a player may be called "kitty"
 
@@ -159,15 +161,14 @@ class DealDuplicate(Finding):
         return {"count": len(self.holders) + self.kitty, "holders": list(self.holders), "kitty": self.kitty}
 
 
-@_code
+@_code("WRONG_DEALER", "a later deal has the wrong dealer",
+       rule=("Under deal_rotation 'left' the next deal of a game is dealt by the previous deal's L, the player to "
+             "the dealer's left (docs/game.md §7)."),
+       shows="the dealer the rotation names",
+       sample={"deal": 2, "player": "carol", "previous": "alice", "expected": "bob"},
+       injectable=True)
 class WrongDealer(Finding):
-    code = "WRONG_DEALER"
-    title = "a later deal has the wrong dealer"
-    rule = ("Under deal_rotation 'left' the next deal of a game is dealt by the previous deal's L, the player to the "
-            "dealer's left (docs/game.md §7).")
-    shows = "the dealer the rotation names"
-    sample = {"deal": 2, "player": "carol", "previous": "alice", "expected": "bob"}
-    injectable = True
+    evidence_fields = ("expected",)  # who dealt before is in the message only
     previous: str
     expected: str
 
@@ -175,19 +176,15 @@ class WrongDealer(Finding):
     def message(self) -> str:
         return f"{self.player} dealt; the deal passes left, from {self.previous} to {self.expected}"
 
-    evidence_fields = ("expected",)
 
-
-@_code
+@_code("PASS_SEQUENCE", "passes missing, extra, out of order, or to the wrong player",
+       rule="Three passes in this order: L gives to R, R gives to D, D gives to L (docs/game.md §4).",
+       shows="the pass expected at that position and the one recorded",
+       sample={"deal": 1, "pass_": 2, "player": "carol", "recorded": ("carol", "alice"), "expected": ("bob", "carol"),
+              "roles": ("R", "D")},
+       shown_at="inline",
+       injectable=True)
 class PassSequence(Finding):
-    code = "PASS_SEQUENCE"
-    title = "passes missing, extra, out of order, or to the wrong player"
-    rule = "Three passes in this order: L gives to R, R gives to D, D gives to L (docs/game.md §4)."
-    shows = "the pass expected at that position and the one recorded"
-    sample = {"deal": 1, "pass_": 2, "player": "carol", "recorded": ("carol", "alice"), "expected": ("bob", "carol"),
-              "roles": ("R", "D")}
-    shown_at = "inline"
-    injectable = True
     recorded: tuple[str, str] | None  # None: the pass is missing
     expected: tuple[str, str] | None  # None: an extra pass
     roles: tuple[str, str] = ("", "")  # the expected giver's and receiver's roles
@@ -208,32 +205,33 @@ class PassSequence(Finding):
                 "expected": list(self.expected) if self.expected else None}
 
 
-@_code
-class PassNotHeld(Finding):
-    code = "PASS_NOT_HELD"
-    title = "the giver did not hold the card he gave"
-    rule = "A player can only pass a card from his own hand (docs/game.md §4)."
-    shows = "the giver's hand at that moment"
-    sample = {"deal": 1, "pass_": 1, "player": "bob", "card": "4D", "hand": ("2S", "9S", "KH")}
+@dataclass(frozen=True, slots=True, kw_only=True)
+class _NotHeld(Finding):
+    done: ClassVar[str]  # what he did with the card, in a word
+    shows = "his hand at that moment"
     injectable = True
     hand: tuple[str, ...]
+    evidence_fields = ("hand",)
 
     @property
     def message(self) -> str:
-        return f"{self.player} gave {self.card} but did not hold it; held {_cards(self.hand)}"
-
-    evidence_fields = ("hand",)
+        return f"{self.player} {self.done} {self.card} but did not hold it; held {_cards(self.hand)}"
 
 
-@_code
+@_code("PASS_NOT_HELD", "the giver did not hold the card he gave", done="gave",
+       rule="A player can only pass a card from his own hand (docs/game.md §4).",
+       sample={"deal": 1, "pass_": 1, "player": "bob", "card": "4D", "hand": ("2S", "9S", "KH")})
+class PassNotHeld(_NotHeld):
+    """A card given in a pass that the giver did not hold."""
+
+
+@_code("RETURN_NOT_HELD", "the receiver returned a card he did not hold before the pass",
+       rule=("The returned card comes from the receiver's hand as it was before the pass; giving back the card just "
+             "received is this breach (docs/game.md §4, 11)."),
+       shows="the receiver's hand before the pass",
+       sample={"deal": 1, "pass_": 2, "player": "carol", "card": "9H", "received": "9H", "hand_before": ("3H", "QC")},
+       injectable=True)
 class ReturnNotHeld(Finding):
-    code = "RETURN_NOT_HELD"
-    title = "the receiver returned a card he did not hold before the pass"
-    rule = ("The returned card comes from the receiver's hand as it was before the pass; giving back the card just "
-            "received is this breach (docs/game.md §4, 11).")
-    shows = "the receiver's hand before the pass"
-    sample = {"deal": 1, "pass_": 2, "player": "carol", "card": "9H", "received": "9H", "hand_before": ("3H", "QC")}
-    injectable = True
     received: str
     hand_before: tuple[str, ...]
 
@@ -245,17 +243,15 @@ class ReturnNotHeld(Finding):
     evidence_fields = ("received", "hand_before")
 
 
-@_code
+@_code("RETURN_WRONG_CARD", "the returned card breaks the return rule",
+       rule=("Under return_rule 'highest' the receiver returns his highest card of the suit received; under 'higher' "
+             "any card of that suit above the one received, if he has one. With no such card he may return any card "
+             "(docs/game.md §4)."),
+       shows="the card or cards he should have returned",
+       sample={"deal": 1, "pass_": 3, "player": "alice", "card": "9D", "received": "4D", "expected": ("AD",),
+              "return_rule": "highest"},
+       injectable=True)
 class ReturnWrongCard(Finding):
-    code = "RETURN_WRONG_CARD"
-    title = "the returned card breaks the return rule"
-    rule = ("Under return_rule 'highest' the receiver returns his highest card of the suit received; under 'higher' "
-            "any card of that suit above the one received, if he has one. With no such card he may return any card "
-            "(docs/game.md §4).")
-    shows = "the card or cards he should have returned"
-    sample = {"deal": 1, "pass_": 3, "player": "alice", "card": "9D", "received": "4D", "expected": ("AD",),
-              "return_rule": "highest"}
-    injectable = True
     received: str
     expected: tuple[str, ...]
     return_rule: str
@@ -272,34 +268,21 @@ class ReturnWrongCard(Finding):
     evidence_fields = ("received", "expected", "return_rule")
 
 
-@_code
-class DiscardCount(Finding):
-    code = "DISCARD_COUNT"
-    title = "the dealer did not set aside exactly 4 cards"
-    rule = "The dealer exchanges exactly 4 of his cards for the 4 kitty cards (docs/game.md §5)."
-    shows = "the number of discards recorded"
-    sample = {"deal": 1, "player": "alice", "count": 3, "expected": 4}
-    injectable = True
-    count: int
-    expected: int
-
-    @property
-    def message(self) -> str:
-        return f"{self.player} set aside {self.count} cards, not {self.expected}"
-
-    evidence_fields = ("count", "expected")
+@_code("DISCARD_COUNT", "the dealer did not set aside exactly 4 cards", did="set aside",
+       rule="The dealer exchanges exactly 4 of his cards for the 4 kitty cards (docs/game.md §5).",
+       sample={"deal": 1, "player": "alice", "count": 3, "expected": 4})
+class DiscardCount(_Miscount):
+    """Discards of the wrong number."""
 
 
-@_code
+@_code("DISCARD_NOT_HELD", "a discard the dealer could not discard",
+       rule=("Under kitty 'swap' the 4 discards come from the 16 cards he held before taking the kitty; under "
+             "'pickup' from the 20 he holds with it (docs/game.md §5)."),
+       shows="his hand before the kitty, and the kitty",
+       sample={"deal": 1, "player": "alice", "card": "7D", "hand": ("2S", "5H"), "kitty": ("7D", "8D", "JC", "AH"),
+              "kitty_rule": "swap", "from_kitty": True},
+       injectable=True)
 class DiscardNotHeld(Finding):
-    code = "DISCARD_NOT_HELD"
-    title = "a discard the dealer could not discard"
-    rule = ("Under kitty 'swap' the 4 discards come from the 16 cards he held before taking the kitty; under "
-            "'pickup' from the 20 he holds with it (docs/game.md §5).")
-    shows = "his hand before the kitty, and the kitty"
-    sample = {"deal": 1, "player": "alice", "card": "7D", "hand": ("2S", "5H"), "kitty": ("7D", "8D", "JC", "AH"),
-              "kitty_rule": "swap", "from_kitty": True}
-    injectable = True
     hand: tuple[str, ...]
     kitty: tuple[str, ...]
     kitty_rule: str
@@ -316,14 +299,12 @@ class DiscardNotHeld(Finding):
     evidence_fields = ("hand", "kitty", "kitty_rule")
 
 
-@_code
+@_code("LEAD_OUT_OF_TURN", "a trick led by the wrong player",
+       rule="L leads the first trick of a deal; the winner of a trick leads the next (docs/game.md §6).",
+       shows="who should have led",
+       sample={"deal": 1, "trick": 5, "player": "carol", "expected": "bob"},
+       injectable=True)
 class LeadOutOfTurn(Finding):
-    code = "LEAD_OUT_OF_TURN"
-    title = "a trick led by the wrong player"
-    rule = "L leads the first trick of a deal; the winner of a trick leads the next (docs/game.md §6)."
-    shows = "who should have led"
-    sample = {"deal": 1, "trick": 5, "player": "carol", "expected": "bob"}
-    injectable = True
     expected: str
 
     @property
@@ -334,14 +315,12 @@ class LeadOutOfTurn(Finding):
     evidence_fields = ("expected",)
 
 
-@_code
+@_code("TRICK_SIZE", "a trick without exactly 3 cards",
+       rule="Each player plays one card to every trick (docs/game.md §6).",
+       shows="the number of cards recorded",
+       sample={"deal": 1, "trick": 9, "cards": ("4S", "9S")},
+       injectable=True)
 class TrickSize(Finding):
-    code = "TRICK_SIZE"
-    title = "a trick without exactly 3 cards"
-    rule = "Each player plays one card to every trick (docs/game.md §6)."
-    shows = "the number of cards recorded"
-    sample = {"deal": 1, "trick": 9, "cards": ("4S", "9S")}
-    injectable = True
     cards: tuple[str, ...]
 
     @property
@@ -353,31 +332,19 @@ class TrickSize(Finding):
         return {"count": len(self.cards), "cards": list(self.cards)}
 
 
-@_code
-class CardNotHeld(Finding):
-    code = "CARD_NOT_HELD"
-    title = "a card played that the player did not hold"
-    rule = "A player plays from his own hand (docs/game.md §6)."
-    shows = "the player's hand at that moment"
-    sample = {"deal": 2, "trick": 3, "player": "bob", "card": "KS", "hand": ("3S", "8H", "TC")}
-    injectable = True
-    hand: tuple[str, ...]
-
-    @property
-    def message(self) -> str:
-        return f"{self.player} played {self.card} but did not hold it; held {_cards(self.hand)}"
-
-    evidence_fields = ("hand",)
+@_code("CARD_NOT_HELD", "a card played that the player did not hold", done="played",
+       rule="A player plays from his own hand (docs/game.md §6).",
+       sample={"deal": 2, "trick": 3, "player": "bob", "card": "KS", "hand": ("3S", "8H", "TC")})
+class CardNotHeld(_NotHeld):
+    """A card played to a trick that the player did not hold."""
 
 
-@_code
+@_code("REVOKE", "did not follow suit while holding the suit led",
+       rule="Each following player must play a card of the suit led if he has one (docs/game.md §6).",
+       shows="the cards of the suit led that he held",
+       sample={"deal": 2, "trick": 7, "player": "bob", "card": "4H", "led": "S", "held": ("9S", "QS")},
+       injectable=True)
 class Revoke(Finding):
-    code = "REVOKE"
-    title = "did not follow suit while holding the suit led"
-    rule = "Each following player must play a card of the suit led if he has one (docs/game.md §6)."
-    shows = "the cards of the suit led that he held"
-    sample = {"deal": 2, "trick": 7, "player": "bob", "card": "4H", "led": "S", "held": ("9S", "QS")}
-    injectable = True
     led: str  # the suit's letter
     held: tuple[str, ...]
 
@@ -389,15 +356,13 @@ class Revoke(Finding):
     evidence_fields = ("led", "held")
 
 
-@_code
+@_code("PLAY_AFTER_END", "a trick or a deal recorded after the game was won",
+       rule="The game ends at once when a player takes the target number of tricks (docs/game.md §7).",
+       shows="where the game was won",
+       sample={"deal": 3, "trick": 13, "what": "trick", "winner": "alice", "won_at": (3, 12)},
+       shown_at="inline",
+       injectable=True)
 class PlayAfterEnd(Finding):
-    code = "PLAY_AFTER_END"
-    title = "a trick or a deal recorded after the game was won"
-    rule = "The game ends at once when a player takes the target number of tricks (docs/game.md §7)."
-    shows = "where the game was won"
-    sample = {"deal": 3, "trick": 13, "what": "trick", "winner": "alice", "won_at": (3, 12)}
-    shown_at = "inline"
-    injectable = True
     what: str  # 'trick', 'whole deal' or 'claim'
     winner: str
     won_at: tuple[int, int]  # deal and trick
@@ -411,13 +376,11 @@ class PlayAfterEnd(Finding):
         return {"won_at": {"deal": self.won_at[0], "trick": self.won_at[1]}}
 
 
-@_code
+@_code("DEAL_INCOMPLETE", "a deal other than the last ended early with nobody at the target",
+       rule="A deal goes on for all 16 tricks unless a player reaches the target (docs/game.md §7).",
+       shows="the number of tricks recorded",
+       sample={"deal": 1, "trick": 15, "tricks": 14, "target": 12})
 class DealIncomplete(Finding):
-    code = "DEAL_INCOMPLETE"
-    title = "a deal other than the last ended early with nobody at the target"
-    rule = "A deal goes on for all 16 tricks unless a player reaches the target (docs/game.md §7)."
-    shows = "the number of tricks recorded"
-    sample = {"deal": 1, "trick": 15, "tricks": 14, "target": 12}
     tricks: int
     target: int
 
@@ -428,14 +391,12 @@ class DealIncomplete(Finding):
     evidence_fields = ("tricks", "target")
 
 
-@_code
+@_code("UNFINISHED", "the record ends without a winner",
+       severity=WARNING,
+       rule="A game no one has won carries no money (docs/game.md §7). A warning, not a breach.",
+       shows="the tallies of the last deal",
+       sample={"deals": 3, "target": 12, "tallies": (("alice", 5), ("bob", 7), ("carol", 4))})
 class Unfinished(Finding):
-    code = "UNFINISHED"
-    severity = WARNING
-    title = "the record ends without a winner"
-    rule = "A game no one has won carries no money (docs/game.md §7). A warning, not a breach."
-    shows = "the tallies of the last deal"
-    sample = {"deals": 3, "target": 12, "tallies": (("alice", 5), ("bob", 7), ("carol", 4))}
     deals: int
     target: int
     tallies: tuple[tuple[str, int], ...]  # the last deal's, by seat
@@ -449,17 +410,15 @@ class Unfinished(Finding):
     evidence_fields = ("deals",)
 
 
-@_code
+@_code("CLAIM_MISMATCH", "the result written in the record differs from the replay",
+       rule=("The claimed winner, tricks of the deciding deal and payments are checked against the replay; payments "
+             "between two players are compared as one net amount."),
+       shows="what the table wrote and what the rules give",
+       sample={"part": "winner", "claimed": "bob", "replayed": "alice"},
+       disputes=False,
+       shown_at="result",
+       injectable=True)
 class ClaimMismatch(Finding):
-    code = "CLAIM_MISMATCH"
-    title = "the result written in the record differs from the replay"
-    rule = ("The claimed winner, tricks of the deciding deal and payments are checked against the replay; payments "
-            "between two players are compared as one net amount.")
-    shows = "what the table wrote and what the rules give"
-    sample = {"part": "winner", "claimed": "bob", "replayed": "alice"}
-    disputes = False
-    shown_at = "result"
-    injectable = True
     part: str  # 'winner', 'tricks' or 'payments'
     claimed: Any
     replayed: Any
@@ -499,10 +458,7 @@ class _ClaimFails(Finding):
         return (f"{self.player} claimed the rest ({plural(self.tricks_claimed, 'trick')}, {kind}); {self.stopper} "
                 f"stops {self.player}: {self.how}; claim_rule {self.claim_rule}; line: {self.line_words}")
 
-    @property
-    def evidence(self) -> dict[str, Any]:
-        return {"line": list(self.line), "claim_rule": self.claim_rule, "tricks_claimed": self.tricks_claimed,
-                "stopped_at": self.stopped_at, "stopper": self.stopper, "accepted": self.accepted}
+    evidence_fields = ("line", "claim_rule", "tricks_claimed", "stopped_at", "stopper", "accepted")
 
 
 _CLAIM_SAMPLE = {"deal": 2, "trick": 11, "player": "alice", "tricks_claimed": 2, "claim_rule": "any-order",
@@ -511,37 +467,33 @@ _CLAIM_SAMPLE = {"deal": 2, "trick": 11, "player": "alice", "tricks_claimed": 2,
                  "line_words": "alice AS, bob 2S, carol 3S; carol 5H, alice 7H, bob KH"}
 
 
-@_code
+@_code("CLAIM_REFUTED", "a contested claim of the remaining tricks fails",
+       rule=("A player who claims the rest of the deal must take every claimed trick: under claim_rule 'any-order' "
+             "whatever legal cards anyone plays, his own included; under 'best-play' against any legal defence. The "
+             "tricks are credited as claimed; the game is disputed (docs/game.md §12)."),
+       sample={**_CLAIM_SAMPLE, "accepted": False})
 class ClaimRefuted(_ClaimFails):
-    code = "CLAIM_REFUTED"
-    title = "a contested claim of the remaining tricks fails"
-    rule = ("A player who claims the rest of the deal must take every claimed trick: under claim_rule 'any-order' "
-            "whatever legal cards anyone plays, his own included; under 'best-play' against any legal defence. The "
-            "tricks are credited as claimed; the game is disputed (docs/game.md §12).")
-    sample = {**_CLAIM_SAMPLE, "accepted": False}
+    """A contested claim that fails: the game is disputed."""
 
 
-@_code
+@_code("CLAIM_DOUBTFUL", "an accepted claim of the remaining tricks fails",
+       severity=WARNING,
+       rule=("Both others agreed to the claim, so it stands, but it fails under claim_rule (docs/game.md 12). A "
+             "warning, not a breach."),
+       sample={**_CLAIM_SAMPLE, "accepted": True})
 class ClaimDoubtful(_ClaimFails):
-    code = "CLAIM_DOUBTFUL"
-    severity = WARNING
-    title = "an accepted claim of the remaining tricks fails"
-    rule = ("Both others agreed to the claim, so it stands, but it fails under claim_rule (docs/game.md 12). A "
-            "warning, not a breach.")
-    sample = {**_CLAIM_SAMPLE, "accepted": True}
+    """An accepted claim that fails: it stands, with a warning."""
 
 
-@_code
+@_code("DEALER_SUCCESSION", "a series' next game dealt by the wrong player",
+       rule=("Under next_dealer 'winner-or-loser' the next game of a series is dealt by the last game's winner or "
+             "its loser (the other player with fewer tricks) (docs/game.md §9)."),
+       shows="the previous game and who could deal",
+       sample={"deal": 1, "player": "carol", "series": ("fri", 2), "previous_game": "g1", "allowed": ("alice", "bob"),
+              "next_dealer": "winner-or-loser", "winner": "alice", "losers": ("bob",)},
+       cross_game=True,
+       shown_at="dealer")
 class DealerSuccession(Finding):
-    code = "DEALER_SUCCESSION"
-    title = "a series' next game dealt by the wrong player"
-    rule = ("Under next_dealer 'winner-or-loser' the next game of a series is dealt by the last game's winner or its "
-            "loser (the other player with fewer tricks) (docs/game.md §9).")
-    shows = "the previous game and who could deal"
-    sample = {"deal": 1, "player": "carol", "series": ("fri", 2), "previous_game": "g1", "allowed": ("alice", "bob"),
-              "next_dealer": "winner-or-loser", "winner": "alice", "losers": ("bob",)}
-    cross_game = True
-    shown_at = "dealer"
     series: tuple[str, int]
     previous_game: str
     allowed: tuple[str, ...]
@@ -558,18 +510,16 @@ class DealerSuccession(Finding):
     evidence_fields = ("previous_game", "allowed", "next_dealer")
 
 
-@_code
+@_code("DUPLICATE_GAME", "the same game id appears again in the input",
+       rule=("Each game id is unique. The first record of an id stands; a later one takes part in nothing else "
+             "(series checks, settlement, archive, statistics, fairness) and this is its only finding."),
+       shows="where the id was first read and whether the content is identical",
+       sample={"game": "g1", "first": "games.jsonl:4", "identical": True},
+       disputes=False,
+       cross_game=True,
+       shown_at="game",
+       leaves_out=True)
 class DuplicateGame(Finding):
-    code = "DUPLICATE_GAME"
-    title = "the same game id appears again in the input"
-    rule = ("Each game id is unique. The first record of an id stands; a later one takes part in nothing else "
-            "(series checks, settlement, archive, statistics, fairness) and this is its only finding.")
-    shows = "where the id was first read and whether the content is identical"
-    sample = {"game": "g1", "first": "games.jsonl:4", "identical": True}
-    disputes = False
-    cross_game = True
-    shown_at = "game"
-    leaves_out = True
     game: str
     first: str
     identical: bool

@@ -12,7 +12,7 @@ from .board import role
 from .findings import ERROR, UNDISPUTED, Finding, repeat_mark
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class DealResult:
     """One deal as replayed: who dealt, each seat's role, quota and tricks when play stopped."""
 

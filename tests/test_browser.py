@@ -14,7 +14,8 @@ from foreman_cli.cli import app
 
 sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed (it is in the dev extra)")
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="no chromium on PATH: .ci/run installs Debian's chromium")
+pytestmark = [pytest.mark.slow,
+              pytest.mark.skipif(CHROMIUM is None, reason="no chromium on PATH: .ci/run installs Debian's chromium")]
 
 SAMPLES = Path(__file__).resolve().parent.parent / "samples"
 # Screenshots for people to look at: FOREMAN_SCREENSHOTS=DIR keeps them, else they go with the test's files.

@@ -21,6 +21,8 @@ from foreman_cli import spark as fspark  # noqa: E402
 from foreman_cli import archive as store  # noqa: E402
 from foreman_cli.generate import generate  # noqa: E402
 
+pytestmark = pytest.mark.slow
+
 FOREMAN = str(Path(sys.executable).parent / "foreman")
 
 

@@ -42,19 +42,20 @@ LOAD_WORKER_NICE = 10  # a plain load's workers yield the CPU to its bottleneck,
 class LoadReport:
     """What a load did: games added, unchanged, replaced, refused, and the conflicts by name."""
 
+    conflicts: list[str] = field(default_factory=list)
+    invalid_sources: list[str] = field(default_factory=list)
+    rows: dict[str, int] = field(default_factory=dict)  # by table
     added: int = 0
     unchanged: int = 0
     replaced: int = 0
     invalid: int = 0
-    conflicts: list[str] = field(default_factory=list)
-    invalid_sources: list[str] = field(default_factory=list)
     plays: int = 0
-    rows: dict[str, int] = field(default_factory=dict)
 
     def to_dict(self, db: str) -> dict[str, Any]:
         """`load --json`: the counts, each conflict and each invalid record with why, rows per table."""
         return {"db": db, "added": self.added, "unchanged": self.unchanged, "replaced": self.replaced,
                 "conflicts": self.conflicts, "invalid": self.invalid_sources, "plays": self.plays, "rows": self.rows}
+
 
 _INSERTS = [
     ("games", "INSERT INTO games SELECT * FROM _games"),
