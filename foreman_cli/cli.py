@@ -9,28 +9,14 @@ from typing import Annotated, Any, Optional
 import typer
 
 from . import audit, records, render
-from .command import OneLineErrors, guarded
-from .errors import OutputError, UsageError
+from .command import APP_OPTIONS, app, guarded, version_text
+from .errors import UsageError
 from .findings import CODES, INJECTABLE
 from .reader import DEFAULT_MAX_RECORD_BYTES
 from .rules import HouseRules, parse_overrides
 
 MAX_RECORD_LIMIT = 1 << 40  # a larger limit overflowed the reader's buffer sizes (a traceback)
 
-
-_APP = dict(
-    name="foreman",
-    cls=OneLineErrors,
-    help="Audit, settle and query records of the trick-taking game Foreman (formats foreman/1 and 1.1).\n\n"
-         "Example: foreman validate samples/   then   foreman settle samples/\n\n"
-         "Each command has its own help: foreman COMMAND --help.",
-    no_args_is_help=True,
-    add_completion=True,
-    pretty_exceptions_enable=False,
-    rich_markup_mode=None,
-    context_settings={"help_option_names": ["-h", "--help"]},
-)
-app = typer.Typer(**_APP)
 
 RuleOpt = Annotated[Optional[list[str]], typer.Option(
     "--rule", metavar="KEY=VALUE",
@@ -46,32 +32,11 @@ PathArg = Annotated[str, _argument("PATH")]
 GameOpt = Annotated[Optional[str], typer.Option("--game", metavar="ID", help="The game (if the input has several).")]
 
 
-def _version_text() -> str:
-    from importlib.metadata import PackageNotFoundError, version
-    try:
-        return version("foreman-cli")
-    except PackageNotFoundError:  # pragma: no cover - run from a source tree without install
-        return "unknown"
-
-
-def _version(value: bool) -> None:
-    if value:
-        from . import core
-        render.plain(f"foreman {_version_text()} (core: {core.NAME})")
-        raise typer.Exit(0)
-
-
 def _write_text(path: str, text: str) -> None:
     from .files import write_text_atomically
     write_text_atomically(path, text)
 
 
-@app.callback()
-def _main(
-    version: Annotated[bool, typer.Option("--version", callback=_version, is_eager=True,
-                                          help="Print the version and which core runs the searches (C or Python).")] = False,
-) -> None:
-    """The command group's options (its help text is _APP's)."""
 
 
 JobsOpt = Annotated[Optional[int], typer.Option(
@@ -168,7 +133,7 @@ def settle(
         results = bar.counted(results)
         if certificate is not None:
             from . import certificate as cert
-            result, receipt = cert.settle_certified(results, overrides, as_played, _version_text(), on_line)
+            result, receipt = cert.settle_certified(results, overrides, as_played, version_text(), on_line)
         else:
             from . import settle as settlement
             result = settlement.settle(results, as_played=as_played, on_line=on_line)
@@ -304,7 +269,7 @@ def verify(
     except UnicodeDecodeError:
         raise UsageError(f"{certificate}: not a certificate: not UTF-8 text (settle --certificate writes UTF-8)") from None
     verdict = cert.verify(cert.read(text, certificate), lambda overrides: audit.audit_paths(paths, overrides),
-                          _version_text())
+                          version_text())
     game_view.verdict(verdict)
     raise typer.Exit(0 if verdict.verified else 1)
 
@@ -518,6 +483,39 @@ def generate(
 
 @app.command()
 @guarded
+def convert(
+    paths: PathsArg,
+    to: Annotated[str, typer.Option("--to", metavar="FORM", help="json (JSON Lines) or fmn (notation).")],
+    output: Annotated[Optional[str], typer.Option("--output", "-o", metavar="FILE",
+                                                  help="Write here (whole or not at all) instead of stdout.")] = None,
+) -> None:
+    """Convert records between JSON and .fmn notation, game by game; JSON and notation may be mixed.
+
+    Example: foreman convert friday.fmn --to json -o friday.jsonl
+
+    Arguments: PATH... record files (.json, .jsonl, .fmn) or folders. A game that cannot be read is
+    named on stderr and left out (exit status 1).
+    """
+    from .convert import FORMS, write_converted
+    from .files import write_atomically
+    if to not in FORMS:
+        raise UsageError(f"--to {to!r}: write json or fmn")
+    if output:
+        problems = []
+
+        def fill(temporary: str) -> None:
+            with open(temporary, "w", encoding="utf-8") as f:
+                problems.extend(write_converted(paths, to, f))
+        write_atomically(output, fill)
+    else:
+        problems = write_converted(paths, to, sys.stdout)
+    for c in problems:
+        render.warning(f"{c.source}: {c.problem}", "it is left out of the conversion")
+    raise typer.Exit(1 if problems else 0)
+
+
+@app.command()
+@guarded
 def schema() -> None:
     """Print the JSON Schema of the record formats foreman/1 and foreman/1.1.
 
@@ -568,7 +566,7 @@ def only_command(name: str) -> typer.Typer | None:
     infos = [ci for ci in app.registered_commands if (ci.name or get_command_name(ci.callback.__name__)) == name]
     if len(infos) != 1:
         return None
-    one = typer.Typer(**_APP)
+    one = typer.Typer(**APP_OPTIONS)
     one.registered_callback = app.registered_callback
     one.registered_commands = infos
     return one

@@ -1,4 +1,4 @@
-"""How a command ends: a usage error or a failure is one line with a hint and an exit code, said in one place."""
+"""The command group and its --version, and how a command ends: one line, a hint, an exit code, in one place."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import functools
 import signal
 import sys
 import threading
-from typing import Any
+from typing import Annotated, Any
 
 import typer
 from typer.core import TyperGroup
@@ -77,3 +77,42 @@ def guarded(fn):
             raise typer.Exit(2) from None
 
     return run
+
+
+APP_OPTIONS = dict(
+    name="foreman",
+    cls=OneLineErrors,
+    help="Audit, settle and query records of the trick-taking game Foreman (formats foreman/1 and 1.1).\n\n"
+         "Example: foreman validate samples/   then   foreman settle samples/\n\n"
+         "Each command has its own help: foreman COMMAND --help.",
+    no_args_is_help=True,
+    add_completion=True,
+    pretty_exceptions_enable=False,
+    rich_markup_mode=None,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+app = typer.Typer(**APP_OPTIONS)
+
+
+def version_text() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+    try:
+        return version("foreman-cli")
+    except PackageNotFoundError:  # pragma: no cover - run from a source tree without install
+        return "unknown"
+
+
+def _version(value: bool) -> None:
+    if value:
+        from . import core
+        render.plain(f"foreman {version_text()} (core: {core.NAME})")
+        raise typer.Exit(0)
+
+
+@app.callback()
+def _main(
+    version: Annotated[bool, typer.Option(
+        "--version", callback=_version, is_eager=True,
+        help="Print the version and which core runs the searches (C or Python).")] = False,
+) -> None:
+    """The command group's options (its help text is APP_OPTIONS')."""

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 from rich.console import Console
 from rich.table import Table
@@ -16,6 +16,9 @@ from .board import role
 from .cards import CANONICAL, names
 from .findings import CODES, ERROR, Finding
 from .visitor import Visitor
+
+if TYPE_CHECKING:  # the event classes load only where a replay is traced
+    from .events import ClaimJudged, DealStarted, FindingMade, GameEnded, KittyExchanged, PassMade, TrickWon
 from .words import plural
 from .render import _ROLE_QUOTA, _game_title, console, json_line, rate
 

@@ -18,7 +18,7 @@ from typing import BinaryIO
 
 from .errors import InputError
 
-SUFFIXES = (".json", ".jsonl", ".json.gz", ".jsonl.gz")
+SUFFIXES = (".json", ".jsonl", ".json.gz", ".jsonl.gz", ".fmn")
 DEFAULT_MAX_RECORD_BYTES = 16 * 1024 * 1024  # a 20-deal game is about 25 KB
 CHUNK = 1 << 20
 WORKER_CHUNK = 4 << 20  # what a worker of `--jobs` reads at a time: the hand-over is per chunk
@@ -124,7 +124,27 @@ def read_records(paths: Iterable[str], max_record_bytes: int = DEFAULT_MAX_RECOR
             except OSError as e:
                 raise InputError(f"{p}: {e.strerror or e}") from None
             with f:
-                yield from read_stream(f, p, max_record_bytes, lines=p.endswith((".jsonl", ".jsonl.gz")))
+                if p.endswith(".fmn"):
+                    yield from read_notation(f, p)
+                else:
+                    yield from read_stream(f, p, max_record_bytes, lines=p.endswith((".jsonl", ".jsonl.gz")))
+
+
+def read_notation(stream: BinaryIO, name: str) -> Iterator[RawRecord]:
+    """The games of a `.fmn` stream, each as its record's JSON text or its notation error, read
+    line by line."""
+    from . import notation  # only for notation files
+    text = io.TextIOWrapper(stream, encoding="utf-8-sig", errors="strict", newline="")
+    try:
+        for g in notation.read_games(text):
+            if g.record is not None:
+                yield RawRecord(name, g.line, json.dumps(g.record, ensure_ascii=False, separators=(",", ":")))
+            else:
+                yield RawRecord(name, g.error_line, None, column=g.column, error=g.error)
+    except UnicodeDecodeError as e:
+        yield RawRecord(name, 1, None, error=f"not UTF-8 text: byte {e.object[e.start]:#04x}")
+    finally:
+        text.detach()
 
 
 def read_stream(stream: BinaryIO, name: str, max_record_bytes: int = DEFAULT_MAX_RECORD_BYTES,

@@ -12,20 +12,15 @@ import sys
 from collections.abc import Iterable
 from datetime import date, datetime
 from decimal import Decimal
-from typing import IO, TYPE_CHECKING, Any
+from typing import IO, Any
 
 import msgspec
 
 from . import money
 from .audit import LineRun, Summary
-from .cards import CANONICAL
-from .findings import CODES, ERROR, Finding
+from .findings import CODES, ERROR
 from .results import GameLine, GameResult
-from .visitor import Visitor
 from .words import plural
-
-if TYPE_CHECKING:  # the event classes load only where a replay is traced
-    from .events import ClaimJudged, DealStarted, FindingMade, GameEnded, KittyExchanged, PassMade, TrickWon
 
 
 # Characters of record text (or query results) that a terminal would obey rather than show: C0 and

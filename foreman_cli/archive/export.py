@@ -2,17 +2,14 @@
 
 from __future__ import annotations
 
-import duckdb
 from pathlib import Path
-from ..files import write_atomically
+
+import duckdb
+
 from ..errors import DatabaseError, OutputError
-from .sql import read_archive
+from ..files import write_atomically
 from .schema import TABLES
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    import pyarrow as pa
-
+from .sql import read_archive
 
 EXPORT_ROWS = 65536  # rows a batch while exporting: memory stays flat whatever a table's size
 

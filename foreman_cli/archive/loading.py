@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
-import duckdb
 import functools
 import itertools
 import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, TYPE_CHECKING
+
+import duckdb
+
 from ..audit import Batch, BatchInterrupt, CrossChecks, checked_batches, chunked, pieces, record_batches, staged_line
 from ..errors import DatabaseError
 from ..findings import repeat_mark

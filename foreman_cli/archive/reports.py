@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import duckdb
 from dataclasses import dataclass
-from .. import money
-from ..cards import CARD_OF
+
+import duckdb
+
 from ..errors import UsageError, DatabaseError
 from .sql import QueryResult, read_archive
-
 
 @dataclass
 class Stats:

@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
-import duckdb
 import os
 import re
 import shutil
 from pathlib import Path
+
+import duckdb
+
 from ..cards import CANONICAL, CARD_OF, RANK_OF
 from ..errors import DatabaseError
-
 
 DEFAULT_DB = "foreman.duckdb"
 

@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
-import duckdb
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+
+import duckdb
+
 from ..errors import UsageError, DatabaseError
 from .schema import ANALYSIS_TABLES, SCHEMA, UNFOLDED, VIEWS, connect
-
 
 @dataclass
 class QueryResult:

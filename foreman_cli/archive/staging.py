@@ -6,13 +6,14 @@ import array
 import itertools
 import json
 import sys
-from functools import lru_cache
-from decimal import Decimal
 from datetime import datetime, timezone
+from decimal import Decimal
+from functools import lru_cache
 from typing import Any, TYPE_CHECKING
+
 from .. import core, money, records
-from ..cards import CANONICAL, CARD_OF
 from ..audit import no_cyclic_gc
+from ..cards import CARD_OF
 from ..reader import ChunkText, FileMap, FileSeen
 from ..results import GameResult
 

@@ -1,0 +1,504 @@
+"""The `.fmn` notation (docs/notation.md): games as a scorer types them, read into records and written from them."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from .board import trick_winner
+from .cards import CANONICAL, RANKS, SEED_RANKS, SUIT_SYMBOLS, SUITS, token_table
+
+_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"?|[^\s;/"#]+|[;/]')
+_PLAIN_NAME = re.compile(r"[A-Za-z0-9_.'\-]+")
+_KEYWORDS = {"none", "contested", "accepted", "-"}
+_NOT_A_CARD = "is not a card (ranks 2-10 J Q K A, suits S H D C)"
+
+
+class NotationError(Exception):
+    """A line that cannot be read, at a column of it."""
+
+    def __init__(self, message: str, column: int = 1) -> None:
+        super().__init__(message)
+        self.message, self.column = message, column
+
+
+@dataclass(slots=True)
+class Token:
+    text: str  # unquoted
+    column: int
+    quoted: bool = False
+
+
+@dataclass(slots=True)
+class ReadGame:
+    """A game read from notation: where its `game` line is, and its record or why it has none."""
+
+    line: int
+    record: dict[str, Any] | None = None
+    error: str | None = None
+    error_line: int | None = None
+    column: int | None = None
+
+
+def tokens(line: str) -> list[Token]:
+    """A line's tokens: words, quoted JSON strings, and the separators ';' and '/'; a '#' outside
+    quotes ends the line."""
+    out: list[Token] = []
+    pos = 0
+    while pos < len(line):
+        while pos < len(line) and line[pos].isspace():
+            pos += 1
+        if pos >= len(line) or line[pos] == "#":
+            break
+        m = _TOKEN.match(line, pos)
+        text = m.group(0)
+        if text.startswith('"'):
+            try:
+                value = json.loads(text)
+            except json.JSONDecodeError:
+                raise NotationError(f"unterminated or bad quoted string {text[:40]!r}", pos + 1) from None
+            out.append(Token(value, pos + 1, quoted=True))
+        else:
+            out.append(Token(text, pos + 1))
+        pos = m.end()
+    return out
+
+
+def _content(line: str) -> str:
+    """The line without its comment: up to the first '#' outside double quotes."""
+    quoted = escaped = False
+    for i, ch in enumerate(line):
+        if escaped:
+            escaped = False
+        elif ch == "\\" and quoted:
+            escaped = True
+        elif ch == '"':
+            quoted = not quoted
+        elif ch == "#" and not quoted:
+            return line[:i]
+    return line
+
+
+def read_games(lines: Iterable[str]) -> Iterator[ReadGame]:
+    """Every game of notation's lines (a text's `splitlines()`, or a file read line by line), in
+    order; a game with a line that cannot be read is its error, and reading goes on at the next
+    `game` line."""
+    game: _GameReader | None = None
+    skipping = False
+    for number, line in enumerate(lines, 1):
+        line = line.rstrip("\r\n")
+        try:
+            toks = tokens(line)
+        except NotationError as e:
+            if game is not None and not skipping:
+                yield game.failed(number, e)
+                skipping = True
+            continue
+        if not toks:
+            continue
+        if toks[0].text == "game" and not toks[0].quoted:
+            if game is not None and not skipping:
+                yield game.finish()
+            game, skipping = _GameReader(number), False
+            try:
+                game.line(toks, _content(line))
+            except NotationError as e:
+                yield game.failed(number, e)
+                skipping = True
+            continue
+        if skipping:
+            continue
+        if game is None:
+            yield ReadGame(number, error=f"{toks[0].text!r}: a file of notation starts with a 'game' line",
+                           error_line=number, column=toks[0].column)
+            skipping = True
+            continue
+        try:
+            game.line(toks, _content(line))
+        except NotationError as e:
+            yield game.failed(number, e)
+            skipping = True
+    if game is not None and not skipping:
+        yield game.finish()
+
+
+class _GameReader:
+    """One game as its lines are read."""
+
+    def __init__(self, line: int) -> None:
+        self.first_line = line
+        self.rec: dict[str, Any] = {}
+        self.deals: list[dict[str, Any]] = []
+        self.notes: list[str] = []
+        self.table = token_table("en")
+        self.ranks = RANKS
+        self.due: int | None = None  # the seat due to lead the next trick of the current deal
+        self.rest = ""
+
+    def failed(self, line: int, e: NotationError) -> ReadGame:
+        return ReadGame(self.first_line, error=e.message, error_line=line, column=e.column)
+
+    def finish(self) -> ReadGame:
+        try:
+            return ReadGame(self.first_line, record=self._record())
+        except NotationError as e:
+            return ReadGame(self.first_line, error=e.message, error_line=self.first_line, column=e.column)
+
+    def line(self, toks: list[Token], text: str = "") -> None:
+        word = toks[0].text if not toks[0].quoted else ""
+        self.rest = text[toks[0].column - 1 + len(word):].strip()  # the rest of the line, for note and ext
+        handler = _GAME_LINES.get(word) or _DEAL_LINES.get(word)
+        if handler is not None:
+            if word in _DEAL_LINES and word != "deal" and not self.deals:
+                raise NotationError(f"'{word}' before the first 'deal' line", toks[0].column)
+            handler(self, toks[1:], toks[0])
+        else:
+            self._tricks(toks)
+
+    # --- game lines ---
+
+    def _game(self, args: list[Token], at: Token) -> None:
+        self.rec["id"] = _one(args, at, "a game id")
+
+    def _players(self, args: list[Token], at: Token) -> None:
+        if len(args) != 3:
+            raise NotationError(f"players: write the three names clockwise, got {len(args)}", at.column)
+        self.rec["players"] = [a.text for a in args]
+
+    def _stake(self, args: list[Token], at: Token) -> None:
+        if not 1 <= len(args) <= 2:
+            raise NotationError("stake: write AMOUNT, then an optional currency", at.column)
+        self.rec["stake"] = args[0].text
+        if len(args) == 2:
+            self.rec["currency"] = args[1].text
+
+    def _currency(self, args: list[Token], at: Token) -> None:
+        self.rec["currency"] = _one(args, at, "a currency")
+
+    def _series(self, args: list[Token], at: Token) -> None:
+        if len(args) != 2 or not args[1].text.isdigit():
+            raise NotationError("series: write ID SEQ (SEQ a whole number)", at.column)
+        self.rec["series"] = {"id": args[0].text, "seq": int(args[1].text)}
+
+    def _played(self, args: list[Token], at: Token) -> None:
+        self.rec["played_at"] = _one(args, at, "a date and time (ISO 8601)")
+
+    def _rules(self, args: list[Token], at: Token) -> None:
+        rules = self.rec.setdefault("rules", {})
+        for a in args:
+            key, sep, value = a.text.partition("=")
+            if not sep:
+                raise NotationError(f"rules: {a.text!r} is not KEY=VALUE", a.column)
+            rules[key] = int(value) if key == "target" and value.isdigit() else value
+
+    def _cards(self, args: list[Token], at: Token) -> None:
+        notation = _one(args, at, "'seed' or 'en'")
+        if notation not in ("seed", "en"):
+            raise NotationError(f"cards: {notation!r}: write 'seed' or 'en'", args[0].column)
+        self.rec["card_notation"] = notation
+        self.table, self.ranks = token_table(notation), SEED_RANKS if notation == "seed" else RANKS
+
+    def _note(self, args: list[Token], at: Token) -> None:
+        self.notes.append(args[0].text if len(args) == 1 and args[0].quoted else self.rest)
+
+    def _ext(self, args: list[Token], at: Token) -> None:
+        try:
+            value = json.loads(self.rest)
+        except json.JSONDecodeError as e:
+            raise NotationError(f"ext: not a JSON object: {e.msg}", at.column + 4 + e.pos) from None
+        if not isinstance(value, dict):
+            raise NotationError("ext: write a JSON object, {...}", at.column)
+        self.rec["ext"] = value
+
+    def _claimed(self, args: list[Token], at: Token) -> None:
+        claimed = self.rec.setdefault("claimed", {})
+        if not args:
+            return
+        part, rest = args[0].text, args[1:]
+        if part == "winner":
+            name = _one(rest, args[0], "a name, or - for nobody")
+            claimed["winner"] = None if name == "-" and not rest[0].quoted else name
+        elif part == "tricks":
+            if len(rest) % 2:
+                raise NotationError("claimed tricks: write NAME N pairs", args[0].column)
+            tricks = claimed.setdefault("tricks", {})
+            for name, n in zip(rest[::2], rest[1::2]):
+                if not n.text.isdigit():
+                    raise NotationError(f"claimed tricks: {n.text!r} is not a whole number", n.column)
+                tricks[name.text] = int(n.text)
+        elif part == "pay":
+            pays = claimed.setdefault("payments", [])
+            if len(rest) == 1 and rest[0].text == "none" and not rest[0].quoted:
+                return
+            if len(rest) != 3:
+                raise NotationError("claimed pay: write FROM TO AMOUNT", args[0].column)
+            pays.append({"from": rest[0].text, "to": rest[1].text, "amount": rest[2].text})
+        else:
+            raise NotationError(f"claimed {part!r}: write winner, tricks or pay", args[0].column)
+
+    # --- deal lines ---
+
+    def _deal(self, args: list[Token], at: Token) -> None:
+        players = self.rec.get("players")
+        if players is None:
+            raise NotationError("'deal' before the 'players' line", at.column)
+        if args:
+            dealer = _one(args, at, "the dealer")
+        elif self.deals and self.rec.get("rules", {}).get("deal_rotation", "left") == "left":
+            previous = self.deals[-1]["dealer"]
+            dealer = players[(players.index(previous) + 1) % 3] if previous in players else previous
+        else:
+            raise NotationError("deal: name the dealer (only a later deal under rotation 'left' may leave him out)",
+                                at.column)
+        self.deals.append({"dealer": dealer, "tricks": []})
+        self.due = (players.index(dealer) + 1) % 3 if dealer in players else None
+
+    def _hand(self, args: list[Token], at: Token) -> None:
+        if not args:
+            raise NotationError("hand: write NAME and the cards", at.column)
+        self.deals[-1].setdefault("hands", {})[args[0].text] = self._card_list(args[1:])
+
+    def _kitty(self, args: list[Token], at: Token) -> None:
+        self.deals[-1]["kitty"] = self._card_list(args, allow_none=True)
+
+    def _discard(self, args: list[Token], at: Token) -> None:
+        self.deals[-1]["discards"] = self._card_list(args, allow_none=True)
+
+    def _pass(self, args: list[Token], at: Token) -> None:
+        passes = self.deals[-1].setdefault("passes", [])
+        if len(args) == 1 and args[0].text == "none" and not args[0].quoted:
+            return
+        if len(args) != 4:
+            raise NotationError("pass: write GIVER RECEIVER GIVEN RETURNED", at.column)
+        passes.append({"from": args[0].text, "to": args[1].text, "card": self._card(args[2]),
+                       "returned": self._card(args[3])})
+
+    def _claim(self, args: list[Token], at: Token) -> None:
+        if len(args) not in (2, 3) or args[1].text not in ("contested", "accepted"):
+            raise NotationError('claim: write NAME contested|accepted ["STATEMENT"]', at.column)
+        claim: dict[str, Any] = {"by": args[0].text, "accepted": args[1].text == "accepted"}
+        if len(args) == 3:
+            claim["statement"] = args[2].text
+        self.deals[-1]["claim"] = claim
+
+    def _left(self, args: list[Token], at: Token) -> None:
+        groups: list[list[Token]] = [[]]
+        for a in args:
+            if a.text == "/" and not a.quoted:
+                groups.append([])
+            else:
+                groups[-1].append(a)
+        if len(groups) != 3 or not all(groups):
+            raise NotationError("left: write NAME CARDS / NAME CARDS / NAME CARDS", at.column)
+        self.deals[-1]["left"] = {g[0].text: self._card_list(g[1:]) for g in groups}
+
+    # --- tricks and cards ---
+
+    def _tricks(self, toks: list[Token]) -> None:
+        if not self.deals:
+            raise NotationError(f"{toks[0].text!r}: not a line of notation (a trick before the first 'deal'?)",
+                                toks[0].column)
+        trick: list[Token] = []
+        for t in toks + [Token(";", 0)]:
+            if t.text == ";" and not t.quoted:
+                if trick:
+                    self._trick(trick)
+                trick = []
+            else:
+                trick.append(t)
+
+    def _trick(self, toks: list[Token]) -> None:
+        deal, players = self.deals[-1], self.rec["players"]
+        n = len(deal["tricks"]) + 1
+        if toks[0].text.endswith(".") and toks[0].text[:-1].isdigit() and not toks[0].quoted:
+            if int(toks[0].text[:-1]) != n:
+                raise NotationError(f"trick number {toks[0].text} is trick {n} of the deal", toks[0].column)
+            toks = toks[1:]
+        leader = None
+        if toks and toks[0].text.endswith(":") and not toks[0].quoted:
+            leader = toks[0].text[:-1]
+            toks = toks[1:]
+        elif len(toks) > 1 and toks[1].text == ":" and not toks[1].quoted:
+            leader, toks = toks[0].text, toks[2:]
+        if leader is None:
+            if self.due is None:
+                raise NotationError(f"trick {n}: write its leader (the dealer is not a player)", toks[0].column)
+            leader = players[self.due]
+        cards = [] if len(toks) == 1 and toks[0].text == "-" and not toks[0].quoted else self._trick_cards(toks, n)
+        deal["tricks"].append({"leader": leader, "cards": cards})
+        if cards and leader in players:
+            ints = [self.table[c.upper()] if c.upper() in self.table else self.table[c] for c in cards]
+            self.due = trick_winner(players.index(leader), ints)
+        elif leader not in players:
+            self.due = None
+
+    def _trick_cards(self, toks: list[Token], n: int) -> list[str]:
+        if not toks:
+            raise NotationError(f"trick {n}: no cards (write - for a trick of none)", 1)
+        lead = self._card(toks[0], where=f"trick {n}")
+        suit = lead[-1]
+        out = [lead]
+        for t in toks[1:]:
+            out.append(self._card(t, where=f"trick {n}", suit=suit))
+        return out
+
+    def _card(self, t: Token, where: str = "", suit: str | None = None) -> str:
+        text = t.text
+        if suit is not None and text.upper() in self.ranks:
+            text = text + suit
+        c = self.table.get(text) if text in self.table else self.table.get(text.upper())
+        if c is None:
+            prefix = f"{where}: " if where else ""
+            raise NotationError(f'{prefix}"{t.text}" {_NOT_A_CARD}', t.column)
+        return _token(c, self.ranks)
+
+    def _card_list(self, toks: list[Token], allow_none: bool = False) -> list[str]:
+        if allow_none and len(toks) == 1 and toks[0].text == "none" and not toks[0].quoted:
+            return []
+        out, suit = [], None
+        seed = self.ranks is SEED_RANKS
+        for t in toks:
+            letter = t.text.upper()
+            if not seed and len(t.text) == 1 and (letter in SUITS or t.text in SUIT_SYMBOLS):
+                suit = SUITS[(SUITS + SUIT_SYMBOLS).index(letter if letter in SUITS else t.text) % 4]
+                continue
+            out.append(self._card(t, suit=suit if letter in self.ranks else None))
+        return out
+
+    def _record(self) -> dict[str, Any]:
+        rec = self.rec
+        if "id" not in rec:
+            raise NotationError("the game has no id")
+        if self.notes:
+            rec["notes"] = "\n".join(self.notes)
+        rec["deals"] = self.deals
+        return {"format": record_format(rec), **rec}
+
+
+def _one(args: list[Token], at: Token, what: str) -> str:
+    if len(args) != 1:
+        raise NotationError(f"{at.text}: write {what}", at.column)
+    return args[0].text
+
+
+def _token(card: int, ranks: tuple[str, ...]) -> str:
+    return CANONICAL[card] if ranks is RANKS else ranks[card % 13] + SUITS[card // 13]
+
+
+_GAME_LINES = {"game": _GameReader._game, "players": _GameReader._players, "stake": _GameReader._stake,
+               "currency": _GameReader._currency, "series": _GameReader._series, "played": _GameReader._played,
+               "rules": _GameReader._rules, "cards": _GameReader._cards, "note": _GameReader._note,
+               "ext": _GameReader._ext, "claimed": _GameReader._claimed}
+_DEAL_LINES = {"deal": _GameReader._deal, "hand": _GameReader._hand, "kitty": _GameReader._kitty,
+               "discard": _GameReader._discard, "pass": _GameReader._pass, "claim": _GameReader._claim,
+               "left": _GameReader._left}
+
+
+def record_format(rec: dict[str, Any]) -> str:
+    """The lowest format that holds a record: 1.2 for a deal without its hands, kitty, passes or
+    discards, or with `left`; 1.1 for a claim; else 1."""
+    deals = rec.get("deals") or []
+    if any(d.get(k) is None for d in deals for k in ("hands", "kitty", "passes", "discards")) or \
+            any("left" in d for d in deals):
+        return "foreman/1.2"
+    return "foreman/1.1" if any(d.get("claim") for d in deals) else "foreman/1"
+
+
+def write_game(rec: dict[str, Any]) -> str:
+    """A record as canonical notation: every lead and every card off suit with its suit, following
+    cards as bare ranks, a leader only where it is not the one due, trick numbers on every trick."""
+    seed = rec.get("card_notation") == "seed"
+    table, ranks = token_table("seed" if seed else "en"), SEED_RANKS if seed else RANKS
+    out = [f"game {_value(rec['id'])}", "players " + " ".join(_word(p) for p in rec["players"])]
+    out += _game_lines(rec)
+    for d in rec["deals"]:
+        out += _deal_lines(d, rec["players"], table, ranks)
+    return "\n".join(out) + "\n"
+
+
+def _game_lines(rec: dict[str, Any]) -> list[str]:
+    out = []
+    if rec.get("stake") is not None:
+        out.append(f"stake {_value(rec['stake'])}" + (f" {_value(rec['currency'])}" if rec.get("currency") else ""))
+    elif rec.get("currency") is not None:
+        out.append(f"currency {_value(rec['currency'])}")
+    if rec.get("series") is not None:
+        out.append(f"series {_value(rec['series']['id'])} {rec['series']['seq']}")
+    if rec.get("played_at") is not None:
+        out.append(f"played {_value(rec['played_at'])}")
+    if rec.get("rules"):
+        out.append("rules " + " ".join(f"{k}={v}" for k, v in rec["rules"].items()))
+    if rec.get("card_notation") is not None:
+        out.append(f"cards {rec['card_notation']}")
+    if rec.get("notes") is not None:
+        out.append("note " + json.dumps(rec["notes"], ensure_ascii=False))
+    if rec.get("ext") is not None:
+        out.append("ext " + json.dumps(rec["ext"], ensure_ascii=False))
+    claimed = rec.get("claimed")
+    if claimed is not None:
+        out += _claimed_lines(claimed)
+    return out
+
+
+def _claimed_lines(claimed: dict[str, Any]) -> list[str]:
+    out = []
+    if "winner" in claimed:
+        out.append("claimed winner " + ("-" if claimed["winner"] is None else _word(claimed["winner"])))
+    if claimed.get("tricks") is not None:
+        out.append(" ".join(["claimed tricks", *(f"{_word(p)} {n}" for p, n in claimed["tricks"].items())]))
+    if claimed.get("payments") is not None:
+        pays = claimed["payments"]
+        out += [f"claimed pay {_word(x['from'])} {_word(x['to'])} {x['amount']}" for x in pays] or ["claimed pay none"]
+    return out or ["claimed"]
+
+
+def _deal_lines(d: dict[str, Any], players: list[str], table: dict[str, int], ranks: tuple[str, ...]) -> list[str]:
+    out = [f"deal {_word(d['dealer'])}"]
+    for name, cards in (d.get("hands") or {}).items():
+        out.append(" ".join(["hand", _word(name), *cards]))
+    for key, word in (("kitty", "kitty"), ("discards", "discard")):
+        if d.get(key) is not None:
+            out.append(" ".join([word, *d[key]]) if d[key] else f"{word} none")
+    if d.get("passes") is not None:
+        out += [f"pass {_word(p['from'])} {_word(p['to'])} {p['card']} {p['returned']}" for p in d["passes"]] \
+            or ["pass none"]
+    due = (players.index(d["dealer"]) + 1) % 3 if d["dealer"] in players else None
+    for n, t in enumerate(d["tricks"], 1):
+        line, due = _trick_line(n, t, due, players, table, ranks)
+        out.append(line)
+    if d.get("claim") is not None:
+        c = d["claim"]
+        out.append(f"claim {_word(c['by'])} {'accepted' if c['accepted'] else 'contested'}"
+                   + (" " + json.dumps(c["statement"], ensure_ascii=False) if c.get("statement") is not None else ""))
+    if d.get("left") is not None:
+        out.append("left " + " / ".join(" ".join([_word(p), *cards]) for p, cards in d["left"].items()))
+    return out
+
+
+def _trick_line(n: int, t: dict[str, Any], due: int | None, players: list[str], table: dict[str, int],
+                ranks: tuple[str, ...]) -> tuple[str, int | None]:
+    """A trick's line, and the seat due to lead the next one."""
+    leader = t["leader"]
+    written = "" if due is not None and players[due] == leader else f"{_word(leader)}: "
+    cards = [table[c] for c in t["cards"]]
+    if not cards:
+        return f"{n}. {_word(leader)}: -", due if leader in players else None
+    words = [_token(cards[0], ranks)]
+    for c in cards[1:]:
+        words.append(ranks[c % 13] if c // 13 == cards[0] // 13 else _token(c, ranks))
+    nxt = trick_winner(players.index(leader), cards) if leader in players else None
+    return f"{n}. {written}{' '.join(words)}", nxt
+
+
+def _value(text: str) -> str:
+    """A value (a date, an amount, an id) as one token: quoted only where a plain token would break."""
+    return text if text and not re.search(r'[\s;/"#]', text) else json.dumps(text, ensure_ascii=False)
+
+
+def _word(text: str) -> str:
+    """A name or label as one token: as it is when plain, else a quoted JSON string."""
+    plain = _PLAIN_NAME.fullmatch(text) and text not in _KEYWORDS and not text.endswith((":", "."))
+    return text if plain else json.dumps(text, ensure_ascii=False)

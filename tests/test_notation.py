@@ -1,0 +1,204 @@
+"""The .fmn notation: records written and read back unchanged in any style a person types, errors
+placed and quoted, and every command that reads records reading notation."""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from typer.testing import CliRunner
+
+from foreman_cli.cards import CARD_OF, RANKS
+from foreman_cli.cli import app
+from foreman_cli.generate import INJECTABLE, generate
+from foreman_cli.notation import read_games, record_format, write_game
+from foreman_cli.reader import read_records
+from foreman_cli.rules import CHOICES, HouseRules
+
+SAMPLES = Path(__file__).resolve().parent.parent / "samples"
+runner = CliRunner()
+
+
+def _rules(seed: int) -> HouseRules:
+    rnd = random.Random(seed)
+    return HouseRules(**{k: rnd.choice(v) for k, v in CHOICES.items()}, target=rnd.choice([12, 12, 10, 14]))
+
+
+def _read_one(text: str) -> dict:
+    games = list(read_games(text.splitlines()))
+    assert len(games) == 1 and games[0].error is None, (games[0].error, games[0].error_line, text[:400])
+    return games[0].record
+
+
+def _same_record(rec: dict) -> dict:
+    """The record as notation gives it back: its format the lowest that holds it."""
+    return {**rec, "format": record_format(rec)}
+
+
+def _styled(rec: dict, rnd: random.Random) -> str:
+    """The record as a person might type it: trick numbers or not, leaders written or not, several
+    tricks a line, following cards with or without their suit, hands in suit groups or not, comments."""
+    lines = [line for line in write_game(rec).splitlines()]
+    out = []
+    pending: list[str] = []
+    for line in lines:
+        first = line.split(" ", 1)[0]
+        if first.endswith(".") and first[:-1].isdigit():
+            body = line.split(" ", 1)[1]
+            if rnd.random() < 0.5:
+                body = _with_suits(body)
+            pending.append(body if rnd.random() < 0.5 else line)
+            if rnd.random() < 0.6:
+                out.append("; ".join(pending) + (" # tricks" if rnd.random() < 0.2 else ""))
+                pending = []
+            continue
+        if pending:
+            out.append("; ".join(pending))
+            pending = []
+        if first == "hand" and rnd.random() < 0.5:
+            out.append(_grouped(line))
+        else:
+            out.append(line)
+        if rnd.random() < 0.1:
+            out.append("")
+    if pending:
+        out.append("; ".join(pending))
+    return "\n".join(out) + "\n"
+
+
+def _with_suits(body: str) -> str:
+    """A trick's bare ranks written as full cards (a leader and an empty trick left as they are)."""
+    words = body.split()
+    lead = next((i for i, w in enumerate(words) if not w.endswith(":")), None)
+    if lead is None or words[lead] == "-":
+        return body
+    suit = words[lead][-1]
+    return " ".join(w + suit if i > lead and w.upper() in RANKS else w for i, w in enumerate(words))
+
+
+def _grouped(line: str) -> str:
+    """A `hand` line's cards in suit groups: S 10 7 H A ... (the dealt order kept)."""
+    word, name, *cards = line.split()
+    if any(c not in CARD_OF for c in cards):
+        return line  # a broken record's card: left as written
+    words, suit = [], None
+    for c in cards:  # a suit letter each time the suit changes, so the cards keep their order
+        if c[-1] != suit:
+            suit = c[-1]
+            words.append(suit)
+        words.append(c[:-1])
+    return f"{word} {name} " + " ".join(words)
+
+
+def _records():
+    for k in range(6):
+        yield from (r for r, _ in generate(6, 40 + k, rules=_rules(k), max_deals=5, claims=0.3, series_size=3))
+    for k, code in enumerate(INJECTABLE):
+        rules = _rules(70 + k)
+        if code == "WRONG_DEALER":
+            rules = HouseRules(**{**rules.as_dict(), "deal_rotation": "left", "target": 12})
+        yield from (r for r, _ in generate(2, 90 + k, inject=code, rules=rules, max_deals=4))
+
+
+RECORDS = list(_records())
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(0, len(RECORDS) - 1), st.integers(0, 2**32))
+def test_a_record_written_in_any_style_reads_back_the_same(i, seed):
+    rec = RECORDS[i]
+    assert _read_one(_styled(rec, random.Random(seed))) == _same_record(rec)
+
+
+def test_every_sample_converts_to_notation_and_back_unchanged():
+    for raw in read_records([str(SAMPLES)]):
+        rec = json.loads(raw.text)
+        assert _read_one(write_game(rec)) == _same_record(rec), raw.where
+
+
+def test_a_typed_game_reads_as_its_record():
+    text = """
+game fri-1   # a comment
+players alice bob "Kim Lee"
+stake 1.00 GBP
+series friday 2
+rules quota=9-5-2 target=12
+note Friday at Kim's
+note "second line # not a comment"
+ext {"table": 4}
+claimed winner -
+claimed pay none
+deal alice
+hand alice S A K Q J 10 9 8 7 H A K Q J D A K Q J
+hand bob 2S 3S 4S 5S 6S 2H 3H 4H 5H 6H 2D 3D 4D 5D 6D 2C
+hand "Kim Lee" 7H 8H 9H 10H 7D 8D 9D 10D 3C 4C 5C 6C 7C 8C 9C 10C
+kitty JC QC KC AC
+pass none
+discard none
+1. bob: 2S A 6S; 2. AH 2 7
+"Kim Lee": 3C 4S 4C
+claim alice accepted "the rest are mine"
+left alice / bob 7D / "Kim Lee"
+"""
+    rec = _read_one(text)
+    assert rec["format"] == "foreman/1.2"  # `left` is a 1.2 freedom
+    assert rec["players"] == ["alice", "bob", "Kim Lee"] and rec["stake"] == "1.00" and rec["currency"] == "GBP"
+    assert rec["series"] == {"id": "friday", "seq": 2} and rec["rules"] == {"quota": "9-5-2", "target": 12}
+    assert rec["notes"] == "Friday at Kim's\nsecond line # not a comment" and rec["ext"] == {"table": 4}
+    assert rec["claimed"] == {"winner": None, "payments": []}
+    deal = rec["deals"][0]
+    assert deal["hands"]["alice"][:3] == ["AS", "KS", "QS"] and len(deal["hands"]["alice"]) == 16
+    assert deal["passes"] == [] and deal["discards"] == [] and deal["kitty"] == ["JC", "QC", "KC", "AC"]
+    # bob led out of turn (kept as written); Kim Lee, next to play, won with AS and leads trick 2
+    # unwritten; 2 follows the heart led as a bare rank
+    assert deal["tricks"] == [{"leader": "bob", "cards": ["2S", "AS", "6S"]},
+                              {"leader": "Kim Lee", "cards": ["AH", "2H", "7H"]},
+                              {"leader": "Kim Lee", "cards": ["3C", "4S", "4C"]}]
+    assert deal["claim"] == {"by": "alice", "accepted": True, "statement": "the rest are mine"}
+    assert deal["left"] == {"alice": [], "bob": ["7D"], "Kim Lee": []}
+
+
+@pytest.mark.parametrize(("line", "said", "column"), [
+    ("1. 7S KX 9", '"KX" is not a card', 7),
+    ("2. 7S A 9", "trick number 2. is trick 1", 1),
+    ("7S A", None, None),  # a short trick is a record's breach (TRICK_SIZE), not a notation error
+    ("claim alice maybe", "claim: write NAME contested|accepted", 1),
+    ("left alice 9H / bob", "left: write NAME CARDS / NAME CARDS / NAME CARDS", 1),
+    ('note "unterminated', "unterminated or bad quoted string", 6),
+])
+def test_a_line_that_cannot_be_read_is_placed_and_quoted_and_the_next_game_is_read(line, said, column):
+    text = f"game g1\nplayers alice bob carol\ndeal alice\n{line}\ngame g2\nplayers alice bob carol\ndeal bob\n"
+    games = list(read_games(text.splitlines()))
+    assert [g.line for g in games] == [1, 5] and games[1].record["id"] == "g2"
+    if said is None:
+        assert games[0].error is None
+    else:
+        assert said in games[0].error and (games[0].error_line, games[0].column) == (4, column)
+
+
+def test_validate_reads_notation_and_json_mixed_and_converts_both_ways(tmp_path):
+    fmn = tmp_path / "evening.fmn"
+    res = runner.invoke(app, ["convert", str(SAMPLES), "--to", "fmn", "-o", str(fmn)])
+    assert res.exit_code == 0, res.output
+    back = tmp_path / "back.jsonl"
+    assert runner.invoke(app, ["convert", str(fmn), "--to", "json", "-o", str(back)]).exit_code == 0
+    assert [json.loads(line) for line in back.read_text().splitlines()] == \
+        [_same_record(json.loads(raw.text)) for raw in read_records([str(SAMPLES)])]
+
+    def lines(*paths):
+        out = runner.invoke(app, ["validate", "--json", *map(str, paths)]).stdout.splitlines()
+        return sorted(json.dumps({k: v for k, v in json.loads(x).items() if k != "source"}) for x in out)
+    assert lines(fmn) == lines(SAMPLES)
+    assert len(lines(fmn, back)) == 2 * len(lines(SAMPLES))  # both read, each id twice: the copies are repeats
+
+
+def test_convert_names_a_game_it_cannot_read_and_leaves_it_out(tmp_path):
+    bad = tmp_path / "bad.fmn"
+    bad.write_text("game g1\nplayers alice bob carol\ndeal alice\n1. 7S KX 9\n")
+    res = runner.invoke(app, ["convert", str(bad), "--to", "json"])
+    assert res.exit_code == 1 and "bad.fmn:4" in res.output and '"KX" is not a card' in res.output
+    assert runner.invoke(app, ["convert", str(bad), "--to", "xml"]).exit_code == 2
