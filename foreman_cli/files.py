@@ -24,6 +24,7 @@ def write_atomically(path: str | Path, fill: Callable[[str], None]) -> None:
         fill(temporary)
         with open(temporary, "rb+") as f:
             os.fsync(f.fileno())
+        os.chmod(temporary, 0o666 & ~_umask())  # what a file opened for writing would have had, not mkstemp's 0600
         os.replace(temporary, target)
     except OSError as e:
         _remove(temporary)
@@ -32,6 +33,17 @@ def write_atomically(path: str | Path, fill: Callable[[str], None]) -> None:
     except BaseException:
         _remove(temporary)
         raise
+
+
+def _umask() -> int:
+    """The process's umask, read where the system tells it without changing it (Linux), else set and put back."""
+    try:
+        with open("/proc/self/status") as f:
+            return next(int(line.split()[1], 8) for line in f if line.startswith("Umask:"))
+    except (OSError, StopIteration, ValueError):
+        mask = os.umask(0o22)
+        os.umask(mask)
+        return mask
 
 
 def write_text_atomically(path: str | Path, text: str) -> None:

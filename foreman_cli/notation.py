@@ -12,6 +12,7 @@ from .board import trick_winner
 from .cards import CANONICAL, RANKS, SEED_RANKS, SUIT_SYMBOLS, SUITS, token_table
 
 _TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"?|[^\s;/"#]+|[;/]')
+_PLAIN = re.compile(r"[^\s;/#]+|[;/]")
 _PLAIN_NAME = re.compile(r"[A-Za-z0-9_.'\-]+")
 _KEYWORDS = {"none", "contested", "accepted", "-"}
 _NOT_A_CARD = "is not a card (ranks 2-10 J Q K A, suits S H D C)"
@@ -46,6 +47,9 @@ class ReadGame:
 def tokens(line: str) -> list[Token]:
     """A line's tokens: words, quoted JSON strings, and the separators ';' and '/'; a '#' outside
     quotes ends the line."""
+    if '"' not in line:  # most lines: no quoted string, so the first '#' starts the comment
+        end = line.find("#")
+        return [Token(m.group(), m.start() + 1) for m in _PLAIN.finditer(line, 0, end if end >= 0 else len(line))]
     out: list[Token] = []
     pos = 0
     while pos < len(line):
@@ -69,6 +73,8 @@ def tokens(line: str) -> list[Token]:
 
 def _content(line: str) -> str:
     """The line without its comment: up to the first '#' outside double quotes."""
+    if '"' not in line:
+        return line.split("#", 1)[0]
     quoted = escaped = False
     for i, ch in enumerate(line):
         if escaped:

@@ -35,9 +35,7 @@ class RawRecord:
     text: str | None
     error: str | None = None  # the syntax problem, when the text could not be cut out
     column: int | None = None
-    # Where the text's UTF-8 lies in its file (its offset and length in bytes): for the records of
-    # a LineChunk, whose text a load takes from the reading process's own map of the file.
-    span: tuple[int, int] | None = None
+    span: tuple[int, int] | None = None  # where the text lies in its file (offset, bytes): a load maps it
 
     @property
     def where(self) -> str:
@@ -58,9 +56,8 @@ class Unreadable:
 
 
 def expand(paths: Iterable[str]) -> list[str | Unreadable]:
-    """Resolve paths: '-' stays, a folder becomes its record files in sorted order. An entry of a
-    folder that cannot be read (a link to nothing, no permission, a FIFO, a device, a folder that
-    cannot be listed) is an Unreadable in its place: one line for it, and the rest is read."""
+    """Resolve paths: '-' stays, a folder becomes its record files in sorted order; an entry of it
+    that cannot be read (a broken link, a FIFO, no permission) is an Unreadable in its place."""
     out: list[str | Unreadable] = []
     for p in paths:
         if p == "-":
@@ -117,7 +114,11 @@ def read_records(paths: Iterable[str], max_record_bytes: int = DEFAULT_MAX_RECOR
             yield p.record()
         elif p == "-":
             stream = stdin if stdin is not None else sys.stdin.buffer
-            yield from read_stream(stream, "<stdin>", max_record_bytes)
+            stream = stream if hasattr(stream, "peek") else io.BufferedReader(stream)  # type: ignore[arg-type]
+            if is_notation(stream.peek(NOTATION_SNIFF)):
+                yield from read_notation(stream, "<stdin>")
+            else:
+                yield from read_stream(stream, "<stdin>", max_record_bytes)
         else:
             try:
                 f = open(p, "rb", buffering=CHUNK)  # fewer, larger reads: lines are ~25 kB
@@ -130,9 +131,20 @@ def read_records(paths: Iterable[str], max_record_bytes: int = DEFAULT_MAX_RECOR
                     yield from read_stream(f, p, max_record_bytes, lines=p.endswith((".jsonl", ".jsonl.gz")))
 
 
+NOTATION_SNIFF = 64 << 10  # what standard input shows of itself before it is read as notation or JSON
+
+
+def is_notation(head: bytes) -> bool:
+    """Whether a stream beginning with `head` is notation: its first line not blank nor a comment is a 'game' line."""
+    for line in head.removeprefix(_BOM).splitlines():
+        word = line.split(b"#", 1)[0].strip()
+        if word:
+            return word == b"game" or word.startswith((b"game ", b"game\t"))
+    return False
+
+
 def read_notation(stream: BinaryIO, name: str) -> Iterator[RawRecord]:
-    """The games of a `.fmn` stream, each as its record's JSON text or its notation error, read
-    line by line."""
+    """The games of a `.fmn` stream, read line by line: each its record's JSON text, or its error."""
     from . import notation  # only for notation files
     text = io.TextIOWrapper(stream, encoding="utf-8-sig", errors="strict", newline="")
     try:
@@ -149,10 +161,8 @@ def read_notation(stream: BinaryIO, name: str) -> Iterator[RawRecord]:
 
 def read_stream(stream: BinaryIO, name: str, max_record_bytes: int = DEFAULT_MAX_RECORD_BYTES,
                 lines: bool = False) -> Iterator[RawRecord]:
-    """Yield the records of one stream, gzip or plain, whatever its layout.
-
-    With `lines` (a `.jsonl` name) the stream is JSON Lines whatever its first line looks like.
-    """
+    """Yield the records of one stream, gzip or plain, whatever its layout; with `lines` (a `.jsonl`
+    name) it is JSON Lines whatever its first line looks like."""
     buffered = stream if hasattr(stream, "peek") else io.BufferedReader(stream)  # type: ignore[arg-type]
     head = buffered.peek(2)[:2]
     src: BinaryIO = buffered

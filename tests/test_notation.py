@@ -202,3 +202,11 @@ def test_convert_names_a_game_it_cannot_read_and_leaves_it_out(tmp_path):
     res = runner.invoke(app, ["convert", str(bad), "--to", "json"])
     assert res.exit_code == 1 and "bad.fmn:4" in res.output and '"KX" is not a card' in res.output
     assert runner.invoke(app, ["convert", str(bad), "--to", "xml"]).exit_code == 2
+
+
+def test_standard_input_in_notation_is_read_as_notation_and_json_as_json():
+    rec = json.loads((SAMPLES / "01-clean-win.json").read_text())
+    typed = runner.invoke(app, ["validate", "--json", "-"], input="# friday, table 2\n\n" + write_game(rec))
+    as_json = runner.invoke(app, ["validate", "--json", "-"], input=json.dumps(rec))
+    assert typed.exit_code == as_json.exit_code == 0
+    assert json.loads(typed.stdout)["status"] == "won" and typed.stdout == as_json.stdout.replace("<stdin>:1", "<stdin>:3")

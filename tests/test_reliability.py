@@ -605,3 +605,15 @@ def test_a_query_run_in_process_leaves_the_process_limits_as_they_were(hostile_a
     for sql in ("SELECT count(*) FROM games", "SELECT length(repeat('x', 2000000000))"):
         CliRunner().invoke(app, ["query", sql, "--db", str(clean)])
         assert resource.getrlimit(resource.RLIMIT_DATA) == before
+
+
+def test_a_file_written_whole_has_the_permissions_an_ordinary_write_gives(tmp_path):
+    """mkstemp's temporary file is 0600; the file written in its place is not (a shared folder's
+    other users could not read a certificate or a conversion)."""
+    import os
+    from foreman_cli.files import write_text_atomically
+    ordinary = tmp_path / "ordinary.txt"
+    ordinary.write_text("x")
+    written = tmp_path / "written.txt"
+    write_text_atomically(written, "x")
+    assert os.stat(written).st_mode & 0o777 == os.stat(ordinary).st_mode & 0o777
