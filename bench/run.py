@@ -138,6 +138,9 @@ def measure(kind: str, args, cores: int) -> None:
     size = path.stat().st_size / 1e6
     foreman = args.foreman
     db = OUT / "bench.duckdb"
+    fmn = path.with_suffix(".fmn")  # the same games as a scorer's notation
+    if not fmn.exists():
+        subprocess.run([str(BIN / "foreman"), "convert", str(path), "--to", "fmn", "-o", str(fmn)], check=True)
 
     def fresh_load():
         for f in (db, Path(str(db) + ".wal")):
@@ -151,6 +154,8 @@ def measure(kind: str, args, cores: int) -> None:
          plays, games),
         ("b/10", "validate --json --jobs 1, a tenth of the games",
          lambda: [foreman, "validate", "--json", "--jobs", "1", str(small)], s_plays, s_games),
+        ("f", "validate --json --jobs 1, the games as .fmn", lambda: [foreman, "validate", "--json", "--jobs", "1",
+                                                                      str(fmn)], plays, games),
         ("c", f"validate --json --jobs {cores}", lambda: [foreman, "validate", "--json", "--jobs", str(cores), str(path)],
          plays, games),
         ("d", "load into a fresh database", fresh_load, plays, games),
@@ -177,6 +182,7 @@ def measure(kind: str, args, cores: int) -> None:
     print()
     print(f"b/a  validate / floor:              {t['b'] / t['a']:.2f}   (target <= 2.0)")
     print(f"b    plays/s on one core:           {plays / t['b']:,.0f}   (target >= 1,000,000)")
+    print(f"f    .fmn plays/s on one core:      {plays / t['f']:,.0f}   (target >= 1,000,000)")
     print(f"b/c  speed-up with --jobs {cores}:          {t['b'] / t['c']:.2f}   (target >= 1.7)")
     print(f"     {spread(per_round(runs['b'], runs['c']))}")
     print(f"b/c2 the machine's own ceiling:     {t['b'] / t['c2']:.2f}   (two processes sharing nothing)")

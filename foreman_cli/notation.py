@@ -96,6 +96,8 @@ def read_games(lines: Iterable[str]) -> Iterator[ReadGame]:
     skipping = False
     for number, line in enumerate(lines, 1):
         line = line.rstrip("\r\n")
+        if game is not None and not skipping and game.quick(line):
+            continue  # a plain line of tricks or cards, read without tokens
         try:
             toks = tokens(line)
         except NotationError as e:
@@ -143,6 +145,57 @@ class _GameReader:
         self.ranks = RANKS
         self.due: int | None = None  # the seat due to lead the next trick of the current deal
         self.rest = ""
+
+    def quick(self, line: str) -> bool:
+        """Read a plain line of tricks, or a hand of full cards, the common lines, without tokens;
+        False (nothing read) for anything else, which the careful path reads and words."""
+        if '"' in line or not self.deals:
+            return False
+        text = line.split("#", 1)[0]
+        words = text.split()
+        if not words:
+            return False
+        if words[0] == "hand":
+            return self._quick_hand(words)
+        if words[0] in _GAME_LINES or words[0] in _DEAL_LINES or "/" in text:
+            return False
+        tricks = [part.split() for part in text.split(";")] if ";" in text else [words]
+        return self._quick_tricks([t for t in tricks if t])
+
+    def _quick_hand(self, words: list[str]) -> bool:
+        if len(words) < 2 or self.ranks is not RANKS:
+            return False
+        full = _FULL
+        cards = [full.get(w) for w in words[2:]]
+        if None in cards:
+            return False
+        self.deals[-1].setdefault("hands", {})[words[1]] = cards
+        return True
+
+    def _quick_tricks(self, tricks: list[list[str]]) -> bool:
+        deal, players = self.deals[-1], self.rec["players"]
+        if self.ranks is not RANKS or self.due is None:
+            return False
+        read, due = [], self.due
+        for words in tricks:
+            n = len(deal["tricks"]) + len(read) + 1
+            if words[0].endswith(".") and words[0][:-1].isdigit():
+                if int(words[0][:-1]) != n:
+                    return False
+                words = words[1:]
+            leader = due
+            if words and words[0].endswith(":"):
+                if words[0][:-1] not in players:
+                    return False
+                leader, words = players.index(words[0][:-1]), words[1:]
+            trick = _quick_cards(words)
+            if trick is None:
+                return False
+            read.append({"leader": players[leader], "cards": [CANONICAL[c] for c in trick]})
+            due = trick_winner(leader, trick)
+        deal["tricks"] += read
+        self.due = due
+        return True
 
     def failed(self, line: int, e: NotationError) -> ReadGame:
         return ReadGame(self.first_line, error=e.message, error_line=line, column=e.column)
@@ -384,6 +437,26 @@ class _GameReader:
         return {"format": record_format(rec), **rec}
 
 
+def _quick_cards(words: list[str]) -> list[int] | None:
+    """A trick's cards, the lead with its suit and a follower by rank alone or with its suit; None
+    for anything else (the careful path then reads or words it)."""
+    if not words:
+        return None
+    lead = _FULL_INT.get(words[0])
+    if lead is None:
+        return None
+    bare = _BARE[lead // 13]
+    out = [lead]
+    for w in words[1:]:
+        c = bare.get(w)
+        if c is None:
+            c = _FULL_INT.get(w)
+            if c is None:
+                return None
+        out.append(c)
+    return out
+
+
 def _one(args: list[Token], at: Token, what: str) -> str:
     if len(args) != 1:
         raise NotationError(f"{at.text}: write {what}", at.column)
@@ -393,6 +466,12 @@ def _one(args: list[Token], at: Token, what: str) -> str:
 def _token(card: int, ranks: tuple[str, ...]) -> str:
     return CANONICAL[card] if ranks is RANKS else ranks[card % 13] + SUITS[card // 13]
 
+
+# The common tokens of the English notation, as written (any case): what the quick path reads.
+_FULL_INT = {t: c for t, c in token_table("en").items()} | {t.lower(): c for t, c in token_table("en").items()}
+_FULL = {t: CANONICAL[c] for t, c in _FULL_INT.items()}
+_BARE = [{r: s * 13 + i for i, r in enumerate(RANKS)} | {r.lower(): s * 13 + i for i, r in enumerate(RANKS)}
+         for s in range(4)]
 
 _GAME_LINES = {"game": _GameReader._game, "players": _GameReader._players, "stake": _GameReader._stake,
                "currency": _GameReader._currency, "series": _GameReader._series, "played": _GameReader._played,
