@@ -210,3 +210,20 @@ def test_standard_input_in_notation_is_read_as_notation_and_json_as_json():
     as_json = runner.invoke(app, ["validate", "--json", "-"], input=json.dumps(rec))
     assert typed.exit_code == as_json.exit_code == 0
     assert json.loads(typed.stdout)["status"] == "won" and typed.stdout == as_json.stdout.replace("<stdin>:1", "<stdin>:3")
+
+
+_WORDS = ["game", "players", "deal", "hand", "kitty", "discard", "pass", "claim", "left", "claimed", "winner",
+          "tricks", "pay", "none", "stake", "series", "rules", "cards", "seed", "note", "ext", "played", "currency",
+          "alice", "bob", "carol", "7S", "A", "10", "QH", "KX", "T", "S", "H", "♦", "1.", "12.", "bob:", ":", ";",
+          "/", "-", "#", '"', '"x y"', '"\\u00e9"', "{", "}", '{"a": 1}', "accepted", "contested", "quota=9-5-2",
+          "target=x", "=", "2S", "AD", "é", "\x00", "\t"]
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.lists(st.one_of(st.sampled_from(_WORDS), st.text(max_size=4)), max_size=8), max_size=12))
+def test_any_text_reads_as_games_or_errors_never_a_crash(lines):
+    text = ["game g", "players alice bob carol", "deal alice"] + [" ".join(words) for words in lines]
+    for g in read_games(text):
+        assert (g.record is None) != (g.error is None)
+        if g.record is not None:
+            json.dumps(g.record)  # a record is JSON data, whatever was typed

@@ -20,6 +20,7 @@ import duckdb  # noqa: E402
 from foreman_cli import spark as fspark  # noqa: E402
 from foreman_cli import archive as store  # noqa: E402
 from foreman_cli.generate import generate  # noqa: E402
+from foreman_cli.notation import write_game  # noqa: E402
 
 pytestmark = pytest.mark.slow
 
@@ -35,7 +36,7 @@ def _write_lines(path: Path, recs) -> None:
 
 @pytest.fixture(scope="module")
 def inputs(tmp_path_factory) -> Path:
-    """2,000 games in four files: series, breaches, claims, repeats, broken lines, a JSON array."""
+    """2,000 games in five files: series, breaches, claims, repeats, broken lines, a JSON array, notation."""
     d = tmp_path_factory.mktemp("spark-in")
     series = [r for r, _ in generate(800, 11, series_size=5, claims=0.3, max_deals=8)]
     # Two games of a series swap places: dealer succession is then broken at both.
@@ -55,6 +56,8 @@ def inputs(tmp_path_factory) -> Path:
     _write_lines(d / "c-repeats.jsonl.gz", repeats)
     array = [r for r, _ in generate(200, 41, max_deals=6, prefix="d")]
     (d / "d-array.json").write_text(json.dumps(array, indent=1))
+    typed = [r for r, _ in generate(30, 51, max_deals=4, prefix="e", claims=0.3)]  # a scorer's notation
+    (d / "e-typed.fmn").write_text("\n".join(map(write_game, typed)) + "game e-broken\nplayers a b c\ndeal a\n1. 7S KX 9\n")
     return d
 
 
