@@ -27,6 +27,9 @@ demo: $(DEMO_STAMP)
 	@echo '$$ foreman validate samples/'
 	@$(FOREMAN) validate samples/ || true
 	@echo
+	@echo '$$ foreman convert samples/01-clean-win.json --to fmn   # a game as the scorer types it (.fmn)'
+	@$(FOREMAN) convert samples/01-clean-win.json --to fmn || true
+	@echo
 	@echo '$$ foreman replay samples/03-late-revoke.json --deal 1 --trick 9   # the disputed game, at the breach'
 	@$(FOREMAN) replay samples/03-late-revoke.json --deal 1 --trick 9 || true
 	@echo
