@@ -120,23 +120,23 @@ class ResultBuilder:
 
 def _run(g: GameData, source: str, trace: ev.Visitor | None, stop_at: tuple[int, int] | None,
          record: tuple[str | None, bytes | None] = (None, None)) -> GameResult | Position:
-    P, rules = g.players, g.rules
+    players, rules = g.players, g.rules
     build = ResultBuilder(g, source, record, trace)
-    ctx = _Game(P, g.seat, rules, build.add, trace, rules.return_rule == "highest", rules.kitty == "pickup")
+    ctx = _Game(players, g.seat, rules, build.add, trace, rules.return_rule == "highest", rules.kitty == "pickup")
     # The compiled pass for plain deals (none on the pure path); a traced replay or a stop at a
     # position needs every event.
     fast = core.clean_deal if trace is None and stop_at is None else None
     prev_dealer: int | None = None
     for dn, d in enumerate(g.deals, 1):
         if build.winner is not None:
-            build.add(F.PlayAfterEnd(deal=dn, what="whole deal", winner=P[build.winner], won_at=build.won_at))
+            build.add(F.PlayAfterEnd(deal=dn, what="whole deal", winner=players[build.winner], won_at=build.won_at))
             continue
-        D = g.seat[d.dealer]
-        _deal_started(ctx, dn, d, D, prev_dealer)
-        prev_dealer = D
-        out = _fast_deal(ctx, fast, dn, d, D, len(g.deals)) if fast is not None and d.claim is None else None
+        dealer = g.seat[d.dealer]
+        _deal_started(ctx, dn, d, dealer, prev_dealer)
+        prev_dealer = dealer
+        out = _fast_deal(ctx, fast, dn, d, dealer, len(g.deals)) if fast is not None and d.claim is None else None
         if out is None:
-            out = _replay_deal(ctx, dn, d, D, stop_at, len(g.deals))
+            out = _replay_deal(ctx, dn, d, dealer, stop_at, len(g.deals))
             if isinstance(out, Position):
                 return out
         build.deal_ended(*out)
@@ -148,47 +148,48 @@ def tallied(g: GameData, tallies, source: str = "", fingerprint: bytes | None = 
     """The result of a won game whose every deal the compiled lane tallied with nothing amiss
     (lane.py): `tallies` holds each deal's (dealer, (won0, won1, won2, winners, decided)). With
     `text` the result keeps it and the game (its deals as blocks), as the archive needs."""
-    deal_results = [DealResult(dn, D, quotas(g.rules, D), [w0, w1, w2], len(ws), decided, ws, None)
-                    for dn, (D, (w0, w1, w2, ws, decided)) in enumerate(tallies, 1)]
+    deal_results = [DealResult(dn, dealer, quotas(g.rules, dealer), [w0, w1, w2], len(ws), decided, ws, None)
+                    for dn, (dealer, (w0, w1, w2, ws, decided)) in enumerate(tallies, 1)]
     winner = deal_results[-1].winners[-1]
     return game_result(g, [], source, deal_results, winner, (text, fingerprint), first_dealer, keep=text is not None)
 
 
-def _deal_started(ctx: _Game, dn: int, d, D: int, prev_dealer: int | None) -> None:
+def _deal_started(ctx: _Game, dn: int, d, dealer: int, prev_dealer: int | None) -> None:
     """The deal's event, and the dealer checked against the rotation (WRONG_DEALER)."""
-    P = ctx.players
+    players = ctx.players
     if ctx.trace is not None:
-        q = quotas(ctx.rules, D)
+        q = quotas(ctx.rules, dealer)
         from . import events as ev
-        dealt = tuple(tuple(sort_cards(map(CARD_OF.__getitem__, d.hands[P[s]]))) for s in range(3))
-        ctx.trace.visit(ev.DealStarted(dn, D, q, dealt, tuple(sort_cards(map(CARD_OF.__getitem__, d.kitty)))))
-    if prev_dealer is not None and ctx.rules.deal_rotation == "left" and D != (prev_dealer + 1) % 3:
-        ctx.add(F.WrongDealer(deal=dn, player=P[D], previous=P[prev_dealer], expected=P[(prev_dealer + 1) % 3]))
+        dealt = tuple(tuple(sort_cards(map(CARD_OF.__getitem__, d.hands[players[s]]))) for s in range(3))
+        ctx.trace.visit(ev.DealStarted(dn, dealer, q, dealt, tuple(sort_cards(map(CARD_OF.__getitem__, d.kitty)))))
+    if prev_dealer is not None and ctx.rules.deal_rotation == "left" and dealer != (prev_dealer + 1) % 3:
+        ctx.add(F.WrongDealer(deal=dn, player=players[dealer], previous=players[prev_dealer],
+                              expected=players[(prev_dealer + 1) % 3]))
 
 
-def _fast_deal(ctx: _Game, fast, dn: int, d, D: int, n_deals: int):
+def _fast_deal(ctx: _Game, fast, dn: int, d, dealer: int, n_deals: int):
     """A deal with nothing amiss, tallied in one compiled pass; None when it needs the full replay."""
-    P, target = ctx.players, ctx.rules.target
-    r = fast((d.hands[P[0]], d.hands[P[1]], d.hands[P[2]]), d.kitty, d.passes, d.discards, d.tricks, ctx.seat, D,
-             ctx.highest, target, CARD_OF, ctx.pickup)
+    players, target = ctx.players, ctx.rules.target
+    dealt = (d.hands[players[0]], d.hands[players[1]], d.hands[players[2]])
+    r = fast(dealt, d.kitty, d.passes, d.discards, d.tricks, ctx.seat, dealer, ctx.highest, target, CARD_OF, ctx.pickup)
     if r is None:
         return None
     won, winners, decided = [r[0], r[1], r[2]], r[3], r[4]
     if not decided and dn < n_deals and len(d.tricks) < TRICKS_PER_DEAL:
         ctx.add(F.DealIncomplete(deal=dn, trick=len(d.tricks) + 1, tricks=len(d.tricks), target=target))
-    res = DealResult(dn, D, quotas(ctx.rules, D), won, len(winners), decided, winners, None)
+    res = DealResult(dn, dealer, quotas(ctx.rules, dealer), won, len(winners), decided, winners, None)
     return res, len(winners), (winners[-1] if decided else None)
 
 
-def _replay_deal(ctx: _Game, dn: int, d, D: int, stop_at: tuple[int, int] | None, n_deals: int):
+def _replay_deal(ctx: _Game, dn: int, d, dealer: int, stop_at: tuple[int, int] | None, n_deals: int):
     """The full replay of one deal: every rule checked, every finding worded; or the Position asked for."""
-    P, target = ctx.players, ctx.rules.target
+    players, target = ctx.players, ctx.rules.target
     hands = Hands()
     kitty = list(map(CARD_OF.__getitem__, d.kitty))
-    _deal_hands(ctx, hands, dn, (d.hands[P[0]], d.hands[P[1]], d.hands[P[2]]), d.kitty, kitty)
-    _passes(ctx, hands, dn, d, D)
-    _kitty(ctx, hands, dn, d, D, kitty)
-    play = _tricks(ctx, hands, dn, d, D, stop_at)
+    _deal_hands(ctx, hands, dn, (d.hands[players[0]], d.hands[players[1]], d.hands[players[2]]), d.kitty, kitty)
+    _passes(ctx, hands, dn, d, dealer)
+    _kitty(ctx, hands, dn, d, dealer, kitty)
+    play = _tricks(ctx, hands, dn, d, dealer, stop_at)
     if isinstance(play, Position):
         return play
     if stop_at is not None and stop_at[0] == dn:
@@ -196,7 +197,8 @@ def _replay_deal(ctx: _Game, dn: int, d, D: int, stop_at: tuple[int, int] | None
     won, decided, won_trick = play.won, play.decided, play.won_at
     claim, claim_res, by = d.claim, None, (play.winners[-1] if decided else None)
     if claim is not None and decided:
-        ctx.add(F.PlayAfterEnd(deal=dn, trick=len(d.tricks) + 1, what="claim", winner=P[by], won_at=(dn, won_trick)))
+        ctx.add(F.PlayAfterEnd(deal=dn, trick=len(d.tricks) + 1, what="claim", winner=players[by],
+                               won_at=(dn, won_trick)))
     elif claim is not None:
         claim_res = _claim(ctx, hands, ctx.seat[claim.by], claim, play.leader_due, won, len(d.tricks), dn)
         x, k = claim_res.by, claim_res.tricks
@@ -207,7 +209,7 @@ def _replay_deal(ctx: _Game, dn: int, d, D: int, stop_at: tuple[int, int] | None
         ctx.add(F.DealIncomplete(deal=dn, trick=len(d.tricks) + 1, tricks=len(d.tricks), target=target))
     credited = claim_res.tricks if claim_res is not None else 0
     counted = len(play.winners) - play.winners.count(None) + credited
-    res = DealResult(dn, D, quotas(ctx.rules, D), won, counted, decided, play.winners, claim_res)
+    res = DealResult(dn, dealer, quotas(ctx.rules, dealer), won, counted, decided, play.winners, claim_res)
     return res, won_trick, by
 
 
@@ -225,10 +227,10 @@ def _deal_hands(ctx: _Game, hands: Hands, dn: int, dealt, kitty_tokens, kitty: l
             and masks[0] | masks[1] | masks[2] | sum(map(BIT_OF.__getitem__, kitty_tokens)) == FULL_DECK):
         hands.masks = masks
         return
-    P, add = ctx.players, ctx.add
+    players, add = ctx.players, ctx.add
     for s in range(3):
         if len(dealt[s]) != HAND_SIZE:
-            add(F.DealSize(deal=dn, player=P[s], count=len(dealt[s]), expected=HAND_SIZE))
+            add(F.DealSize(deal=dn, player=players[s], count=len(dealt[s]), expected=HAND_SIZE))
         for c in map(CARD_OF.__getitem__, dealt[s]):
             hands.add(s, c)
     if len(kitty) != KITTY_SIZE:
@@ -243,32 +245,34 @@ def _deal_hands(ctx: _Game, hands: Hands, dn: int, dealt, kitty_tokens, kitty: l
         for c in hands.extra[s]:
             twice |= BIT[c]
     for c in hand_cards(twice):
-        holders = tuple(P[s] for s in range(3) for x in dealt[s] if x == CANONICAL[c])
+        holders = tuple(players[s] for s in range(3) for x in dealt[s] if x == CANONICAL[c])
         add(F.DealDuplicate(deal=dn, card=CANONICAL[c], holders=holders, kitty=kitty.count(c)))
 
 
-def _passes(ctx: _Game, hands: Hands, dn: int, d, D: int) -> None:
+def _passes(ctx: _Game, hands: Hands, dn: int, d, dealer: int) -> None:
     """The three passes, each checked against its giver and receiver and the return rule."""
-    P, seat, add = ctx.players, ctx.seat, ctx.add
-    expected = pass_order(D)
+    players, seat, add = ctx.players, ctx.seat, ctx.add
+    expected = pass_order(dealer)
     for i, ps in enumerate(d.passes):
         gv, rc, c, x = seat[ps.from_], seat[ps.to], CARD_OF[ps.card], CARD_OF[ps.returned]
         pn = i + 1
         if i >= 3:
-            add(F.PassSequence(deal=dn, pass_=pn, player=P[gv], recorded=(P[gv], P[rc]), expected=None))
+            add(F.PassSequence(deal=dn, pass_=pn, player=players[gv], recorded=(players[gv], players[rc]),
+                               expected=None))
         elif (gv, rc) != expected[i]:
             eg, er = expected[i]
-            add(F.PassSequence(deal=dn, pass_=pn, player=P[gv], recorded=(P[gv], P[rc]), expected=(P[eg], P[er]),
-                               roles=(role(eg, D), role(er, D))))
+            add(F.PassSequence(deal=dn, pass_=pn, player=players[gv], recorded=(players[gv], players[rc]),
+                               expected=(players[eg], players[er]), roles=(role(eg, dealer), role(er, dealer))))
         before, before_extra = hands.masks[rc], dict(hands.extra[rc])
         if not hands.take(gv, c):
-            add(F.PassNotHeld(deal=dn, pass_=pn, player=P[gv], card=CANONICAL[c], hand=tuple(names(hands.cards(gv)))))
+            add(F.PassNotHeld(deal=dn, pass_=pn, player=players[gv], card=CANONICAL[c],
+                              hand=tuple(names(hands.cards(gv)))))
         hands.add(rc, c)
         if not before & BIT[x]:
-            add(F.ReturnNotHeld(deal=dn, pass_=pn, player=P[rc], card=CANONICAL[x], received=CANONICAL[c],
+            add(F.ReturnNotHeld(deal=dn, pass_=pn, player=players[rc], card=CANONICAL[x], received=CANONICAL[c],
                                 hand_before=tuple(names(hand_cards(before, before_extra)))))
         elif wrong_return(before, c, x, ctx.highest):
-            add(F.ReturnWrongCard(deal=dn, pass_=pn, player=P[rc], card=CANONICAL[x], received=CANONICAL[c],
+            add(F.ReturnWrongCard(deal=dn, pass_=pn, player=players[rc], card=CANONICAL[x], received=CANONICAL[c],
                                   expected=tuple(names(hand_cards(returns_allowed(before, c, ctx.highest)))),
                                   return_rule=ctx.rules.return_rule))
         hands.take(rc, x)
@@ -278,32 +282,33 @@ def _passes(ctx: _Game, hands: Hands, dn: int, d, D: int) -> None:
             ctx.trace.visit(ev.PassMade(dn, pn, gv, rc, c, x, tuple(hand_cards(before & SUIT_MASK[SUIT_OF[c]]))))
     for j in range(len(d.passes), 3):
         eg, er = expected[j]
-        add(F.PassSequence(deal=dn, pass_=j + 1, player=P[eg], recorded=None, expected=(P[eg], P[er]),
-                           roles=(role(eg, D), role(er, D))))
+        add(F.PassSequence(deal=dn, pass_=j + 1, player=players[eg], recorded=None,
+                           expected=(players[eg], players[er]), roles=(role(eg, dealer), role(er, dealer))))
 
 
-def _kitty(ctx: _Game, hands: Hands, dn: int, d, D: int, kitty: list[int]) -> None:
+def _kitty(ctx: _Game, hands: Hands, dn: int, d, dealer: int, kitty: list[int]) -> None:
     """The dealer takes the kitty and sets aside his discards (DISCARD_COUNT, DISCARD_NOT_HELD)."""
-    P, add = ctx.players, ctx.add
+    players, add = ctx.players, ctx.add
     if len(d.discards) != DISCARDS:
-        add(F.DiscardCount(deal=dn, player=P[D], count=len(d.discards), expected=DISCARDS))
-    own, own_extra = hands.masks[D], dict(hands.extra[D])
-    misfits = hands.exchange_kitty(D, kitty, [CARD_OF[x] for x in d.discards], ctx.pickup)
+        add(F.DiscardCount(deal=dn, player=players[dealer], count=len(d.discards), expected=DISCARDS))
+    own, own_extra = hands.masks[dealer], dict(hands.extra[dealer])
+    misfits = hands.exchange_kitty(dealer, kitty, [CARD_OF[x] for x in d.discards], ctx.pickup)
     for x, from_kitty in misfits:
-        add(F.DiscardNotHeld(deal=dn, player=P[D], card=CANONICAL[x], hand=tuple(names(hand_cards(own, own_extra))),
-                             kitty=tuple(names(kitty)), kitty_rule=ctx.rules.kitty, from_kitty=from_kitty))
+        add(F.DiscardNotHeld(deal=dn, player=players[dealer], card=CANONICAL[x],
+                             hand=tuple(names(hand_cards(own, own_extra))), kitty=tuple(names(kitty)),
+                             kitty_rule=ctx.rules.kitty, from_kitty=from_kitty))
     if ctx.trace is not None:
         from . import events as ev
-        ctx.trace.visit(ev.KittyExchanged(dn, D, tuple(sort_cards(kitty)), tuple(CARD_OF[x] for x in d.discards),
+        ctx.trace.visit(ev.KittyExchanged(dn, dealer, tuple(sort_cards(kitty)), tuple(CARD_OF[x] for x in d.discards),
                                           tuple(tuple(hands.cards(s)) for s in range(3))))
 
 
-def _tricks(ctx: _Game, hands: Hands, dn: int, d, D: int, stop_at: tuple[int, int] | None) -> _Played | Position:
+def _tricks(ctx: _Game, hands: Hands, dn: int, d, dealer: int, stop_at: tuple[int, int] | None) -> _Played | Position:
     """The play, trick by trick, until the target; or the Position asked for."""
-    P, target = ctx.players, ctx.rules.target
+    players, target = ctx.players, ctx.rules.target
     won = [0, 0, 0]
     winners: list[int | None] = []
-    leader_due = (D + 1) % 3  # L leads the first trick
+    leader_due = (dealer + 1) % 3  # L leads the first trick
     for tn, t in enumerate(d.tricks, 1):
         if stop_at == (dn, tn):
             return _position(hands, dn, tn, won, leader_due)
@@ -320,16 +325,16 @@ def _tricks(ctx: _Game, hands: Hands, dn: int, d, D: int, stop_at: tuple[int, in
             ctx.trace.visit(ev.TrickWon(dn, tn, leader, played, w, (won[0], won[1], won[2])))
         if won[w] >= target:
             for late in range(tn + 1, len(d.tricks) + 1):
-                ctx.add(F.PlayAfterEnd(deal=dn, trick=late, what="trick", winner=P[w], won_at=(dn, tn)))
+                ctx.add(F.PlayAfterEnd(deal=dn, trick=late, what="trick", winner=players[w], won_at=(dn, tn)))
             return _Played(won, winners, True, leader_due, tn)
     return _Played(won, winners, False, leader_due, None)
 
 
 def _trick(ctx: _Game, hands: Hands, dn: int, tn: int, leader: int, leader_due: int, cards: list[int]) -> int | None:
     """One trick, every rule checked; the winning seat (None: no cards)."""
-    P, add = ctx.players, ctx.add
+    players, add = ctx.players, ctx.add
     if leader != leader_due:
-        add(F.LeadOutOfTurn(deal=dn, trick=tn, player=P[leader], expected=P[leader_due]))
+        add(F.LeadOutOfTurn(deal=dn, trick=tn, player=players[leader], expected=players[leader_due]))
     if len(cards) != 3:
         add(F.TrickSize(deal=dn, trick=tn, cards=tuple(CANONICAL[c] for c in cards)))
         if not cards:
@@ -339,9 +344,10 @@ def _trick(ctx: _Game, hands: Hands, dn: int, tn: int, leader: int, leader_due: 
         p = (leader + j) % 3
         before = hands.masks[p]
         if not hands.take(p, c):
-            add(F.CardNotHeld(deal=dn, trick=tn, player=P[p], card=CANONICAL[c], hand=tuple(names(hands.cards(p)))))
+            add(F.CardNotHeld(deal=dn, trick=tn, player=players[p], card=CANONICAL[c],
+                              hand=tuple(names(hands.cards(p)))))
         if j and revokes(before, c, led):
-            add(F.Revoke(deal=dn, trick=tn, player=P[p], card=CANONICAL[c], led=SUITS[led],
+            add(F.Revoke(deal=dn, trick=tn, player=players[p], card=CANONICAL[c], led=SUITS[led],
                          held=tuple(names(hand_cards(before & SUIT_MASK[led])))))
         if ctx.trace is not None:
             from . import events as ev
@@ -354,10 +360,10 @@ def _claim(ctx: _Game, hands: Hands, x: int, claim, leader: int, won: list[int],
            dn: int) -> claims.ClaimResult:
     """Judge a deal's claim from the hands as replayed (docs/game.md §12); report it when it fails."""
     from . import claims  # for a deal with a claim only
-    P, rules = ctx.players, ctx.rules
+    players, rules = ctx.players, ctx.rules
     res = claims.adjudicate(list(hands.masks), [hands.size(s) for s in range(3)], x, claim.accepted,
                             claim.statement, leader, won, recorded, rules.target, rules.claim_rule)
-    f = claims.finding(res, P, dn, leader)
+    f = claims.finding(res, players, dn, leader)
     if f is not None:
         ctx.add(f)
     if ctx.trace is not None:
