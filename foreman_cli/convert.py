@@ -1,16 +1,21 @@
-"""`foreman convert`: records between JSON and `.fmn` notation, game by game."""
+"""Records written as canonical `.fmn` notation, and `foreman convert` between JSON and notation, game by game."""
 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
-from typing import IO
+from typing import IO, Any
 from dataclasses import dataclass
 
-from .notation import write_game
+from .board import trick_winner
+from .cards import RANKS, SEED_RANKS, token_table
+from .notation import card_token
 from .reader import DEFAULT_MAX_RECORD_BYTES, read_records
 
 FORMS = ("json", "fmn")
+_PLAIN_NAME = re.compile(r"[A-Za-z0-9_.'\-]+")
+_KEYWORDS = {"none", "contested", "accepted", "-"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,3 +61,100 @@ def write_converted(paths: list[str], to: str, out: IO[str]) -> list[Converted]:
         out.write(c.text if first or to == "json" else "\n" + c.text)
         first = False
     return problems
+
+
+def write_game(rec: dict[str, Any]) -> str:
+    """A record as canonical notation: every lead and every card off suit with its suit, following
+    cards as bare ranks, a leader only where it is not the one due, trick numbers on every trick."""
+    seed = rec.get("card_notation") == "seed"
+    table, ranks = token_table("seed" if seed else "en"), SEED_RANKS if seed else RANKS
+    out = [f"game {_value(rec['id'])}", "players " + " ".join(_word(p) for p in rec["players"])]
+    out += _game_lines(rec)
+    for d in rec["deals"]:
+        out += _deal_lines(d, rec["players"], table, ranks)
+    return "\n".join(out) + "\n"
+
+
+def _game_lines(rec: dict[str, Any]) -> list[str]:
+    out = []
+    if rec.get("stake") is not None:
+        out.append(f"stake {_value(rec['stake'])}" + (f" {_value(rec['currency'])}" if rec.get("currency") else ""))
+    elif rec.get("currency") is not None:
+        out.append(f"currency {_value(rec['currency'])}")
+    if rec.get("series") is not None:
+        out.append(f"series {_value(rec['series']['id'])} {rec['series']['seq']}")
+    if rec.get("played_at") is not None:
+        out.append(f"played {_value(rec['played_at'])}")
+    if rec.get("rules"):
+        out.append("rules " + " ".join(f"{k}={v}" for k, v in rec["rules"].items()))
+    if rec.get("card_notation") is not None:
+        out.append(f"cards {rec['card_notation']}")
+    if rec.get("notes") is not None:
+        out.append("note " + json.dumps(rec["notes"], ensure_ascii=False))
+    if rec.get("ext") is not None:
+        out.append("ext " + json.dumps(rec["ext"], ensure_ascii=False))
+    claimed = rec.get("claimed")
+    if claimed is not None:
+        out += _claimed_lines(claimed)
+    return out
+
+
+def _claimed_lines(claimed: dict[str, Any]) -> list[str]:
+    out = []
+    if "winner" in claimed:
+        out.append("claimed winner " + ("-" if claimed["winner"] is None else _word(claimed["winner"])))
+    if claimed.get("tricks") is not None:
+        out.append(" ".join(["claimed tricks", *(f"{_word(p)} {n}" for p, n in claimed["tricks"].items())]))
+    if claimed.get("payments") is not None:
+        pays = claimed["payments"]
+        out += [f"claimed pay {_word(x['from'])} {_word(x['to'])} {x['amount']}" for x in pays] or ["claimed pay none"]
+    return out or ["claimed"]
+
+
+def _deal_lines(d: dict[str, Any], players: list[str], table: dict[str, int], ranks: tuple[str, ...]) -> list[str]:
+    out = [f"deal {_word(d['dealer'])}"]
+    for name, cards in (d.get("hands") or {}).items():
+        out.append(" ".join(["hand", _word(name), *cards]))
+    for key, word in (("kitty", "kitty"), ("discards", "discard")):
+        if d.get(key) is not None:
+            out.append(" ".join([word, *d[key]]) if d[key] else f"{word} none")
+    if d.get("passes") is not None:
+        out += [f"pass {_word(p['from'])} {_word(p['to'])} {p['card']} {p['returned']}" for p in d["passes"]] \
+            or ["pass none"]
+    due = (players.index(d["dealer"]) + 1) % 3 if d["dealer"] in players else None
+    for n, t in enumerate(d["tricks"], 1):
+        line, due = _trick_line(n, t, due, players, table, ranks)
+        out.append(line)
+    if d.get("claim") is not None:
+        c = d["claim"]
+        out.append(f"claim {_word(c['by'])} {'accepted' if c['accepted'] else 'contested'}"
+                   + (" " + json.dumps(c["statement"], ensure_ascii=False) if c.get("statement") is not None else ""))
+    if d.get("left") is not None:
+        out.append("left " + " / ".join(" ".join([_word(p), *cards]) for p, cards in d["left"].items()))
+    return out
+
+
+def _trick_line(n: int, t: dict[str, Any], due: int | None, players: list[str], table: dict[str, int],
+                ranks: tuple[str, ...]) -> tuple[str, int | None]:
+    """A trick's line, and the seat due to lead the next one."""
+    leader = t["leader"]
+    written = "" if due is not None and players[due] == leader else f"{_word(leader)}: "
+    cards = [table[c] for c in t["cards"]]
+    if not cards:
+        return f"{n}. {_word(leader)}: -", due if leader in players else None
+    words = [card_token(cards[0], ranks)]
+    for c in cards[1:]:
+        words.append(ranks[c % 13] if c // 13 == cards[0] // 13 else card_token(c, ranks))
+    nxt = trick_winner(players.index(leader), cards) if leader in players else None
+    return f"{n}. {written}{' '.join(words)}", nxt
+
+
+def _value(text: str) -> str:
+    """A value (a date, an amount, an id) as one token: quoted only where a plain token would break."""
+    return text if text and not re.search(r'[\s;/"#]', text) else json.dumps(text, ensure_ascii=False)
+
+
+def _word(text: str) -> str:
+    """A name or label as one token: as it is when plain, else a quoted JSON string."""
+    plain = _PLAIN_NAME.fullmatch(text) and text not in _KEYWORDS and not text.endswith((":", "."))
+    return text if plain else json.dumps(text, ensure_ascii=False)

@@ -110,14 +110,19 @@ class RecordSyntax(Finding):
 @_code("RECORD_SCHEMA", "the record does not follow foreman/1",
        rule=("A missing, unknown or mistyped field, a bad card token, or a name that is not one of the three players "
              "makes the record unreplayable (docs/format.md)."),
-       shows="the JSON path of the field and what was wrong with it",
+       shows="the JSON path of the field and what was wrong with it (in notation, the line that wrote it)",
        sample={"path": "$.deals[0].tricks[4].cards[1]", "problem": "card 'TS' is not a card"})
 class RecordSchema(Finding):
     problem: str
+    line: int | None = None  # in a notation file, the line that wrote the field
 
     @property
     def message(self) -> str:
-        return f"{self.path}: {self.problem}"
+        return f"{self.path}: {self.problem}" + (f" (line {self.line})" if self.line else "")
+
+    @property
+    def evidence(self) -> dict[str, Any]:
+        return {"line": self.line} if self.line else {}
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

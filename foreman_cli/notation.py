@@ -1,4 +1,4 @@
-"""The `.fmn` notation (docs/notation.md): games as a scorer types them, read into records and written from them."""
+"""The `.fmn` notation (docs/notation.md): games as a scorer types them, read into records."""
 
 from __future__ import annotations
 
@@ -13,8 +13,6 @@ from .cards import CANONICAL, RANKS, SEED_RANKS, SUIT_SYMBOLS, SUITS, token_tabl
 
 _TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"?|[^\s;/"#]+|[;/]')
 _PLAIN = re.compile(r"[^\s;/#]+|[;/]")
-_PLAIN_NAME = re.compile(r"[A-Za-z0-9_.'\-]+")
-_KEYWORDS = {"none", "contested", "accepted", "-"}
 _NOT_A_CARD = "is not a card (ranks 2-10 J Q K A, suits S H D C)"
 
 
@@ -39,6 +37,7 @@ class ReadGame:
 
     line: int
     record: dict[str, Any] | None = None
+    places: dict[str, int] | None = None  # each JSON path of the record and the line that wrote it
     error: str | None = None
     error_line: int | None = None
     column: int | None = None
@@ -96,7 +95,7 @@ def read_games(lines: Iterable[str]) -> Iterator[ReadGame]:
     skipping = False
     for number, line in enumerate(lines, 1):
         line = line.rstrip("\r\n")
-        if game is not None and not skipping and game.quick(line):
+        if game is not None and not skipping and game.quick(line, number):
             continue  # a plain line of tricks or cards, read without tokens
         try:
             toks = tokens(line)
@@ -112,7 +111,7 @@ def read_games(lines: Iterable[str]) -> Iterator[ReadGame]:
                 yield game.finish()
             game, skipping = _GameReader(number), False
             try:
-                game.line(toks, _content(line))
+                game.line(toks, _content(line), number)
             except NotationError as e:
                 yield game.failed(number, e)
                 skipping = True
@@ -125,7 +124,7 @@ def read_games(lines: Iterable[str]) -> Iterator[ReadGame]:
             skipping = True
             continue
         try:
-            game.line(toks, _content(line))
+            game.line(toks, _content(line), number)
         except NotationError as e:
             yield game.failed(number, e)
             skipping = True
@@ -145,12 +144,15 @@ class _GameReader:
         self.ranks = RANKS
         self.due: int | None = None  # the seat due to lead the next trick of the current deal
         self.rest = ""
+        self.places: dict[str, int] = {"$": line}
+        self.number = line  # the line being read
 
-    def quick(self, line: str) -> bool:
+    def quick(self, line: str, number: int = 0) -> bool:
         """Read a plain line of tricks, or a hand of full cards, the common lines, without tokens;
         False (nothing read) for anything else, which the careful path reads and words."""
         if '"' in line or not self.deals:
             return False
+        self.number = number
         text = line.split("#", 1)[0]
         words = text.split()
         if not words:
@@ -170,6 +172,8 @@ class _GameReader:
         if None in cards:
             return False
         self.deals[-1].setdefault("hands", {})[words[1]] = cards
+        self.places.setdefault(f"$.deals[{len(self.deals) - 1}].hands", self.number)
+        self.places[f"$.deals[{len(self.deals) - 1}].hands.{words[1]}"] = self.number
         return True
 
     def _quick_tricks(self, tricks: list[list[str]]) -> bool:
@@ -193,27 +197,47 @@ class _GameReader:
                 return False
             read.append({"leader": players[leader], "cards": [CANONICAL[c] for c in trick]})
             due = trick_winner(leader, trick)
+        first = len(deal["tricks"])
         deal["tricks"] += read
+        for j in range(first, len(deal["tricks"])):
+            self.places[f"$.deals[{len(self.deals) - 1}].tricks[{j}]"] = self.number
         self.due = due
         return True
+
+    def _path(self, word: str, toks: list[Token]) -> str:
+        """The JSON path a game or deal line writes (the line a schema problem there is placed at)."""
+        deal = f"$.deals[{len(self.deals) - 1}]"
+        if word == "claimed" and len(toks) > 1:
+            part = toks[1].text
+            if part == "pay":
+                return f"$.claimed.payments[{len(self.rec['claimed'].get('payments', [])) - 1}]"
+            return f"$.claimed.{part}"
+        if word == "hand" and len(toks) > 1:
+            self.places.setdefault(f"{deal}.hands", self.number)
+            return f"{deal}.hands.{toks[1].text}"
+        if word == "pass":
+            return f"{deal}.passes[{len(self.deals[-1].get('passes', [])) - 1}]"
+        return _PATHS[word].format(deal=deal)
 
     def failed(self, line: int, e: NotationError) -> ReadGame:
         return ReadGame(self.first_line, error=e.message, error_line=line, column=e.column)
 
     def finish(self) -> ReadGame:
         try:
-            return ReadGame(self.first_line, record=self._record())
+            return ReadGame(self.first_line, record=self._record(), places=self.places)
         except NotationError as e:
             return ReadGame(self.first_line, error=e.message, error_line=self.first_line, column=e.column)
 
-    def line(self, toks: list[Token], text: str = "") -> None:
+    def line(self, toks: list[Token], text: str = "", number: int = 0) -> None:
         word = toks[0].text if not toks[0].quoted else ""
+        self.number = number or self.number
         self.rest = text[toks[0].column - 1 + len(word):].strip()  # the rest of the line, for note and ext
         handler = _GAME_LINES.get(word) or _DEAL_LINES.get(word)
         if handler is not None:
             if word in _DEAL_LINES and word != "deal" and not self.deals:
                 raise NotationError(f"'{word}' before the first 'deal' line", toks[0].column)
             handler(self, toks[1:], toks[0])
+            self.places.setdefault(self._path(word, toks), self.number)
         else:
             self._tricks(toks)
 
@@ -388,6 +412,7 @@ class _GameReader:
             leader = players[self.due]
         cards = [] if len(toks) == 1 and toks[0].text == "-" and not toks[0].quoted else self._trick_cards(toks, n)
         deal["tricks"].append({"leader": leader, "cards": cards})
+        self.places[f"$.deals[{len(self.deals) - 1}].tricks[{n - 1}]"] = self.number
         if cards and leader in players:
             ints = [self.table[c.upper()] if c.upper() in self.table else self.table[c] for c in cards]
             self.due = trick_winner(players.index(leader), ints)
@@ -412,7 +437,7 @@ class _GameReader:
         if c is None:
             prefix = f"{where}: " if where else ""
             raise NotationError(f'{prefix}"{t.text}" {_NOT_A_CARD}', t.column)
-        return _token(c, self.ranks)
+        return card_token(c, self.ranks)
 
     def _card_list(self, toks: list[Token], allow_none: bool = False) -> list[str]:
         if allow_none and len(toks) == 1 and toks[0].text == "none" and not toks[0].quoted:
@@ -463,7 +488,8 @@ def _one(args: list[Token], at: Token, what: str) -> str:
     return args[0].text
 
 
-def _token(card: int, ranks: tuple[str, ...]) -> str:
+def card_token(card: int, ranks: tuple[str, ...]) -> str:
+    """A card as a record writes it: canonical, or in the description's ranks under `cards seed`."""
     return CANONICAL[card] if ranks is RANKS else ranks[card % 13] + SUITS[card // 13]
 
 
@@ -472,6 +498,11 @@ _FULL_INT = {t: c for t, c in token_table("en").items()} | {t.lower(): c for t, 
 _FULL = {t: CANONICAL[c] for t, c in _FULL_INT.items()}
 _BARE = [{r: s * 13 + i for i, r in enumerate(RANKS)} | {r.lower(): s * 13 + i for i, r in enumerate(RANKS)}
          for s in range(4)]
+
+_PATHS = {"game": "$.id", "players": "$.players", "stake": "$.stake", "currency": "$.currency",
+          "series": "$.series", "played": "$.played_at", "rules": "$.rules", "cards": "$.card_notation",
+          "note": "$.notes", "ext": "$.ext", "claimed": "$.claimed", "deal": "{deal}", "kitty": "{deal}.kitty",
+          "discard": "{deal}.discards", "claim": "{deal}.claim", "left": "{deal}.left"}
 
 _GAME_LINES = {"game": _GameReader._game, "players": _GameReader._players, "stake": _GameReader._stake,
                "currency": _GameReader._currency, "series": _GameReader._series, "played": _GameReader._played,
@@ -490,100 +521,3 @@ def record_format(rec: dict[str, Any]) -> str:
             any("left" in d for d in deals):
         return "foreman/1.2"
     return "foreman/1.1" if any(d.get("claim") for d in deals) else "foreman/1"
-
-
-def write_game(rec: dict[str, Any]) -> str:
-    """A record as canonical notation: every lead and every card off suit with its suit, following
-    cards as bare ranks, a leader only where it is not the one due, trick numbers on every trick."""
-    seed = rec.get("card_notation") == "seed"
-    table, ranks = token_table("seed" if seed else "en"), SEED_RANKS if seed else RANKS
-    out = [f"game {_value(rec['id'])}", "players " + " ".join(_word(p) for p in rec["players"])]
-    out += _game_lines(rec)
-    for d in rec["deals"]:
-        out += _deal_lines(d, rec["players"], table, ranks)
-    return "\n".join(out) + "\n"
-
-
-def _game_lines(rec: dict[str, Any]) -> list[str]:
-    out = []
-    if rec.get("stake") is not None:
-        out.append(f"stake {_value(rec['stake'])}" + (f" {_value(rec['currency'])}" if rec.get("currency") else ""))
-    elif rec.get("currency") is not None:
-        out.append(f"currency {_value(rec['currency'])}")
-    if rec.get("series") is not None:
-        out.append(f"series {_value(rec['series']['id'])} {rec['series']['seq']}")
-    if rec.get("played_at") is not None:
-        out.append(f"played {_value(rec['played_at'])}")
-    if rec.get("rules"):
-        out.append("rules " + " ".join(f"{k}={v}" for k, v in rec["rules"].items()))
-    if rec.get("card_notation") is not None:
-        out.append(f"cards {rec['card_notation']}")
-    if rec.get("notes") is not None:
-        out.append("note " + json.dumps(rec["notes"], ensure_ascii=False))
-    if rec.get("ext") is not None:
-        out.append("ext " + json.dumps(rec["ext"], ensure_ascii=False))
-    claimed = rec.get("claimed")
-    if claimed is not None:
-        out += _claimed_lines(claimed)
-    return out
-
-
-def _claimed_lines(claimed: dict[str, Any]) -> list[str]:
-    out = []
-    if "winner" in claimed:
-        out.append("claimed winner " + ("-" if claimed["winner"] is None else _word(claimed["winner"])))
-    if claimed.get("tricks") is not None:
-        out.append(" ".join(["claimed tricks", *(f"{_word(p)} {n}" for p, n in claimed["tricks"].items())]))
-    if claimed.get("payments") is not None:
-        pays = claimed["payments"]
-        out += [f"claimed pay {_word(x['from'])} {_word(x['to'])} {x['amount']}" for x in pays] or ["claimed pay none"]
-    return out or ["claimed"]
-
-
-def _deal_lines(d: dict[str, Any], players: list[str], table: dict[str, int], ranks: tuple[str, ...]) -> list[str]:
-    out = [f"deal {_word(d['dealer'])}"]
-    for name, cards in (d.get("hands") or {}).items():
-        out.append(" ".join(["hand", _word(name), *cards]))
-    for key, word in (("kitty", "kitty"), ("discards", "discard")):
-        if d.get(key) is not None:
-            out.append(" ".join([word, *d[key]]) if d[key] else f"{word} none")
-    if d.get("passes") is not None:
-        out += [f"pass {_word(p['from'])} {_word(p['to'])} {p['card']} {p['returned']}" for p in d["passes"]] \
-            or ["pass none"]
-    due = (players.index(d["dealer"]) + 1) % 3 if d["dealer"] in players else None
-    for n, t in enumerate(d["tricks"], 1):
-        line, due = _trick_line(n, t, due, players, table, ranks)
-        out.append(line)
-    if d.get("claim") is not None:
-        c = d["claim"]
-        out.append(f"claim {_word(c['by'])} {'accepted' if c['accepted'] else 'contested'}"
-                   + (" " + json.dumps(c["statement"], ensure_ascii=False) if c.get("statement") is not None else ""))
-    if d.get("left") is not None:
-        out.append("left " + " / ".join(" ".join([_word(p), *cards]) for p, cards in d["left"].items()))
-    return out
-
-
-def _trick_line(n: int, t: dict[str, Any], due: int | None, players: list[str], table: dict[str, int],
-                ranks: tuple[str, ...]) -> tuple[str, int | None]:
-    """A trick's line, and the seat due to lead the next one."""
-    leader = t["leader"]
-    written = "" if due is not None and players[due] == leader else f"{_word(leader)}: "
-    cards = [table[c] for c in t["cards"]]
-    if not cards:
-        return f"{n}. {_word(leader)}: -", due if leader in players else None
-    words = [_token(cards[0], ranks)]
-    for c in cards[1:]:
-        words.append(ranks[c % 13] if c // 13 == cards[0] // 13 else _token(c, ranks))
-    nxt = trick_winner(players.index(leader), cards) if leader in players else None
-    return f"{n}. {written}{' '.join(words)}", nxt
-
-
-def _value(text: str) -> str:
-    """A value (a date, an amount, an id) as one token: quoted only where a plain token would break."""
-    return text if text and not re.search(r'[\s;/"#]', text) else json.dumps(text, ensure_ascii=False)
-
-
-def _word(text: str) -> str:
-    """A name or label as one token: as it is when plain, else a quoted JSON string."""
-    plain = _PLAIN_NAME.fullmatch(text) and text not in _KEYWORDS and not text.endswith((":", "."))
-    return text if plain else json.dumps(text, ensure_ascii=False)

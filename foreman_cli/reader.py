@@ -36,6 +36,7 @@ class RawRecord:
     error: str | None = None  # the syntax problem, when the text could not be cut out
     column: int | None = None
     span: tuple[int, int] | None = None  # where the text lies in its file (offset, bytes): a load maps it
+    places: dict[str, int] | None = None  # a notation game's JSON paths and the lines that wrote them
 
     @property
     def where(self) -> str:
@@ -150,7 +151,8 @@ def read_notation(stream: BinaryIO, name: str) -> Iterator[RawRecord]:
     try:
         for g in notation.read_games(text):
             if g.record is not None:
-                yield RawRecord(name, g.line, json.dumps(g.record, ensure_ascii=False, separators=(",", ":")))
+                text_of = json.dumps(g.record, ensure_ascii=False, separators=(",", ":"))
+                yield RawRecord(name, g.line, text_of, places=g.places)
             else:
                 yield RawRecord(name, g.error_line, None, column=g.column, error=g.error)
     except UnicodeDecodeError as e:
@@ -161,8 +163,7 @@ def read_notation(stream: BinaryIO, name: str) -> Iterator[RawRecord]:
 
 def read_stream(stream: BinaryIO, name: str, max_record_bytes: int = DEFAULT_MAX_RECORD_BYTES,
                 lines: bool = False) -> Iterator[RawRecord]:
-    """Yield the records of one stream, gzip or plain, whatever its layout; with `lines` (a `.jsonl`
-    name) it is JSON Lines whatever its first line looks like."""
+    """The records of one stream, gzip or plain, whatever its layout (`lines`: JSON Lines, whatever)."""
     buffered = stream if hasattr(stream, "peek") else io.BufferedReader(stream)  # type: ignore[arg-type]
     head = buffered.peek(2)[:2]
     src: BinaryIO = buffered

@@ -15,7 +15,8 @@ from typer.testing import CliRunner
 from foreman_cli.cards import CARD_OF, RANKS
 from foreman_cli.cli import app
 from foreman_cli.generate import INJECTABLE, generate
-from foreman_cli.notation import read_games, record_format, write_game
+from foreman_cli.convert import write_game
+from foreman_cli.notation import read_games, record_format
 from foreman_cli.reader import read_records
 from foreman_cli.rules import CHOICES, HouseRules
 
@@ -227,3 +228,19 @@ def test_any_text_reads_as_games_or_errors_never_a_crash(lines):
         assert (g.record is None) != (g.error is None)
         if g.record is not None:
             json.dumps(g.record)  # a record is JSON data, whatever was typed
+
+
+def test_a_field_that_breaks_the_format_is_placed_at_the_line_that_wrote_it(tmp_path):
+    rec = json.loads((SAMPLES / "01-clean-win.json").read_text())  # dealt by carol: alice leads
+    lines = write_game(rec).splitlines()
+    at = lines.index("deal carol")
+    lines[at] = "deal zed   # not a player"
+    first = next(i for i, line in enumerate(lines) if line.startswith("1. "))
+    lines[first] = lines[first].replace("1. ", "1. alice: ")  # the leader due can no longer be worked out
+    path = tmp_path / "stranger.fmn"
+    path.write_text("\n".join(lines) + "\n")
+    res = runner.invoke(app, ["validate", "--json", str(path)])
+    found = [v for v in json.loads(res.stdout)["violations"] if v["path"] == "$.deals[0].dealer"]
+    assert found and found[0]["evidence"] == {"line": at + 1} and found[0]["message"].endswith(f"(line {at + 1})")
+    json_res = runner.invoke(app, ["validate", "--json", "-"], input=json.dumps(_read_one(path.read_text())))
+    assert all(v["evidence"] == {} for v in json.loads(json_res.stdout)["violations"])  # JSON has no lines to name

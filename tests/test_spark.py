@@ -20,7 +20,7 @@ import duckdb  # noqa: E402
 from foreman_cli import spark as fspark  # noqa: E402
 from foreman_cli import archive as store  # noqa: E402
 from foreman_cli.generate import generate  # noqa: E402
-from foreman_cli.notation import write_game  # noqa: E402
+from foreman_cli.convert import write_game  # noqa: E402
 
 pytestmark = pytest.mark.slow
 
@@ -57,7 +57,8 @@ def inputs(tmp_path_factory) -> Path:
     array = [r for r, _ in generate(200, 41, max_deals=6, prefix="d")]
     (d / "d-array.json").write_text(json.dumps(array, indent=1))
     typed = [r for r, _ in generate(30, 51, max_deals=4, prefix="e", claims=0.3)]  # a scorer's notation
-    (d / "e-typed.fmn").write_text("\n".join(map(write_game, typed)) + "game e-broken\nplayers a b c\ndeal a\n1. 7S KX 9\n")
+    (d / "e-typed.fmn").write_text("\n".join(map(write_game, typed)) + "game e-broken\nplayers a b c\ndeal a\n1. 7S KX 9\n"
+                                   + "game e-stranger\nplayers a b c\n\ndeal zed\n")
     return d
 
 
