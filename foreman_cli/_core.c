@@ -1,5 +1,5 @@
-/* foreman's compiled core: the exact ending solver (sure tricks and claims), twin of solver.py, and
- * the replay's fast path for a deal with nothing amiss (twin of engine.clean_deal).
+/* foreman's compiled core: the exact ending solver (sure tricks and claims), a fast path of solver.py
+ * (the reference), and the replay's fast path for a deal with nothing amiss (engine.py replays it in full).
  *
  * The same tree as the Python reference: one card per run of equivalent cards, zero-window tests
  * "X ends the deal with at least v tricks", quick-trick bounds at the start of a trick, and a
@@ -478,7 +478,7 @@ static PyObject *claim_line(PyObject *mod, PyObject *args) {
 }
 
 
-/* ---- the replay's fast path: a deal with nothing amiss, in one pass (twin of engine.clean_deal) ---- */
+/* ---- the replay's fast path: a deal with nothing amiss, in one pass (engine.py's full replay is the reference) ---- */
 
 /* A deal as card codes (0-51) and seats (0-2); 255 stands for a name that is no player. */
 typedef struct {
@@ -652,7 +652,7 @@ static PyObject *clean_deal(PyObject *self, PyObject *args) {
     return tally_tuple(&t);
 }
 
-/* ---- the fast lane: a plain record's text read in one pass (twin of lane.py's scan and replay) ----
+/* ---- the fast lane: a plain record's text read in one pass (lane.py; the full path is the reference) ----
  *
  * lane_scan reads a record's JSON text when it is plain: every deal in the
  * sizes of the rules (16, 16, 16 and 4 cards, three passes, four discards, up to sixteen tricks of
@@ -1157,7 +1157,7 @@ static int append_end(PyObject *outer, PyObject *inner) {
     return put_offset(outer, PyByteArray_GET_SIZE(inner) / 4 - 1);
 }
 
-/* One column: (flat codes, inner offsets, outer offsets), three bytearrays (store.code_column). */
+/* One column: (flat codes, inner offsets, outer offsets), three bytearrays (archive.staging.code_column). */
 static int column(PyObject *cols, Py_ssize_t i, PyObject **flat, PyObject **inner, PyObject **outer) {
     PyObject *c = PyList_GET_ITEM(cols, i);
     if (!PyTuple_Check(c) || PyTuple_GET_SIZE(c) != 3 || !PyByteArray_Check(PyTuple_GET_ITEM(c, 0))
@@ -1239,7 +1239,7 @@ static PyObject *count_lines(PyObject *self, PyObject *args) {
     return PyLong_FromSsize_t(n);
 }
 
-/* ---- the archive's card lists from the lane's blocks (twin of store.block_codes) ---- */
+/* ---- the archive's card lists from the lane's blocks (archive/staging.py's deal_codes is the reference) ---- */
 
 /* Append n codes of src (one every `stride` bytes) to a column's flat bytes, then its new length to inner. */
 static int put_codes(PyObject *flat, PyObject *inner, const unsigned char *src, Py_ssize_t n, int stride) {
@@ -1298,30 +1298,30 @@ static PyObject *lane_codes(PyObject *self, PyObject *args) {
 static PyMethodDef core_methods[] = {
     {"lane_codes", lane_codes, METH_VARARGS,
      "lane_codes(blocks, index, n_tricks, columns): append deal `index` of the lane's blocks, its first n_tricks "
-     "tricks, to the archive's nine flat columns as deal_codes does (twin of store.block_codes)."},
+     "tricks, to the archive's nine flat columns as deal_codes does (archive.staging.deal_codes is the reference)."},
     {"count_lines", count_lines, METH_VARARGS,
-     "count_lines(buffer, start, end): the newlines in buffer[start:end] (twin of reader.count_lines)."},
+     "count_lines(buffer, start, end): the newlines in buffer[start:end] (reader.count_lines is the reference)."},
     {"names_ok", names_ok, METH_VARARGS,
      "names_ok(deals, seats): True when every deal's hands, dealer, leaders, passes and claim name only the "
-     "players in seats (twin of records.names_ok)."},
+     "players in seats (records.names_ok is the reference)."},
     {"clean_deal", clean_deal, METH_VARARGS,
      "clean_deal(hands, kitty, passes, discards, tricks, seats, dealer, highest, target, cards, pickup=False): "
-     "(won0, won1, won2, winners, decided) for a deal with nothing amiss, else None (twin of engine.clean_deal)."},
+     "(won0, won1, won2, winners, decided) for a deal with nothing amiss, else None (engine.py replays in full)."},
     {"deal_codes", deal_codes, METH_VARARGS,
      "deal_codes(deal, players, seats, cards, n_tricks, columns): append a deal's kitty, discards, hands, "
-     "passes and first n_tricks tricks as codes to the archive's nine flat columns (twin of store.deal_codes)."},
+     "passes and first n_tricks tricks as codes to the archive's nine flat columns (archive.staging.deal_codes is the reference)."},
     {"lane_scan", lane_scan, METH_VARARGS,
-     "lane_scan(text, cards): (head, blocks) for a plain record's text, else None (twin of lane.scan)."},
+     "lane_scan(text, cards): (head, blocks) for a plain record's text, else None (lane.py: the full path is the reference)."},
     {"lane_replay", lane_replay, METH_VARARGS,
      "lane_replay(blocks, highest, rotation_left, target, pickup): each deal's (dealer, (won0, won1, won2, winners, "
-     "decided)) for a game won with nothing amiss, else None (twin of lane.replay)."},
+     "decided)) for a game won with nothing amiss, else None (lane.py: the full path is the reference)."},
     {"claim_line", claim_line, METH_VARARGS,
      "claim_line(h0, h1, h2, leader, trick, t0, t1, t2, played, target, x, k, best_play): the cards of a "
      "line that stops x from taking the next k tricks, or None when the claim holds."},
     {NULL, NULL, 0, NULL}};
 
 static struct PyModuleDef core_module = {
-    PyModuleDef_HEAD_INIT, "_core", "foreman's compiled core: the exact ending solver (twin of solver.py) and the replay's fast path.", -1,
+    PyModuleDef_HEAD_INIT, "_core", "foreman's compiled core: fast paths of the ending solver (solver.py is the reference) and of the replay.", -1,
     core_methods, NULL, NULL, NULL, NULL};
 
 PyMODINIT_FUNC PyInit__core(void) {
