@@ -1065,53 +1065,8 @@ static PyObject *lane_replay(PyObject *self, PyObject *args) {
     return out;
 }
 
-/* ---- the decoder's name checks: every name in every deal is one of the three players ---- */
-
+/* Attribute names of the decoder's structs, made once at import. */
 static PyObject *S_hands, *S_dealer, *S_tricks, *S_passes, *S_claim, *S_by, *S_kitty, *S_discards;
-
-/* 1 when obj.attr is a key of seats, 0 when not, -1 on an error. */
-static int attr_in(PyObject *obj, PyObject *attr, PyObject *seats) {
-    PyObject *v = PyObject_GetAttr(obj, attr);
-    if (!v) return -1;
-    int r = PyDict_Contains(seats, v);
-    Py_DECREF(v);
-    return r;
-}
-
-static int deal_names_ok(PyObject *d, PyObject *seats) {
-    PyObject *h = PyObject_GetAttr(d, S_hands), *ts = NULL, *ps = NULL, *cl = NULL;
-    int ok = h && PyDict_Check(h) && PyDict_GET_SIZE(h) == 3;
-    Py_ssize_t pos = 0;
-    PyObject *k, *v;
-    while (ok && PyDict_Next(h, &pos, &k, &v)) ok = PyDict_Contains(seats, k) == 1;
-    ok = ok && attr_in(d, S_dealer, seats) == 1;
-    if (ok) ts = PyObject_GetAttr(d, S_tricks);
-    ok = ok && ts && PyList_Check(ts);
-    for (Py_ssize_t i = 0; ok && i < PyList_GET_SIZE(ts); i++) ok = attr_in(PyList_GET_ITEM(ts, i), S_leader, seats) == 1;
-    if (ok) ps = PyObject_GetAttr(d, S_passes);
-    ok = ok && ps && PyList_Check(ps);
-    for (Py_ssize_t i = 0; ok && i < PyList_GET_SIZE(ps); i++) {
-        PyObject *p = PyList_GET_ITEM(ps, i);
-        ok = attr_in(p, S_from, seats) == 1 && attr_in(p, S_to, seats) == 1;
-    }
-    if (ok) cl = PyObject_GetAttr(d, S_claim);
-    ok = ok && cl && (cl == Py_None || attr_in(cl, S_by, seats) == 1);
-    Py_XDECREF(h); Py_XDECREF(ts); Py_XDECREF(ps); Py_XDECREF(cl);
-    return ok;
-}
-
-static PyObject *names_ok(PyObject *self, PyObject *args) {
-    PyObject *deals, *seats;
-    if (!PyArg_ParseTuple(args, "O!O!", &PyList_Type, &deals, &PyDict_Type, &seats)) return NULL;
-    int ok = 1;
-    for (Py_ssize_t i = 0; ok && i < PyList_GET_SIZE(deals); i++) ok = deal_names_ok(PyList_GET_ITEM(deals, i), seats);
-    if (PyErr_Occurred()) {
-        if (!PyErr_ExceptionMatches(PyExc_AttributeError)) return NULL;
-        PyErr_Clear();
-        ok = 0;
-    }
-    return PyBool_FromLong(ok);
-}
 
 /* ---- the archive's card lists: a deal's cards as codes, appended to flat columns ---- */
 
@@ -1301,9 +1256,6 @@ static PyMethodDef core_methods[] = {
      "tricks, to the archive's nine flat columns as deal_codes does (archive.staging.deal_codes is the reference)."},
     {"count_lines", count_lines, METH_VARARGS,
      "count_lines(buffer, start, end): the newlines in buffer[start:end] (reader.count_lines is the reference)."},
-    {"names_ok", names_ok, METH_VARARGS,
-     "names_ok(deals, seats): True when every deal's hands, dealer, leaders, passes and claim name only the "
-     "players in seats (records.names_ok is the reference)."},
     {"clean_deal", clean_deal, METH_VARARGS,
      "clean_deal(hands, kitty, passes, discards, tricks, seats, dealer, highest, target, cards, pickup=False): "
      "(won0, won1, won2, winners, decided) for a deal with nothing amiss, else None (engine.py replays in full)."},

@@ -14,7 +14,6 @@ from typing import Annotated, Any, Literal
 import msgspec
 
 from . import cards as C
-from . import core
 from . import money
 from .findings import Finding, RecordSchema, RecordSyntax
 from .rules import CHOICES, TARGET_RANGE, HouseRules
@@ -213,7 +212,7 @@ def decode(text: bytes | str, overrides: dict[str, Any] | None = None) -> GameDa
     except (msgspec.DecodeError, RecursionError):  # the careful path says what is wrong, depth included
         return decode_careful(text, overrides)
     seat = {n: i for i, n in enumerate(g.players)}
-    if not (core.names_ok or names_ok)(g.deals, seat) or (g.format == FORMAT and any(d.claim for d in g.deals)):
+    if not names_ok(g.deals, seat) or (g.format == FORMAT and any(d.claim for d in g.deals)):
         return decode_careful(text, overrides)
     claim = _head_checked(g, seat)
     if claim is False:
@@ -289,10 +288,7 @@ def _head_checked(g: Any, seat: dict[str, int]) -> ClaimData | None | bool:
 
 
 def names_ok(deals: list[Any], seat: dict[str, int]) -> bool:
-    """Every deal's hands, dealer, leaders, passes and claim name only the three players.
-
-    The compiled core has the same check (`_core.names_ok`), used when it is built.
-    """
+    """Every deal's hands, dealer, leaders, passes and claim name only the three players."""
     names = seat.keys()
     for d in deals:
         h = d.hands
