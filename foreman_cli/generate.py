@@ -113,10 +113,9 @@ def _check_options(inject: str | None, rules: HouseRules, max_deals: int, stacke
         # 16 tricks among three give someone at least 6: with a target of 6 or less every game
         # ends in its first deal and there is no second dealer to get wrong.
         raise UsageError("--inject WRONG_DEALER needs a second deal: use a target of 7 or more")
-    if inject in CLAIM_CODES and rules.target < 5:
-        # A claim is made with 6 tricks or fewer left; 10 tricks among three give someone at
-        # least 4, so with a target of 4 or less no deal lasts that long.
-        raise UsageError(f"--inject {inject} needs deals that last past trick 10: use a target of 5 or more")
+    if inject in CLAIM_CODES and rules.target < 6:
+        # A claim is made with 6 tricks or fewer left: at a target of 5 or less too few deals last that long.
+        raise UsageError(f"--inject {inject} needs deals that last past trick 10: use a target of 6 or more")
 
 
 def _game(rng: random.Random, gid: str, index: int, rules: HouseRules, inject: str | None,
@@ -201,40 +200,39 @@ def _record(rng: random.Random, gid: str, index: int, rules: HouseRules, inject:
     return rec, where
 
 
-def _deal(rng: random.Random, players: list[str], D: int, dn: int, rules: HouseRules, inject: str | None,
+def _deal(rng: random.Random, players: list[str], dealer: int, dn: int, rules: HouseRules, inject: str | None,
           stacked: float, inject_trick: int = 1, claims: float = 0.0, stacked_by: str | None = None):
     """Deal and play one deal; return its record, result, tallies, winner seat and injection place."""
-    L, R = (D + 1) % 3, (D + 2) % 3
-    P = players
-    dealt, kitty, strong, where = _dealt(rng, P, D, dn, stacked, stacked_by, inject)
+    left, right = (dealer + 1) % 3, (dealer + 2) % 3
+    dealt, kitty, strong, where = _dealt(rng, players, dealer, dn, stacked, stacked_by, inject)
     hands = [list(h) for h in dealt]
-    passes, where = _bot_passes(rng, P, D, dn, hands, kitty, rules, inject, where)
+    passes, where = _bot_passes(rng, players, dealer, dn, hands, kitty, rules, inject, where)
     if inject == ReturnWrongCard.code and where is None:
         return None, None, None, None, None
-    discards, where = _bot_kitty(P, D, dn, hands, kitty, rules, inject, where)
-    tricks, won, winner, claim, where = _bot_play(rng, P, dn, hands, strong, rules, inject, inject_trick, claims,
-                                                  list(discards), L, where)
+    discards, where = _bot_kitty(players, dealer, dn, hands, kitty, rules, inject, where)
+    tricks, won, winner, claim, where = _bot_play(rng, players, dn, hands, strong, rules, inject, inject_trick, claims,
+                                                  list(discards), left, where)
     quotas = [0, 0, 0]
-    quotas[D], quotas[L], quotas[R] = rules.quotas
-    record = {"dealer": P[D], "hands": {P[s]: [CANONICAL[c] for c in dealt[s]] for s in range(3)},
+    quotas[dealer], quotas[left], quotas[right] = rules.quotas
+    record = {"dealer": players[dealer], "hands": {players[s]: [CANONICAL[c] for c in dealt[s]] for s in range(3)},
               "kitty": [CANONICAL[c] for c in kitty], "passes": passes,
               "discards": [CANONICAL[c] for c in discards], "tricks": tricks}
     if claim is not None:
         record["claim"] = claim
-    res = DealResult(dn, D, (quotas[0], quotas[1], quotas[2]), won, sum(won), winner is not None)
+    res = DealResult(dn, dealer, (quotas[0], quotas[1], quotas[2]), won, sum(won), winner is not None)
     return record, res, won, winner, where
 
 
-def _dealt(rng: random.Random, P: list[str], D: int, dn: int, stacked: float, stacked_by: str | None,
+def _dealt(rng: random.Random, players: list[str], dealer: int, dn: int, stacked: float, stacked_by: str | None,
            inject: str | None):
     """The hands and kitty as dealt (stacked, or misdealt when asked), and the strong seat if stacked."""
-    R = (D + 2) % 3
+    right = (dealer + 2) % 3
     deck = list(range(52))
     rng.shuffle(deck)
     strong = None
     if stacked_by is not None:
-        if P[D] == stacked_by and rng.random() < stacked:
-            strong = D  # the cheat stacks his own deal
+        if players[dealer] == stacked_by and rng.random() < stacked:
+            strong = dealer  # the cheat stacks his own deal
     elif rng.random() < stacked:
         # A stacked deal: one player gets the 16 highest cards, so the game can end in this deal.
         strong = rng.randrange(3)
@@ -252,52 +250,52 @@ def _dealt(rng: random.Random, P: list[str], D: int, dn: int, stacked: float, st
     dealt = [list(h) for h in hands]
     kitty = list(kitty)
     if inject == DealSize.code:
-        c = dealt[D].pop()  # a misdeal: one of the dealer's cards lands in the kitty
+        c = dealt[dealer].pop()  # a misdeal: one of the dealer's cards lands in the kitty
         kitty.append(c)
-        where = Injected(DealSize.code, deal=dn, player=P[D])
+        where = Injected(DealSize.code, deal=dn, player=players[dealer])
     elif inject == DealDuplicate.code:
-        c = dealt[R][0]
+        c = dealt[right][0]
         kitty[0] = c
         where = Injected(DealDuplicate.code, deal=dn, card=CANONICAL[c])
     return dealt, kitty, strong, where
 
 
-def _bot_passes(rng: random.Random, P: list[str], D: int, dn: int, hands: list[list[int]], kitty: list[int],
+def _bot_passes(rng: random.Random, players: list[str], dealer: int, dn: int, hands: list[list[int]], kitty: list[int],
                 rules: HouseRules, inject: str | None, where):
     """The three passes as the bots make them (hands change in place), with a breach when asked."""
     passes = []
-    for pn, (gv, rc) in enumerate(pass_order(D), 1):
+    for pn, (gv, rc) in enumerate(pass_order(dealer), 1):
         if inject == PassSequence.code and pn == 3:
-            where = Injected(PassSequence.code, deal=dn, pass_=3, player=P[D])
+            where = Injected(PassSequence.code, deal=dn, pass_=3, player=players[dealer])
             break
         before = list(hands[rc])
         c = _choose_give(rng, hands[gv], before, rules, inject == ReturnWrongCard.code and where is None)
         if inject == PassNotHeld.code and pn == 1:
             c = kitty[0]  # a card he never held
-            where = Injected(PassNotHeld.code, deal=dn, pass_=1, player=P[gv], card=CANONICAL[c])
+            where = Injected(PassNotHeld.code, deal=dn, pass_=1, player=players[gv], card=CANONICAL[c])
         else:
             hands[gv].remove(c)
         hands[rc].append(c)
         allowed = _allowed_returns(before, c, rules)
         if inject == ReturnNotHeld.code and pn == 1:
             x = c
-            where = Injected(ReturnNotHeld.code, deal=dn, pass_=1, player=P[rc], card=CANONICAL[x])
+            where = Injected(ReturnNotHeld.code, deal=dn, pass_=1, player=players[rc], card=CANONICAL[x])
         elif inject == ReturnWrongCard.code and where is None and allowed and len(set(before) - set(allowed)) > 0:
             x = rng.choice(sorted(set(before) - set(allowed)))
-            where = Injected(ReturnWrongCard.code, deal=dn, pass_=pn, player=P[rc], card=CANONICAL[x])
+            where = Injected(ReturnWrongCard.code, deal=dn, pass_=pn, player=players[rc], card=CANONICAL[x])
         else:
             x = rng.choice(allowed) if allowed else rng.choice(before)
         hands[rc].remove(x)
         hands[gv].append(x)
-        passes.append({"from": P[gv], "to": P[rc], "card": CANONICAL[c], "returned": CANONICAL[x]})
+        passes.append({"from": players[gv], "to": players[rc], "card": CANONICAL[c], "returned": CANONICAL[x]})
     return passes, where
 
 
-def _bot_kitty(P: list[str], D: int, dn: int, hands: list[list[int]], kitty: list[int], rules: HouseRules,
+def _bot_kitty(players: list[str], dealer: int, dn: int, hands: list[list[int]], kitty: list[int], rules: HouseRules,
                inject: str | None, where):
-    """The dealer takes the kitty and sets aside his lowest cards (hands[D] replaced), a breach when asked."""
-    L = (D + 1) % 3
-    own = sorted(hands[D], key=lambda c: (RANK_OF[c], c))
+    """The dealer takes the kitty and sets aside his lowest cards (hands[dealer] replaced), a breach when asked."""
+    left = (dealer + 1) % 3
+    own = sorted(hands[dealer], key=lambda c: (RANK_OF[c], c))
     n_disc = 3 if inject in (DiscardCount.code, DiscardNotHeld.code) else 4
     if rules.kitty == "swap":
         discards = own[:n_disc]
@@ -307,20 +305,20 @@ def _bot_kitty(P: list[str], D: int, dn: int, hands: list[list[int]], kitty: lis
         discards = pool[:n_disc]
         hand = pool[n_disc:]
     if inject == DiscardCount.code:
-        where = Injected(DiscardCount.code, deal=dn, player=P[D])
+        where = Injected(DiscardCount.code, deal=dn, player=players[dealer])
     elif inject == DiscardNotHeld.code:
         if rules.kitty == "swap":
             x = kitty[0]  # a kitty card: set aside all the same
             hand.remove(x)
         else:
-            x = hands[L][0]  # a card he never had: removes nothing
+            x = hands[left][0]  # a card he never had: removes nothing
         discards.append(x)
-        where = Injected(DiscardNotHeld.code, deal=dn, player=P[D], card=CANONICAL[x])
-    hands[D] = hand
+        where = Injected(DiscardNotHeld.code, deal=dn, player=players[dealer], card=CANONICAL[x])
+    hands[dealer] = hand
     return discards, where
 
 
-def _bot_play(rng: random.Random, P: list[str], dn: int, hands: list[list[int]], strong: int | None,
+def _bot_play(rng: random.Random, players: list[str], dn: int, hands: list[list[int]], strong: int | None,
               rules: HouseRules, inject: str | None, inject_trick: int, claims: float, set_aside: list[int],
               leader: int, where):
     """The tricks until the target or a claim: (tricks, won, winner seat, claim, injection place)."""
@@ -332,9 +330,9 @@ def _bot_play(rng: random.Random, P: list[str], dn: int, hands: list[list[int]],
         if not any(hands):
             break
         if 16 - (tn - 1) <= CLAIM_HORIZON and (claims or inject in CLAIM_CODES) and where is None:
-            claim, where = _claim(rng, P, hands, leader, won, tn, dn, rules, claims, inject, inject_trick)
+            claim, where = _claim(rng, players, hands, leader, won, tn, dn, rules, claims, inject, inject_trick)
             if claim is not None:
-                x = P.index(claim["by"])
+                x = players.index(claim["by"])
                 won[x] += covered([len(h) for h in hands], won[x], tn - 1, rules.target)
                 winner = x if won[x] >= rules.target else None
                 break
@@ -342,9 +340,9 @@ def _bot_play(rng: random.Random, P: list[str], dn: int, hands: list[list[int]],
         late = tn >= inject_trick
         if inject == LeadOutOfTurn.code and where is None and late:
             lead_seat = (leader + 1) % 3
-            where = Injected(LeadOutOfTurn.code, deal=dn, trick=tn, player=P[lead_seat])
-        cards, wseat, where = _bot_trick(rng, P, dn, tn, hands, lead_seat, strong, inject, late, set_aside, where)
-        tricks.append({"leader": P[lead_seat], "cards": [CANONICAL[c] for c in cards]})
+            where = Injected(LeadOutOfTurn.code, deal=dn, trick=tn, player=players[lead_seat])
+        cards, wseat, where = _bot_trick(rng, players, dn, tn, hands, lead_seat, strong, inject, late, set_aside, where)
+        tricks.append({"leader": players[lead_seat], "cards": [CANONICAL[c] for c in cards]})
         won[wseat] += 1
         leader = wseat
         if won[wseat] == rules.target:
@@ -353,7 +351,7 @@ def _bot_play(rng: random.Random, P: list[str], dn: int, hands: list[list[int]],
     return tricks, won, winner, claim, where
 
 
-def _bot_trick(rng: random.Random, P: list[str], dn: int, tn: int, hands: list[list[int]], lead_seat: int,
+def _bot_trick(rng: random.Random, players: list[str], dn: int, tn: int, hands: list[list[int]], lead_seat: int,
                strong: int | None, inject: str | None, late: bool, set_aside: list[int], where):
     """One trick as the bots play it: (cards in play order, winning seat, injection place)."""
     cards: list[int] = []
@@ -371,12 +369,12 @@ def _bot_trick(rng: random.Random, P: list[str], dn: int, tn: int, hands: list[l
             off = [x for x in hands[p] if SUIT_OF[x] != led]
             if off and len(legal) < len(set(hands[p])):
                 c = rng.choice(off)
-                where = Injected(Revoke.code, deal=dn, trick=tn, player=P[p], card=CANONICAL[c])
+                where = Injected(Revoke.code, deal=dn, trick=tn, player=players[p], card=CANONICAL[c])
         held = True
         if inject == CardNotHeld.code and where is None and j == 0 and set_aside and late:
             c = set_aside[0]
             held = False
-            where = Injected(CardNotHeld.code, deal=dn, trick=tn, player=P[p], card=CANONICAL[c])
+            where = Injected(CardNotHeld.code, deal=dn, trick=tn, player=players[p], card=CANONICAL[c])
         if held:
             hands[p].remove(c)
         if j == 0:
@@ -385,7 +383,7 @@ def _bot_trick(rng: random.Random, P: list[str], dn: int, tn: int, hands: list[l
     return cards, (trick_winner(lead_seat, cards) if cards else lead_seat), where
 
 
-def _claim(rng: random.Random, P: list[str], hands: list[list[int]], leader: int, won: list[int], tn: int,
+def _claim(rng: random.Random, players: list[str], hands: list[list[int]], leader: int, won: list[int], tn: int,
            dn: int, rules: HouseRules, chance: float, inject: str | None,
            inject_trick: int) -> tuple[dict | None, Injected | None]:
     """Maybe end the deal with a claim before trick tn: the leader's, or a wrong one to inject."""
@@ -397,8 +395,8 @@ def _claim(rng: random.Random, P: list[str], hands: list[list[int]], leader: int
         for x in (leader, (leader + 1) % 3, (leader + 2) % 3):
             k = covered([len(h) for h in hands], won[x], tn - 1, rules.target)
             if k and core.claim_line(b, x, k, best) is not None:
-                return ({"by": P[x], "accepted": inject == ClaimDoubtful.code},
-                        Injected(inject, deal=dn, trick=tn, player=P[x]))
+                return ({"by": players[x], "accepted": inject == ClaimDoubtful.code},
+                        Injected(inject, deal=dn, trick=tn, player=players[x]))
         return None, None
     if rng.random() >= chance:
         return None, None
@@ -408,7 +406,7 @@ def _claim(rng: random.Random, P: list[str], hands: list[list[int]], leader: int
         return None, None
     # A sound claim is accepted most of the time; a wrong one now and then gets past the table.
     accepted = rng.random() < (0.8 if holds else 0.3)
-    return {"by": P[leader], "accepted": accepted}, None
+    return {"by": players[leader], "accepted": accepted}, None
 
 
 def _allowed_returns(before: list[int], c: int, rules: HouseRules) -> list[int]:

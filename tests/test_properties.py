@@ -78,7 +78,7 @@ def test_dump_then_parse_gives_the_same_record(seed, rules):
 @given(seed=st.integers(0, 2**32), rules=rules_st, code=st.sampled_from(INJECTABLE))
 def test_every_injected_breach_is_found_at_its_place(seed, rules, code):
     assume(not (code == "WRONG_DEALER" and (rules.deal_rotation == "free" or rules.target < 7)))
-    assume(not (code in CLAIM_CODES and rules.target < 5))
+    assume(not (code in CLAIM_CODES and rules.target < 6))
     rec, where = one(seed, rules, code, max_deals=8)
     r = run(rec)
     place = (where.deal, where.trick, where.pass_, where.player, where.card)
