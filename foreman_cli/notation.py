@@ -159,10 +159,11 @@ class _GameReader:
             return False
         if words[0] == "hand":
             return self._quick_hand(words)
-        if words[0] in _GAME_LINES or words[0] in _DEAL_LINES or "/" in text:
+        if words[0] in _KEYWORD_LINES or "/" in text:
             return False
-        tricks = [part.split() for part in text.split(";")] if ";" in text else [words]
-        return self._quick_tricks([t for t in tricks if t])
+        if ";" not in text:
+            return self._quick_tricks((words,))
+        return self._quick_tricks([t for t in (part.split() for part in text.split(";")) if t])
 
     def _quick_hand(self, words: list[str]) -> bool:
         if len(words) < 2 or self.ranks is not RANKS:
@@ -177,18 +178,18 @@ class _GameReader:
         return True
 
     def _quick_tricks(self, tricks: list[list[str]]) -> bool:
-        deal, players = self.deals[-1], self.rec["players"]
+        played, players = self.deals[-1]["tricks"], self.rec["players"]
         if self.ranks is not RANKS or self.due is None:
             return False
-        read, due = [], self.due
+        read, due, first = [], self.due, len(played)
         for words in tricks:
-            n = len(deal["tricks"]) + len(read) + 1
-            if words[0].endswith(".") and words[0][:-1].isdigit():
-                if int(words[0][:-1]) != n:
+            head = words[0]
+            if head[-1] == "." and head[:-1].isdigit():
+                if int(head[:-1]) != first + len(read) + 1:
                     return False
                 words = words[1:]
             leader = due
-            if words and words[0].endswith(":"):
+            if words and words[0][-1] == ":":
                 if words[0][:-1] not in players:
                     return False
                 leader, words = players.index(words[0][:-1]), words[1:]
@@ -197,10 +198,10 @@ class _GameReader:
                 return False
             read.append({"leader": players[leader], "cards": [CANONICAL[c] for c in trick]})
             due = trick_winner(leader, trick)
-        first = len(deal["tricks"])
-        deal["tricks"] += read
-        for j in range(first, len(deal["tricks"])):
-            self.places[f"$.deals[{len(self.deals) - 1}].tricks[{j}]"] = self.number
+        played += read
+        places, path, number = self.places, self.trick_path, self.number
+        for j in range(first, len(played)):
+            places[f"{path}{j}]"] = number
         self.due = due
         return True
 
@@ -338,6 +339,7 @@ class _GameReader:
                                 at.column)
         self.deals.append({"dealer": dealer, "tricks": []})
         self.due = (players.index(dealer) + 1) % 3 if dealer in players else None
+        self.trick_path = f"$.deals[{len(self.deals) - 1}].tricks["  # a trick's path is this, its index, ']'
 
     def _hand(self, args: list[Token], at: Token) -> None:
         if not args:
@@ -511,6 +513,7 @@ _GAME_LINES = {"game": _GameReader._game, "players": _GameReader._players, "stak
 _DEAL_LINES = {"deal": _GameReader._deal, "hand": _GameReader._hand, "kitty": _GameReader._kitty,
                "discard": _GameReader._discard, "pass": _GameReader._pass, "claim": _GameReader._claim,
                "left": _GameReader._left}
+_KEYWORD_LINES = frozenset(_GAME_LINES) | frozenset(_DEAL_LINES)
 
 
 def record_format(rec: dict[str, Any]) -> str:
