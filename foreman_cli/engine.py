@@ -175,8 +175,8 @@ def _fast_deal(ctx: _Game, fast, dn: int, d, dealer: int, n_deals: int):
     if r is None:
         return None
     won, winners, decided = [r[0], r[1], r[2]], r[3], r[4]
-    if not decided and dn < n_deals and len(d.tricks) < TRICKS_PER_DEAL:
-        ctx.add(F.DealIncomplete(deal=dn, trick=len(d.tricks) + 1, tricks=len(d.tricks), target=target))
+    if not decided:
+        _stopped_early(ctx, dn, d, n_deals)
     res = DealResult(dn, dealer, quotas(ctx.rules, dealer), won, len(winners), decided, winners, None)
     return res, len(winners), (winners[-1] if decided else None)
 
@@ -205,12 +205,18 @@ def _replay_deal(ctx: _Game, dn: int, d, dealer: int, stop_at: tuple[int, int] |
         won[x] += k
         if k and won[x] >= target:
             by, won_trick, decided = x, len(d.tricks) + k, True
-    if not decided and claim is None and dn < n_deals and len(d.tricks) < TRICKS_PER_DEAL:
-        ctx.add(F.DealIncomplete(deal=dn, trick=len(d.tricks) + 1, tricks=len(d.tricks), target=target))
+    if not decided and claim is None:
+        _stopped_early(ctx, dn, d, n_deals)
     credited = claim_res.tricks if claim_res is not None else 0
     counted = len(play.winners) - play.winners.count(None) + credited
     res = DealResult(dn, dealer, quotas(ctx.rules, dealer), won, counted, decided, play.winners, claim_res)
     return res, won_trick, by
+
+
+def _stopped_early(ctx: _Game, dn: int, d, n_deals: int) -> None:
+    """DEAL_INCOMPLETE for a deal undecided that stops before 16 tricks when another deal follows."""
+    if dn < n_deals and len(d.tricks) < TRICKS_PER_DEAL:
+        ctx.add(F.DealIncomplete(deal=dn, trick=len(d.tricks) + 1, tricks=len(d.tricks), target=ctx.rules.target))
 
 
 def _position(hands: Hands, dn: int, tn: int, won: list[int], leader_due: int, every_copy: bool = False) -> Position:

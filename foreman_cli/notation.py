@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .board import trick_winner
-from .cards import CANONICAL, RANKS, SEED_RANKS, SUIT_SYMBOLS, SUITS, token_table
+from .cards import CANONICAL, RANKS, SEED_RANKS, SUIT_SYMBOLS, SUITS, parse_token, token_table
 
 _TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"?|[^\s;/"#]+|[;/]')
 _PLAIN = re.compile(r"[^\s;/#]+|[;/]")
@@ -143,7 +143,7 @@ class _GameReader:
         self.table = token_table("en")
         self.ranks = RANKS
         self.due: int | None = None  # the seat due to lead the next trick of the current deal
-        self.rest = ""
+        self.text = ""  # the line being read, without its comment
         self.places: dict[str, int] = {"$": line}
         self.number = line  # the line being read
 
@@ -232,7 +232,7 @@ class _GameReader:
     def line(self, toks: list[Token], text: str = "", number: int = 0) -> None:
         word = toks[0].text if not toks[0].quoted else ""
         self.number = number or self.number
-        self.rest = text[toks[0].column - 1 + len(word):].strip()  # the rest of the line, for note and ext
+        self.text = text
         handler = _GAME_LINES.get(word) or _DEAL_LINES.get(word)
         if handler is not None:
             if word in _DEAL_LINES and word != "deal" and not self.deals:
@@ -243,6 +243,10 @@ class _GameReader:
             self._tricks(toks)
 
     # --- game lines ---
+
+    def _rest(self, at: Token) -> str:
+        """The rest of the line after its keyword `at` (a note's text, an ext's JSON)."""
+        return self.text[at.column - 1 + len(at.text):].strip()
 
     def _game(self, args: list[Token], at: Token) -> None:
         self.rec["id"] = _one(args, at, "a game id")
@@ -286,11 +290,11 @@ class _GameReader:
         self.table, self.ranks = token_table(notation), SEED_RANKS if notation == "seed" else RANKS
 
     def _note(self, args: list[Token], at: Token) -> None:
-        self.notes.append(args[0].text if len(args) == 1 and args[0].quoted else self.rest)
+        self.notes.append(args[0].text if len(args) == 1 and args[0].quoted else self._rest(at))
 
     def _ext(self, args: list[Token], at: Token) -> None:
         try:
-            value = json.loads(self.rest)
+            value = json.loads(self._rest(at))
         except json.JSONDecodeError as e:
             raise NotationError(f"ext: not a JSON object: {e.msg}", at.column + 4 + e.pos) from None
         if not isinstance(value, dict):
@@ -416,7 +420,7 @@ class _GameReader:
         deal["tricks"].append({"leader": leader, "cards": cards})
         self.places[f"$.deals[{len(self.deals) - 1}].tricks[{n - 1}]"] = self.number
         if cards and leader in players:
-            ints = [self.table[c.upper()] if c.upper() in self.table else self.table[c] for c in cards]
+            ints = [self.table[c] for c in cards]  # the tokens _card wrote
             self.due = trick_winner(players.index(leader), ints)
         elif leader not in players:
             self.due = None
@@ -435,7 +439,7 @@ class _GameReader:
         text = t.text
         if suit is not None and text.upper() in self.ranks:
             text = text + suit
-        c = self.table.get(text) if text in self.table else self.table.get(text.upper())
+        c = parse_token(text, self.table)
         if c is None:
             prefix = f"{where}: " if where else ""
             raise NotationError(f'{prefix}"{t.text}" {_NOT_A_CARD}', t.column)

@@ -8,7 +8,7 @@ from typing import Any
 from . import engine, records
 from .audit import audit_paths
 from .board import legal_cards
-from .cards import CANONICAL, CARD_OF, SUIT_OF, names
+from .cards import CANONICAL, CARD_OF, SUIT_NAMES, SUIT_OF, names
 from .errors import UsageError
 from .events import Event, FindingMade, GameEnded, PassMade, PositionReached, Recorder
 from .findings import CROSS_GAME
@@ -125,12 +125,9 @@ def follower_legal(t: Trace) -> list[tuple[str, list[str], list[str]]]:
     return out
 
 
-_SUIT_WORD = {"S": "spade", "H": "heart", "D": "diamond", "C": "club"}
-
-
 def pass_proof(ev: PassMade, rule: str, players: tuple[str, ...]) -> str:
     """Why a pass's return was or was not allowed, from what the receiver held in the suit (every view)."""
-    before, word, to = names(ev.receiver_suit_before), _SUIT_WORD[CANONICAL[ev.card][-1]], players[ev.receiver]
+    before, word, to = names(ev.receiver_suit_before), SUIT_NAMES[SUIT_OF[ev.card]], players[ev.receiver]
     if not before:
         return f"{to} held no {word}, so any card may come back"
     held = f"{to} held {' '.join(before)} in {word}s"
