@@ -9,7 +9,7 @@ from typing import IO, Any
 from dataclasses import dataclass
 
 from .board import trick_winner
-from .cards import RANKS, SEED_RANKS, token_table
+from .cards import RANKS, SEED_RANKS, parse_token, token_table
 from .notation import card_token
 from .reader import DEFAULT_MAX_RECORD_BYTES, read_records
 
@@ -139,7 +139,9 @@ def _trick_line(n: int, t: dict[str, Any], due: int | None, players: list[str], 
     """A trick's line, and the seat due to lead the next one."""
     leader = t["leader"]
     written = "" if due is not None and players[due] == leader else f"{_word(leader)}: "
-    cards = [table[c] for c in t["cards"]]
+    cards = [parse_token(c, table) for c in t["cards"]]
+    if None in cards:
+        raise ValueError(f"card {t['cards'][cards.index(None)]!r}")
     if not cards:
         return f"{n}. {_word(leader)}: -", due if leader in players else None
     words = [card_token(cards[0], ranks)]

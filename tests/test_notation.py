@@ -244,3 +244,14 @@ def test_a_field_that_breaks_the_format_is_placed_at_the_line_that_wrote_it(tmp_
     assert found and found[0]["evidence"] == {"line": at + 1} and found[0]["message"].endswith(f"(line {at + 1})")
     json_res = runner.invoke(app, ["validate", "--json", "-"], input=json.dumps(_read_one(path.read_text())))
     assert all(v["evidence"] == {} for v in json.loads(json_res.stdout)["violations"])  # JSON has no lines to name
+
+
+def test_cards_written_in_any_case_or_with_suit_symbols_convert_to_notation():
+    rec = json.loads((SAMPLES / "01-clean-win.json").read_text())
+    first = rec["deals"][0]["tricks"][0]
+    typed = dict(rec, deals=[dict(rec["deals"][0], tricks=[dict(first, cards=[c.lower() for c in first["cards"]]),
+                                                           *rec["deals"][0]["tricks"][1:]])])
+    typed["deals"][0]["tricks"][1] = dict(typed["deals"][0]["tricks"][1],
+                                          cards=[c[:-1] + "♣" if c.endswith("C") else c
+                                                 for c in typed["deals"][0]["tricks"][1]["cards"]])
+    assert _read_one(write_game(typed)) == _same_record(rec)  # read back in canonical form
