@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from .cards import BIT, SUIT_MASK, SUIT_OF, hand_cards
 
 HAND_SIZE = 16
@@ -73,6 +75,19 @@ def trick_winner(leader: int, cards: list[int]) -> int:
 def deal_over(tallies, target: int, played: int) -> bool:
     """The deal has ended: a player has reached the target, or all 16 tricks are played."""
     return max(tallies) >= target or played >= TRICKS_PER_DEAL
+
+
+@dataclass(slots=True)
+class Position:
+    """The table just before a trick: each seat's hand, the leader due, and his legal cards."""
+
+    deal: int
+    trick: int
+    hands: tuple[list[int], list[int], list[int]]
+    tricks: list[int]
+    to_move: int
+    legal: list[int]
+    unknown: tuple[int, int, int] = (0, 0, 0)  # by seat, cards held that the record does not show
 
 
 class Hands:

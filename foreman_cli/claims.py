@@ -16,8 +16,9 @@ from .solver import as_tricks
 class ClaimResult:
     """A deal's claim as replayed: who, how many tricks it covered, and whether it holds.
 
-    `holds` is None when the position could not be judged (a hand holding two copies of a card,
-    possible only after a breach of the deal or a pass); the tricks are credited either way.
+    `holds` is None when the position could not be judged, and `not_judged` says why: a hand
+    holding two copies of a card (possible only after a breach of the deal or a pass), or a record
+    of the play that does not show the hands. The tricks are credited either way.
     """
 
     by: int
@@ -28,6 +29,7 @@ class ClaimResult:
     holds: bool | None
     line: tuple[tuple[int, ...], ...] | None = None
     statement: str | None = None
+    not_judged: str | None = None
 
     def line_names(self) -> list[list[str]] | None:
         """The refuting line as canonical tokens, one list per trick."""
@@ -51,14 +53,26 @@ def adjudicate(masks: list[int], sizes: list[int], by: int, accepted: bool, stat
     holds: bool | None = True
     line = None
     if k and multiset:
-        holds = None
-    elif k:
+        return ClaimResult(by, accepted, recorded + 1, k, rule, None, None, statement, TWO_COPIES)
+    if k:
         b = Board(masks, leader, tallies, recorded, target)
         cards = core.claim_line(b, by, k, rule == "best-play")
         if cards is not None:
             holds = False
             line = tuple(tuple(t) for t in as_tricks(b, cards))
     return ClaimResult(by, accepted, recorded + 1, k, rule, holds, line, statement)
+
+
+TWO_COPIES = "a hand holds two copies of a card"
+NOT_RECORDED = "the hands are not recorded"
+
+
+def unjudged(by: int, accepted: bool, statement: str | None, tallies: list[int], recorded: int, rules: Any,
+             why: str) -> ClaimResult:
+    """A claim that cannot be judged (`why`): credited as claimed, with no finding."""
+    left = TRICKS_PER_DEAL - recorded
+    k = covered([left, left, left], tallies[by], recorded, rules.target)
+    return ClaimResult(by, accepted, recorded + 1, k, rules.claim_rule, None, None, statement, why)
 
 
 def finding(c: ClaimResult, players: tuple[str, ...], deal: int, leader: int) -> Finding | None:
@@ -94,7 +108,7 @@ def _line_words(c: ClaimResult, P: tuple[str, ...], leader: int) -> str:
 
 
 def describe(by: str, first: int, tricks: int, accepted: bool, rule: str, holds: bool | None,
-             statement: str | None = None) -> str:
+             statement: str | None = None, not_judged: str | None = None) -> str:
     """A claim in one sentence: who claimed which tricks, and whether it holds under the rule."""
     # What he said is free text: a line break or tab in it is shown, not obeyed, on one line.
     said = f' ("{statement.encode("unicode_escape").decode("ascii")}")' if statement else ""
@@ -102,14 +116,14 @@ def describe(by: str, first: int, tricks: int, accepted: bool, rule: str, holds:
     if tricks == 0:
         return f"{by} claimed the rest{said} ({kind}), but no trick remains: it claims nothing"
     span = f"trick {first}" if tricks == 1 else f"tricks {first}-{first + tricks - 1}"
-    verdict = {True: "it holds", False: "it fails", None: "not judged (a hand holds two copies of a card)"}[holds]
+    verdict = {True: "it holds", False: "it fails", None: f"not judged: {not_judged or TWO_COPIES}"}[holds]
     return f"{by} claimed the rest{said}, {span} ({kind}); under claim_rule {rule} {verdict}"
 
 
 def claim_words(ev: dict[str, Any]) -> str:
     """A claim event of the replay in one line, with the tallies it leaves."""
     text = describe(ev["by"], ev["trick"], ev["tricks"], ev["accepted"], ev["claim_rule"], ev["holds"],
-                    ev.get("statement"))
+                    ev.get("statement"), ev.get("not_judged"))
     if not ev["tricks"]:
         return "Claim: " + text
     return "Claim: " + text + "; credited: " + ", ".join(f"{p} {v}" for p, v in ev["tallies"].items())

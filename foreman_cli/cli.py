@@ -517,7 +517,7 @@ def convert(
 @app.command()
 @guarded
 def schema() -> None:
-    """Print the JSON Schema of the record formats foreman/1 and foreman/1.1.
+    """Print the JSON Schema of the record formats foreman/1, foreman/1.1 and foreman/1.2.
 
     Example: foreman schema > foreman.schema.json
     """

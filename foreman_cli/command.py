@@ -82,7 +82,7 @@ def guarded(fn):
 APP_OPTIONS = dict(
     name="foreman",
     cls=OneLineErrors,
-    help="Audit, settle and query records of the trick-taking game Foreman (formats foreman/1 and 1.1).\n\n"
+    help="Audit, settle and query records of the trick-taking game Foreman (formats foreman/1, 1.1 and 1.2; .fmn notation).\n\n"
          "Example: foreman validate samples/   then   foreman settle samples/\n\n"
          "Each command has its own help: foreman COMMAND --help.",
     no_args_is_help=True,

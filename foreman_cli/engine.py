@@ -7,31 +7,20 @@ from typing import TYPE_CHECKING, Any
 
 from . import core
 from . import findings as F
-from .board import (DISCARDS, HAND_SIZE, KITTY_SIZE, TRICKS_PER_DEAL, Hands, legal_mask, pass_order,
+from .board import (DISCARDS, HAND_SIZE, KITTY_SIZE, TRICKS_PER_DEAL, Hands, Position, legal_mask, pass_order,
                     returns_allowed, revokes, role, trick_winner, wrong_return)
 from .cards import BIT, BIT_OF, CANONICAL, CARD_OF, SUIT_MASK, SUIT_OF, SUITS, hand_cards, names, sort_cards
 from .outcome import game_result, quotas
-from .records import GameData
+from .records import GameData, is_full
 from .results import DealResult, GameResult
 
 if TYPE_CHECKING:  # the events load only for a traced replay, the claims' judge for a claim
     from . import claims
     from . import events as ev
+    from .seen import Seen
 
 MAX_FINDINGS = 1000  # findings of the play kept for one game; beyond them the result counts the rest
 FULL_DECK = (1 << 52) - 1
-
-
-@dataclass(slots=True)
-class Position:
-    """The table just before a trick: each seat's hand, the leader due, and his legal cards."""
-
-    deal: int
-    trick: int
-    hands: tuple[list[int], list[int], list[int]]
-    tricks: list[int]
-    to_move: int
-    legal: list[int]
 
 
 @dataclass(slots=True)
@@ -134,7 +123,8 @@ def _run(g: GameData, source: str, trace: ev.Visitor | None, stop_at: tuple[int,
         dealer = g.seat[d.dealer]
         _deal_started(ctx, dn, d, dealer, prev_dealer)
         prev_dealer = dealer
-        out = _fast_deal(ctx, fast, dn, d, dealer, len(g.deals)) if fast is not None and d.claim is None else None
+        plain = fast is not None and d.claim is None and d.left is None and is_full(d)
+        out = _fast_deal(ctx, fast, dn, d, dealer, len(g.deals)) if plain else None
         if out is None:
             out = _replay_deal(ctx, dn, d, dealer, stop_at, len(g.deals))
             if isinstance(out, Position):
@@ -160,8 +150,10 @@ def _deal_started(ctx: _Game, dn: int, d, dealer: int, prev_dealer: int | None) 
     if ctx.trace is not None:
         q = quotas(ctx.rules, dealer)
         from . import events as ev
-        dealt = tuple(tuple(sort_cards(map(CARD_OF.__getitem__, d.hands[players[s]]))) for s in range(3))
-        ctx.trace.visit(ev.DealStarted(dn, dealer, q, dealt, tuple(sort_cards(map(CARD_OF.__getitem__, d.kitty)))))
+        dealt = None if d.hands is None else \
+            tuple(tuple(sort_cards(map(CARD_OF.__getitem__, d.hands[players[s]]))) for s in range(3))
+        kitty = None if d.kitty is None else tuple(sort_cards(map(CARD_OF.__getitem__, d.kitty)))
+        ctx.trace.visit(ev.DealStarted(dn, dealer, q, dealt, kitty))
     if prev_dealer is not None and ctx.rules.deal_rotation == "left" and dealer != (prev_dealer + 1) % 3:
         ctx.add(F.WrongDealer(deal=dn, player=players[dealer], previous=players[prev_dealer],
                               expected=players[(prev_dealer + 1) % 3]))
@@ -182,25 +174,36 @@ def _fast_deal(ctx: _Game, fast, dn: int, d, dealer: int, n_deals: int):
 
 
 def _replay_deal(ctx: _Game, dn: int, d, dealer: int, stop_at: tuple[int, int] | None, n_deals: int):
-    """The full replay of one deal: every rule checked, every finding worded; or the Position asked for."""
+    """The full replay of one deal: every rule checked, every finding worded; or the Position asked
+    for. A deal that records only what the table saw is replayed by what it proves (shown.py)."""
     players, target = ctx.players, ctx.rules.target
-    hands = Hands()
-    kitty = list(map(CARD_OF.__getitem__, d.kitty))
-    _deal_hands(ctx, hands, dn, (d.hands[players[0]], d.hands[players[1]], d.hands[players[2]]), d.kitty, kitty)
-    _passes(ctx, hands, dn, d, dealer)
-    _kitty(ctx, hands, dn, d, dealer, kitty)
-    play = _tricks(ctx, hands, dn, d, dealer, stop_at)
+    kitty = None if d.kitty is None else list(map(CARD_OF.__getitem__, d.kitty))
+    dealt = None if d.hands is None else (d.hands[players[0]], d.hands[players[1]], d.hands[players[2]])
+    table: Any
+    if is_full(d):
+        table = _Dealt(ctx, Hands())
+        _deal_hands(ctx, table.hands, dn, dealt, kitty)
+    else:
+        from .shown import Shown  # records of the play only
+        table = Shown(ctx, d, dealer)
+        _deal_hands(ctx, Hands(), dn, dealt, kitty)
+    _passes(ctx, table, dn, d, dealer)
+    _kitty(ctx, table, dn, d, dealer, kitty)
+    play = _tricks(ctx, table, dn, d, dealer, stop_at)
     if isinstance(play, Position):
         return play
     if stop_at is not None and stop_at[0] == dn:
-        return _position(hands, dn, len(d.tricks) + 1, play.won, play.leader_due, every_copy=True)
+        return table.position(dn, len(d.tricks) + 1, play.won, play.leader_due, every_copy=True)
+    if d.left is not None:
+        table.left_checked(dn, d)
     won, decided, won_trick = play.won, play.decided, play.won_at
     claim, claim_res, by = d.claim, None, (play.winners[-1] if decided else None)
     if claim is not None and decided:
         ctx.add(F.PlayAfterEnd(deal=dn, trick=len(d.tricks) + 1, what="claim", winner=players[by],
                                won_at=(dn, won_trick)))
     elif claim is not None:
-        claim_res = _claim(ctx, hands, ctx.seat[claim.by], claim, play.leader_due, won, len(d.tricks), dn)
+        claim_res = _claim(ctx, table.claim_hands(len(d.tricks) + 1), ctx.seat[claim.by], claim, play.leader_due,
+                           won, len(d.tricks), dn)
         x, k = claim_res.by, claim_res.tricks
         won[x] += k
         if k and won[x] >= target:
@@ -219,30 +222,27 @@ def _stopped_early(ctx: _Game, dn: int, d, n_deals: int) -> None:
         ctx.add(F.DealIncomplete(deal=dn, trick=len(d.tricks) + 1, tricks=len(d.tricks), target=ctx.rules.target))
 
 
-def _position(hands: Hands, dn: int, tn: int, won: list[int], leader_due: int, every_copy: bool = False) -> Position:
-    legal = hands.cards(leader_due) if every_copy else hand_cards(hands.masks[leader_due])
-    return Position(dn, tn, (hands.cards(0), hands.cards(1), hands.cards(2)), list(won), leader_due, legal)
-
-
-def _deal_hands(ctx: _Game, hands: Hands, dn: int, dealt, kitty_tokens, kitty: list[int]) -> None:
-    """The hands as dealt; sizes and repeated cards checked (DEAL_SIZE, DEAL_DUPLICATE)."""
-    masks = [sum(map(BIT_OF.__getitem__, h)) for h in dealt]
+def _deal_hands(ctx: _Game, hands: Hands, dn: int, dealt, kitty: list[int] | None) -> None:
+    """The hands as dealt; sizes and repeated cards checked (DEAL_SIZE, DEAL_DUPLICATE). A record
+    of the play checks the hands and the kitty it records (None: not recorded)."""
+    masks = [sum(map(BIT_OF.__getitem__, h)) for h in dealt] if dealt is not None else [0, 0, 0]
     # A sum of bits has fewer bits than cards when a card repeats (the repeat carries), so sums of
     # 16, 16, 16 and 4 cards whose union is all 52 bits can only be a deck dealt once each.
-    if (all(len(h) == HAND_SIZE for h in dealt) and len(kitty) == KITTY_SIZE
-            and masks[0] | masks[1] | masks[2] | sum(map(BIT_OF.__getitem__, kitty_tokens)) == FULL_DECK):
+    if (dealt is not None and kitty is not None and all(len(h) == HAND_SIZE for h in dealt)
+            and len(kitty) == KITTY_SIZE and masks[0] | masks[1] | masks[2] | sum(BIT[c] for c in kitty) == FULL_DECK):
         hands.masks = masks
         return
     players, add = ctx.players, ctx.add
-    for s in range(3):
+    seats = range(3) if dealt is not None else range(0)
+    for s in seats:
         if len(dealt[s]) != HAND_SIZE:
             add(F.DealSize(deal=dn, player=players[s], count=len(dealt[s]), expected=HAND_SIZE))
         for c in map(CARD_OF.__getitem__, dealt[s]):
             hands.add(s, c)
-    if len(kitty) != KITTY_SIZE:
+    if kitty is not None and len(kitty) != KITTY_SIZE:
         add(F.DealSize(deal=dn, count=len(kitty), expected=KITTY_SIZE))
     seen = twice = 0
-    for c in kitty:
+    for c in kitty or ():
         twice |= seen & BIT[c]
         seen |= BIT[c]
     for s in range(3):
@@ -251,24 +251,91 @@ def _deal_hands(ctx: _Game, hands: Hands, dn: int, dealt, kitty_tokens, kitty: l
         for c in hands.extra[s]:
             twice |= BIT[c]
     for c in hand_cards(twice):
-        holders = tuple(players[s] for s in range(3) for x in dealt[s] if x == CANONICAL[c])
-        add(F.DealDuplicate(deal=dn, card=CANONICAL[c], holders=holders, kitty=kitty.count(c)))
+        holders = tuple(players[s] for s in seats for x in dealt[s] if x == CANONICAL[c])
+        add(F.DealDuplicate(deal=dn, card=CANONICAL[c], holders=holders, kitty=(kitty or []).count(c)))
 
 
-def _passes(ctx: _Game, hands: Hands, dn: int, d, dealer: int) -> None:
-    """The three passes, each checked against its giver and receiver and the return rule."""
+def _passes(ctx: _Game, table, dn: int, d, dealer: int) -> None:
+    """The three passes in order (PASS_SEQUENCE); the table checks each one's cards."""
+    if d.passes is None:  # a record of the play that does not show them
+        return
     players, seat, add = ctx.players, ctx.seat, ctx.add
     expected = pass_order(dealer)
     for i, ps in enumerate(d.passes):
-        gv, rc, c, x = seat[ps.from_], seat[ps.to], CARD_OF[ps.card], CARD_OF[ps.returned]
-        pn = i + 1
+        gv, rc = seat[ps.from_], seat[ps.to]
         if i >= 3:
-            add(F.PassSequence(deal=dn, pass_=pn, player=players[gv], recorded=(players[gv], players[rc]),
+            add(F.PassSequence(deal=dn, pass_=i + 1, player=players[gv], recorded=(players[gv], players[rc]),
                                expected=None))
         elif (gv, rc) != expected[i]:
             eg, er = expected[i]
-            add(F.PassSequence(deal=dn, pass_=pn, player=players[gv], recorded=(players[gv], players[rc]),
+            add(F.PassSequence(deal=dn, pass_=i + 1, player=players[gv], recorded=(players[gv], players[rc]),
                                expected=(players[eg], players[er]), roles=(role(eg, dealer), role(er, dealer))))
+        table.pass_made(dn, i + 1, gv, rc, CARD_OF[ps.card], CARD_OF[ps.returned])
+    for j in range(len(d.passes), 3):
+        eg, er = expected[j]
+        add(F.PassSequence(deal=dn, pass_=j + 1, player=players[eg], recorded=None,
+                           expected=(players[eg], players[er]), roles=(role(eg, dealer), role(er, dealer))))
+
+
+def _kitty(ctx: _Game, table, dn: int, d, dealer: int, kitty: list[int] | None) -> None:
+    """The dealer takes the kitty and sets aside his discards (DISCARD_COUNT; the table checks each)."""
+    if d.discards is not None and len(d.discards) != DISCARDS:
+        ctx.add(F.DiscardCount(deal=dn, player=ctx.players[dealer], count=len(d.discards), expected=DISCARDS))
+    table.kitty_taken(dn, dealer, kitty, None if d.discards is None else [CARD_OF[x] for x in d.discards])
+
+
+def _tricks(ctx: _Game, table, dn: int, d, dealer: int, stop_at: tuple[int, int] | None) -> _Played | Position:
+    """The play, trick by trick, until the target; or the Position asked for."""
+    players, target = ctx.players, ctx.rules.target
+    won = [0, 0, 0]
+    winners: list[int | None] = []
+    leader_due = (dealer + 1) % 3  # L leads the first trick
+    for tn, t in enumerate(d.tricks, 1):
+        if stop_at == (dn, tn):
+            return table.position(dn, tn, won, leader_due)
+        leader = ctx.seat[t.leader]
+        w = _trick(ctx, table, dn, tn, leader, leader_due, [CARD_OF[x] for x in t.cards])
+        winners.append(w)
+        if w is None:
+            continue
+        won[w] += 1
+        leader_due = w
+        if ctx.trace is not None:
+            from . import events as ev
+            played = tuple(CARD_OF[x] for x in t.cards[:3])
+            ctx.trace.visit(ev.TrickWon(dn, tn, leader, played, w, (won[0], won[1], won[2])))
+        if won[w] >= target:
+            for late in range(tn + 1, len(d.tricks) + 1):
+                ctx.add(F.PlayAfterEnd(deal=dn, trick=late, what="trick", winner=players[w], won_at=(dn, tn)))
+            return _Played(won, winners, True, leader_due, tn)
+    return _Played(won, winners, False, leader_due, None)
+
+
+def _trick(ctx: _Game, table, dn: int, tn: int, leader: int, leader_due: int, cards: list[int]) -> int | None:
+    """One trick, every rule checked (the table checks each card); the winning seat (None: no cards)."""
+    players, add = ctx.players, ctx.add
+    if leader != leader_due:
+        add(F.LeadOutOfTurn(deal=dn, trick=tn, player=players[leader], expected=players[leader_due]))
+    if len(cards) != 3:
+        add(F.TrickSize(deal=dn, trick=tn, cards=tuple(CANONICAL[c] for c in cards)))
+        if not cards:
+            return None
+    led = SUIT_OF[cards[0]]
+    for j, c in enumerate(cards[:3]):
+        table.play(dn, tn, j, (leader + j) % 3, c, led)
+    return trick_winner(leader, cards[:3])
+
+
+class _Dealt:
+    """The table of a deal that records its hands, kitty, passes and discards: every card checked
+    against the hands as replayed (board.Hands)."""
+
+    def __init__(self, ctx: _Game, hands: Hands) -> None:
+        self.ctx, self.hands = ctx, hands
+
+    def pass_made(self, dn: int, pn: int, gv: int, rc: int, c: int, x: int) -> None:
+        """One pass: the giver held the card, the receiver the card returned, by the return rule."""
+        ctx, hands, players, add = self.ctx, self.hands, self.ctx.players, self.ctx.add
         before, before_extra = hands.masks[rc], dict(hands.extra[rc])
         if not hands.take(gv, c):
             add(F.PassNotHeld(deal=dn, pass_=pn, player=players[gv], card=CANONICAL[c],
@@ -286,89 +353,63 @@ def _passes(ctx: _Game, hands: Hands, dn: int, d, dealer: int) -> None:
         if ctx.trace is not None:
             from . import events as ev
             ctx.trace.visit(ev.PassMade(dn, pn, gv, rc, c, x, tuple(hand_cards(before & SUIT_MASK[SUIT_OF[c]]))))
-    for j in range(len(d.passes), 3):
-        eg, er = expected[j]
-        add(F.PassSequence(deal=dn, pass_=j + 1, player=players[eg], recorded=None,
-                           expected=(players[eg], players[er]), roles=(role(eg, dealer), role(er, dealer))))
 
-
-def _kitty(ctx: _Game, hands: Hands, dn: int, d, dealer: int, kitty: list[int]) -> None:
-    """The dealer takes the kitty and sets aside his discards (DISCARD_COUNT, DISCARD_NOT_HELD)."""
-    players, add = ctx.players, ctx.add
-    if len(d.discards) != DISCARDS:
-        add(F.DiscardCount(deal=dn, player=players[dealer], count=len(d.discards), expected=DISCARDS))
-    own, own_extra = hands.masks[dealer], dict(hands.extra[dealer])
-    misfits = hands.exchange_kitty(dealer, kitty, [CARD_OF[x] for x in d.discards], ctx.pickup)
-    for x, from_kitty in misfits:
-        add(F.DiscardNotHeld(deal=dn, player=players[dealer], card=CANONICAL[x],
-                             hand=tuple(names(hand_cards(own, own_extra))), kitty=tuple(names(kitty)),
-                             kitty_rule=ctx.rules.kitty, from_kitty=from_kitty))
-    if ctx.trace is not None:
-        from . import events as ev
-        ctx.trace.visit(ev.KittyExchanged(dn, dealer, tuple(sort_cards(kitty)), tuple(CARD_OF[x] for x in d.discards),
-                                          tuple(tuple(hands.cards(s)) for s in range(3))))
-
-
-def _tricks(ctx: _Game, hands: Hands, dn: int, d, dealer: int, stop_at: tuple[int, int] | None) -> _Played | Position:
-    """The play, trick by trick, until the target; or the Position asked for."""
-    players, target = ctx.players, ctx.rules.target
-    won = [0, 0, 0]
-    winners: list[int | None] = []
-    leader_due = (dealer + 1) % 3  # L leads the first trick
-    for tn, t in enumerate(d.tricks, 1):
-        if stop_at == (dn, tn):
-            return _position(hands, dn, tn, won, leader_due)
-        leader = ctx.seat[t.leader]
-        w = _trick(ctx, hands, dn, tn, leader, leader_due, [CARD_OF[x] for x in t.cards])
-        winners.append(w)
-        if w is None:
-            continue
-        won[w] += 1
-        leader_due = w
+    def kitty_taken(self, dn: int, dealer: int, kitty: list[int], discards: list[int]) -> None:
+        """The kitty into the dealer's hand, his discards out of it (DISCARD_NOT_HELD)."""
+        ctx, hands = self.ctx, self.hands
+        own, own_extra = hands.masks[dealer], dict(hands.extra[dealer])
+        for x, from_kitty in hands.exchange_kitty(dealer, kitty, discards, ctx.pickup):
+            ctx.add(F.DiscardNotHeld(deal=dn, player=ctx.players[dealer], card=CANONICAL[x],
+                                     hand=tuple(names(hand_cards(own, own_extra))), kitty=tuple(names(kitty)),
+                                     kitty_rule=ctx.rules.kitty, from_kitty=from_kitty))
         if ctx.trace is not None:
             from . import events as ev
-            played = tuple(CARD_OF[x] for x in t.cards[:3])
-            ctx.trace.visit(ev.TrickWon(dn, tn, leader, played, w, (won[0], won[1], won[2])))
-        if won[w] >= target:
-            for late in range(tn + 1, len(d.tricks) + 1):
-                ctx.add(F.PlayAfterEnd(deal=dn, trick=late, what="trick", winner=players[w], won_at=(dn, tn)))
-            return _Played(won, winners, True, leader_due, tn)
-    return _Played(won, winners, False, leader_due, None)
+            ctx.trace.visit(ev.KittyExchanged(dn, dealer, tuple(sort_cards(kitty)), tuple(discards),
+                                              tuple(tuple(hands.cards(s)) for s in range(3))))
 
-
-def _trick(ctx: _Game, hands: Hands, dn: int, tn: int, leader: int, leader_due: int, cards: list[int]) -> int | None:
-    """One trick, every rule checked; the winning seat (None: no cards)."""
-    players, add = ctx.players, ctx.add
-    if leader != leader_due:
-        add(F.LeadOutOfTurn(deal=dn, trick=tn, player=players[leader], expected=players[leader_due]))
-    if len(cards) != 3:
-        add(F.TrickSize(deal=dn, trick=tn, cards=tuple(CANONICAL[c] for c in cards)))
-        if not cards:
-            return None
-    led = SUIT_OF[cards[0]]
-    for j, c in enumerate(cards[:3]):
-        p = (leader + j) % 3
+    def play(self, dn: int, tn: int, j: int, p: int, c: int, led: int) -> None:
+        """Card c by seat p, the j-th of trick tn: held (CARD_NOT_HELD), following suit (REVOKE)."""
+        ctx, hands = self.ctx, self.hands
         before = hands.masks[p]
         if not hands.take(p, c):
-            add(F.CardNotHeld(deal=dn, trick=tn, player=players[p], card=CANONICAL[c],
-                              hand=tuple(names(hands.cards(p)))))
+            ctx.add(F.CardNotHeld(deal=dn, trick=tn, player=ctx.players[p], card=CANONICAL[c],
+                                  hand=tuple(names(hands.cards(p)))))
         if j and revokes(before, c, led):
-            add(F.Revoke(deal=dn, trick=tn, player=players[p], card=CANONICAL[c], led=SUITS[led],
-                         held=tuple(names(hand_cards(before & SUIT_MASK[led])))))
+            ctx.add(F.Revoke(deal=dn, trick=tn, player=ctx.players[p], card=CANONICAL[c], led=SUITS[led],
+                             held=tuple(names(hand_cards(before & SUIT_MASK[led])))))
         if ctx.trace is not None:
             from . import events as ev
-            legal = tuple(hand_cards(legal_mask(before, led if j else None)))
-            ctx.trace.visit(ev.CardPlayed(dn, tn, p, c, legal))
-    return trick_winner(leader, cards[:3])
+            ctx.trace.visit(ev.CardPlayed(dn, tn, p, c, tuple(hand_cards(legal_mask(before, led if j else None)))))
+
+    def position(self, dn: int, tn: int, won: list[int], leader_due: int, every_copy: bool = False) -> Position:
+        hands = self.hands
+        legal = hands.cards(leader_due) if every_copy else hand_cards(hands.masks[leader_due])
+        return Position(dn, tn, (hands.cards(0), hands.cards(1), hands.cards(2)), list(won), leader_due, legal)
+
+    def left_checked(self, dn: int, d) -> None:
+        """A `left` beside the hands: each card in it must be its player's when play stopped."""
+        for s, name in enumerate(self.ctx.players):
+            for c in map(CARD_OF.__getitem__, d.left[name]):
+                if not self.hands.masks[s] & BIT[c]:
+                    self.ctx.add(F.CardNotHeld(deal=dn, player=name, card=CANONICAL[c],
+                                               hand=tuple(names(self.hands.cards(s)))))
+
+    def claim_hands(self, tn: int) -> tuple[list[int], list[int]]:
+        """The hands a claim is judged from: masks and sizes (extra copies counted)."""
+        return list(self.hands.masks), [self.hands.size(s) for s in range(3)]
 
 
-def _claim(ctx: _Game, hands: Hands, x: int, claim, leader: int, won: list[int], recorded: int,
-           dn: int) -> claims.ClaimResult:
-    """Judge a deal's claim from the hands as replayed (docs/game.md §12); report it when it fails."""
+def _claim(ctx: _Game, hands: tuple[list[int], list[int]] | str, x: int, claim, leader: int, won: list[int],
+           recorded: int, dn: int) -> claims.ClaimResult:
+    """Judge a deal's claim from the hands as replayed (docs/game.md §12); report it when it fails.
+    `hands` is why it cannot be judged when the record does not show them."""
     from . import claims  # for a deal with a claim only
     players, rules = ctx.players, ctx.rules
-    res = claims.adjudicate(list(hands.masks), [hands.size(s) for s in range(3)], x, claim.accepted,
-                            claim.statement, leader, won, recorded, rules.target, rules.claim_rule)
+    if isinstance(hands, str):
+        res = claims.unjudged(x, claim.accepted, claim.statement, won, recorded, rules, hands)
+    else:
+        res = claims.adjudicate(*hands, x, claim.accepted, claim.statement, leader, won, recorded, rules.target,
+                                rules.claim_rule)
     f = claims.finding(res, players, dn, leader)
     if f is not None:
         ctx.add(f)
@@ -377,5 +418,5 @@ def _claim(ctx: _Game, hands: Hands, x: int, claim, leader: int, won: list[int],
         credited = tuple(won[s] + (res.tricks if s == x else 0) for s in range(3))
         line = None if res.line is None else tuple(tuple(t) for t in res.line)
         ctx.trace.visit(ev.ClaimJudged(dn, res.first_trick, x, res.accepted, res.statement, res.tricks, res.rule,
-                                       res.holds, line, leader, credited))
+                                       res.holds, line, leader, credited, res.not_judged))
     return res

@@ -40,50 +40,60 @@ def _by_seat(players: tuple[str, ...], values) -> dict[str, Any]:
 
 @_event("deal")
 class DealStarted(_InDeal):
-    """A deal begins: who deals, each seat's quota, the hands (by seat, display order) and kitty as dealt."""
+    """A deal begins: who deals, each seat's quota, the hands (by seat, display order) and kitty as
+    dealt (None: a record of the play that does not show them)."""
 
     dealer: int
     quotas: tuple[int, int, int]  # by seat
-    hands: tuple[tuple[int, ...], ...]  # by seat
-    kitty: tuple[int, ...]
+    hands: tuple[tuple[int, ...], ...] | None  # by seat
+    kitty: tuple[int, ...] | None
 
     def to_dict(self, players: tuple[str, ...]) -> dict[str, Any]:
         order = (self.dealer, (self.dealer + 1) % 3, (self.dealer + 2) % 3)
         return {"event": self.kind, "deal": self.deal, "dealer": players[self.dealer],
                 "roles": {players[s]: role(s, self.dealer) for s in order}, "quotas": _by_seat(players, self.quotas),
-                "hands": _by_seat(players, [names(h) for h in self.hands]), "kitty": names(self.kitty)}
+                "hands": None if self.hands is None else _by_seat(players, [names(h) for h in self.hands]),
+                "kitty": None if self.kitty is None else names(self.kitty)}
 
 
 @_event("pass")
 class PassMade(_InDeal):
-    """One pass and its return, with what the receiver held in the suit before it (the proof)."""
+    """One pass and its return, with what the receiver held in the suit before it (the proof; None
+    when the record does not show his hand)."""
 
     number: int
     giver: int
     receiver: int
     card: int
     returned: int
-    receiver_suit_before: tuple[int, ...]  # display order
+    receiver_suit_before: tuple[int, ...] | None  # display order
 
     def to_dict(self, players: tuple[str, ...]) -> dict[str, Any]:
+        before = self.receiver_suit_before
         return {"event": self.kind, "deal": self.deal, "pass": self.number, "from": players[self.giver],
                 "to": players[self.receiver], "card": CANONICAL[self.card], "returned": CANONICAL[self.returned],
-                "receiver_suit_before": [CANONICAL[c] for c in self.receiver_suit_before]}
+                "receiver_suit_before": None if before is None else [CANONICAL[c] for c in before]}
 
 
 @_event("kitty")
 class KittyExchanged(_InDeal):
-    """The dealer took the kitty and set aside his discards; the hands at the first lead."""
+    """The dealer took the kitty and set aside his discards; the hands at the first lead. In a record
+    of the play: what it shows of them (None: not recorded), and how many cards of each hand it does not."""
 
     dealer: int
-    kitty: tuple[int, ...]
-    discards: tuple[int, ...]  # as recorded
+    kitty: tuple[int, ...] | None
+    discards: tuple[int, ...] | None  # as recorded
     hands: tuple[tuple[int, ...], ...]  # by seat, display order
+    unknown: tuple[int, int, int] | None = None  # by seat; None: every hand is known
 
     def to_dict(self, players: tuple[str, ...]) -> dict[str, Any]:
-        return {"event": self.kind, "deal": self.deal, "dealer": players[self.dealer], "kitty": names(self.kitty),
-                "discards": [CANONICAL[c] for c in self.discards],
-                "hands": _by_seat(players, [[CANONICAL[c] for c in h] for h in self.hands])}
+        out = {"event": self.kind, "deal": self.deal, "dealer": players[self.dealer],
+               "kitty": None if self.kitty is None else names(self.kitty),
+               "discards": None if self.discards is None else [CANONICAL[c] for c in self.discards],
+               "hands": _by_seat(players, [[CANONICAL[c] for c in h] for h in self.hands])}
+        if self.unknown is not None:
+            out["unknown"] = _by_seat(players, self.unknown)
+        return out
 
 
 @_event("play")
@@ -142,13 +152,17 @@ class ClaimJudged(_AtTrick):
     line: tuple[tuple[int, ...], ...] | None  # the refuting line, trick by trick
     leader: int
     tallies: tuple[int, int, int]  # by seat, the claimed tricks credited
+    not_judged: str | None = None  # why `holds` is None
 
     def to_dict(self, players: tuple[str, ...]) -> dict[str, Any]:
-        return {"event": self.kind, "deal": self.deal, "trick": self.trick, "by": players[self.by],
-                "accepted": self.accepted, "statement": self.statement, "tricks": self.tricks,
-                "claim_rule": self.claim_rule, "holds": self.holds,
-                "line": None if self.line is None else [[CANONICAL[c] for c in t] for t in self.line],
-                "leader": players[self.leader], "tallies": _by_seat(players, self.tallies)}
+        out = {"event": self.kind, "deal": self.deal, "trick": self.trick, "by": players[self.by],
+               "accepted": self.accepted, "statement": self.statement, "tricks": self.tricks,
+               "claim_rule": self.claim_rule, "holds": self.holds,
+               "line": None if self.line is None else [[CANONICAL[c] for c in t] for t in self.line],
+               "leader": players[self.leader], "tallies": _by_seat(players, self.tallies)}
+        if self.not_judged is not None:
+            out["not_judged"] = self.not_judged
+        return out
 
 
 @_event("result")
@@ -170,14 +184,18 @@ class PositionReached(_AtTrick):
     hands: tuple[tuple[int, ...], ...]  # by seat, display order
     legal: tuple[tuple[int, ...], ...]  # by seat
     recorded: tuple[int, ...] | None  # the cards recorded for the trick stopped before
+    unknown: tuple[int, int, int] | None = None  # by seat, cards held that the record does not show
 
     def to_dict(self, players: tuple[str, ...]) -> dict[str, Any]:
         order = [(self.to_move + j) % 3 for j in range(3)]
-        return {"event": self.kind, "deal": self.deal, "trick": self.trick, "to_move": players[self.to_move],
-                "tricks": _by_seat(players, self.tricks),
-                "hands": {players[s]: [CANONICAL[c] for c in self.hands[s]] for s in order},
-                "legal": {players[s]: [CANONICAL[c] for c in self.legal[s]] for s in order},
-                "recorded": None if self.recorded is None else [CANONICAL[c] for c in self.recorded]}
+        out = {"event": self.kind, "deal": self.deal, "trick": self.trick, "to_move": players[self.to_move],
+               "tricks": _by_seat(players, self.tricks),
+               "hands": {players[s]: [CANONICAL[c] for c in self.hands[s]] for s in order},
+               "legal": {players[s]: [CANONICAL[c] for c in self.legal[s]] for s in order},
+               "recorded": None if self.recorded is None else [CANONICAL[c] for c in self.recorded]}
+        if self.unknown is not None:
+            out["unknown"] = {players[s]: self.unknown[s] for s in order}
+        return out
 
 
 Event = (DealStarted | PassMade | KittyExchanged | CardPlayed | TrickWon | FindingMade | ClaimJudged | GameEnded

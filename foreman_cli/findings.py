@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from .cards import SUIT_NAMES, SUITS
+from .proof import Proof, held_json, held_words, proof_words, proved_evidence
 from .words import plural
 
 ERROR = "error"
@@ -213,14 +214,22 @@ class PassSequence(Finding):
 @dataclass(frozen=True, slots=True, kw_only=True)
 class _NotHeld(Finding):
     done: ClassVar[str]  # what he did with the card, in a word
-    shows = "his hand at that moment"
+    shows = "his hand at that moment; in a record of the play, where the record put the card (proved_by)"
     injectable = True
-    hand: tuple[str, ...]
-    evidence_fields = ("hand",)
+    hand: tuple[str, ...] | None = None  # None: the hands are not recorded
+    proved_by: Proof | None = None
 
     @property
     def message(self) -> str:
+        if self.proved_by is not None:
+            did = f"{self.player}'s cards left hold {self.card}" if self.trick is None and self.done == "played" \
+                else f"{self.player} {self.done} {self.card}"
+            return f"{did} but did not hold it: {proof_words(self.proved_by)}"
         return f"{self.player} {self.done} {self.card} but did not hold it; held {_cards(self.hand)}"
+
+    @property
+    def evidence(self) -> dict[str, Any]:
+        return proved_evidence(self, ("hand",))
 
 
 @_code("PASS_NOT_HELD", "the giver did not hold the card he gave", done="gave",
@@ -238,14 +247,19 @@ class PassNotHeld(_NotHeld):
        injectable=True)
 class ReturnNotHeld(Finding):
     received: str
-    hand_before: tuple[str, ...]
+    hand_before: tuple[str, ...] | None = None  # None: the hands are not recorded
+    proved_by: Proof | None = None
 
     @property
     def message(self) -> str:
-        return (f"{self.player} returned {self.card} for {self.received} but did not hold it before the pass; "
-                f"held {_cards(self.hand_before)}")
+        did = f"{self.player} returned {self.card} for {self.received} but did not hold it before the pass"
+        if self.proved_by is not None:
+            return f"{did}: {proof_words(self.proved_by)}"
+        return f"{did}; held {_cards(self.hand_before)}"
 
-    evidence_fields = ("received", "hand_before")
+    @property
+    def evidence(self) -> dict[str, Any]:
+        return proved_evidence(self, ("received", "hand_before"))
 
 
 @_code("RETURN_WRONG_CARD", "the returned card breaks the return rule",
@@ -260,9 +274,14 @@ class ReturnWrongCard(Finding):
     received: str
     expected: tuple[str, ...]
     return_rule: str
+    proved_by: tuple[tuple[str, int | str], ...] | None = None  # from the play: each card, its trick or "left"
 
     @property
     def message(self) -> str:
+        if self.proved_by is not None:
+            held = " and ".join(held_words(self.proved_by, self.player))
+            return (f"{self.player} returned {self.card} for {self.received}; under return_rule {self.return_rule} "
+                    f"he should have returned {' or '.join(self.expected)}: he held {held}")
         if self.return_rule == "highest":
             suit = SUIT_NAMES[SUITS.index(self.received[-1])]
             why = f"{self.player}'s highest {suit} was {self.expected[0]}"
@@ -270,7 +289,12 @@ class ReturnWrongCard(Finding):
             why = f"{self.player} held {' '.join(self.expected)} above {self.received}"
         return f"{self.player} returned {self.card} for {self.received}; {why}"
 
-    evidence_fields = ("received", "expected", "return_rule")
+    @property
+    def evidence(self) -> dict[str, Any]:
+        if self.proved_by is None:
+            return {"received": self.received, "expected": list(self.expected), "return_rule": self.return_rule}
+        return {"received": self.received, "should_return": list(self.expected), "return_rule": self.return_rule,
+                "proved_by": held_json(self.proved_by)}
 
 
 @_code("DISCARD_COUNT", "the dealer did not set aside exactly 4 cards", did="set aside",
@@ -288,20 +312,25 @@ class DiscardCount(_Miscount):
               "kitty_rule": "swap", "from_kitty": True},
        injectable=True)
 class DiscardNotHeld(Finding):
-    hand: tuple[str, ...]
-    kitty: tuple[str, ...]
+    hand: tuple[str, ...] | None  # None: the hands are not recorded
+    kitty: tuple[str, ...] | None  # None: the kitty is not recorded
     kitty_rule: str
     from_kitty: bool  # a kitty card, discarded under 'swap'
+    proved_by: Proof | None = None
 
     @property
     def message(self) -> str:
         if self.from_kitty:
             return (f"{self.player} discarded {self.card}, a kitty card, under kitty 'swap' (the discards come "
                     "from the dealer's own 16 cards)")
+        if self.proved_by is not None:
+            return f"{self.player} discarded {self.card}, which he did not hold: {proof_words(self.proved_by)}"
         return (f"{self.player} discarded {self.card}, which he did not hold; held {' '.join(self.hand)} and the "
                 f"kitty {' '.join(self.kitty)}")
 
-    evidence_fields = ("hand", "kitty", "kitty_rule")
+    @property
+    def evidence(self) -> dict[str, Any]:
+        return proved_evidence(self, ("hand", "kitty", "kitty_rule"))
 
 
 @_code("LEAD_OUT_OF_TURN", "a trick led by the wrong player",
@@ -352,13 +381,23 @@ class CardNotHeld(_NotHeld):
 class Revoke(Finding):
     led: str  # the suit's letter
     held: tuple[str, ...]
+    proved_by: tuple[tuple[str, int | str], ...] | None = None  # from the play: each card held, its trick or "left"
 
     @property
     def message(self) -> str:
         suit = SUIT_NAMES[SUITS.index(self.led)]
+        if self.proved_by is not None:
+            return (f"{self.player} played {self.card} on a {suit} lead while holding "
+                    f"{' and '.join(held_words(self.proved_by, self.player))}")
         return f"{self.player} played {self.card} on a {suit} lead while holding {' '.join(self.held)}"
 
-    evidence_fields = ("led", "held")
+    @property
+    def evidence(self) -> dict[str, Any]:
+        out = {"led": self.led, "held": list(self.held)}
+        if self.proved_by is not None:
+            out["proved_by"] = held_json(self.proved_by)
+        return out
+
 
 
 @_code("PLAY_AFTER_END", "a trick or a deal recorded after the game was won",

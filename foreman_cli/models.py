@@ -1,4 +1,4 @@
-"""The pydantic models of foreman/1 and 1.1: the contract, the JSON Schema and the careful decoder's messages.
+"""The pydantic models of foreman/1, 1.1 and 1.2: the contract, the JSON Schema and the careful decoder's messages.
 
 Only the careful path (a record the fast decoder refuses) and `foreman schema` load this module,
 and with it pydantic; `records.decode` reads good records without them.
@@ -13,8 +13,8 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationErr
 
 from . import cards as C
 from .rules import CHOICES, TARGET_RANGE, HouseRules
-from .records import (AMOUNT_MAX, AMOUNT_PATTERN, CARD_PATTERN, FORMAT, ID_PATTERN, GameData, SchemaProblem,
-                      _claim, _FClaim, _FDeal, _finish, _FPass, _FTrick, _iso_datetime, quote)
+from .records import (AMOUNT_MAX, AMOUNT_PATTERN, CARD_PATTERN, FORMAT, FORMAT_1_2, ID_PATTERN, SEEN_PARTS, GameData,
+                      SchemaProblem, _claim, _FClaim, _FDeal, _finish, _FPass, _FTrick, _iso_datetime, quote)
 
 CardToken = Annotated[str, Field(pattern=CARD_PATTERN, description="rank then suit, e.g. 10S, QH, AD, 2C")]
 Name = Annotated[str, Field(min_length=1, max_length=200)]
@@ -56,16 +56,22 @@ class Claim(_Strict):
     statement: str | None = None
 
 
+Hand = Annotated[dict[Name, Cards], Field(max_length=FAR)]
+
+
 class Deal(_Strict):
-    """One deal, as dealt and as played."""
+    """One deal, as dealt and as played. A record of the play (foreman/1.2) may leave out (or write
+    null for) the hands, the kitty, the passes and the discards, and give `left`."""
 
     dealer: Name
-    hands: Annotated[dict[Name, Cards], Field(max_length=FAR)]
-    kitty: Cards
-    passes: Annotated[list[Pass], Field(max_length=FAR)]
-    discards: Cards
+    hands: Hand | None = None
+    kitty: Cards | None = None
+    passes: Annotated[list[Pass], Field(max_length=FAR)] | None = None
+    discards: Cards | None = None
     tricks: Annotated[list[Trick], Field(max_length=FAR)]
     claim: Claim | None = None
+    left: Annotated[Hand | None, Field(description="(foreman/1.2) the cards each player still held when play "
+                                                   "stopped: all three players")] = None
 
 
 class Series(_Strict):
@@ -110,15 +116,15 @@ class Claimed(_Strict):
 
 
 class Game(_Strict):
-    """One game record in format foreman/1 or foreman/1.1."""
+    """One game record in format foreman/1, foreman/1.1 or foreman/1.2."""
 
     model_config = ConfigDict(
         extra="forbid", strict=True, frozen=True, defer_build=True,
         json_schema_extra={"$id": "https://foreman.invalid/schemas/foreman-1.schema.json",
-                           "title": "Foreman game record (foreman/1, foreman/1.1)"},
+                           "title": "Foreman game record (foreman/1, foreman/1.1, foreman/1.2)"},
     )
 
-    format: Literal["foreman/1", "foreman/1.1"]
+    format: Literal["foreman/1", "foreman/1.1", "foreman/1.2"]
     id: Annotated[str, Field(pattern=ID_PATTERN)]
     players: Annotated[list[Name], Field(min_length=3, max_length=3, json_schema_extra={"uniqueItems": True})]
     deals: Annotated[list[Deal], Field(min_length=1)]
@@ -140,12 +146,20 @@ class Game(_Strict):
 
 
 def json_schema() -> dict[str, Any]:
-    """Return the JSON Schema of foreman/1 and foreman/1.1, generated from the models."""
+    """Return the JSON Schema of foreman/1, 1.1 and 1.2, generated from the models."""
     schema = Game.model_json_schema(by_alias=True)
     schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
-    # What the models check in code and JSON Schema can say too: a deal's claim is format 1.1 only.
-    schema["if"] = {"properties": {"format": {"const": "foreman/1"}}}
-    schema["then"] = {"properties": {"deals": {"items": {"not": {"required": ["claim"]}}}}}
+    # What the models check in code and JSON Schema can say too: a deal's claim is 1.1 or later,
+    # and only 1.2 may leave out what the table did not see or give `left`.
+    full = {"required": list(SEEN_PARTS), "not": {"required": ["left"]},
+            "properties": {"hands": {"type": "object"}, "kitty": {"type": "array"},
+                           "passes": {"type": "array"}, "discards": {"type": "array"}}}
+    schema["allOf"] = [
+        {"if": {"properties": {"format": {"const": "foreman/1"}}},
+         "then": {"properties": {"deals": {"items": {"not": {"required": ["claim"]}}}}}},
+        {"if": {"properties": {"format": {"enum": ["foreman/1", "foreman/1.1"]}}},
+         "then": {"properties": {"deals": {"items": full}}}},
+    ]
     return schema
 
 
@@ -232,19 +246,23 @@ def to_game_data(g: Game, overrides: dict[str, Any] | None = None) -> GameData |
             out.append(C.CANONICAL[c])
         return out
 
+    def by_player(hands: dict[str, list[str]] | None, path: str, what: str) -> dict[str, list[str]] | None:
+        if hands is None:
+            return None
+        out = {who(name, f"{path}[{name!r}]"): cards(toks, f"{path}[{name!r}]") for name, toks in hands.items()}
+        problems.extend(SchemaProblem(path, f"no {what} for player {name!r}") for name in players if name not in hands)
+        return out
+
     deals = []
     for i, d in enumerate(g.deals):
         p = f"$.deals[{i}]"
-        hands = {}
-        for name, toks in d.hands.items():
-            who(name, f"{p}.hands[{name!r}]")
-            hands[name] = cards(toks, f"{p}.hands[{name!r}]")
-        for name in players:
-            if name not in d.hands:
-                problems.append(SchemaProblem(f"{p}.hands", f"no hand for player {name!r}"))
-        passes = [_FPass(who(ps.from_, f"{p}.passes[{j}].from"), who(ps.to, f"{p}.passes[{j}].to"),
-                         cards([ps.card], f"{p}.passes[{j}].card")[0],
-                         cards([ps.returned], f"{p}.passes[{j}].returned")[0]) for j, ps in enumerate(d.passes)]
+        if g.format != FORMAT_1_2:
+            _play_only_problem(d, p, problems)
+        hands = by_player(d.hands, f"{p}.hands", "hand")
+        passes = None if d.passes is None else [
+            _FPass(who(ps.from_, f"{p}.passes[{j}].from"), who(ps.to, f"{p}.passes[{j}].to"),
+                   cards([ps.card], f"{p}.passes[{j}].card")[0], cards([ps.returned], f"{p}.passes[{j}].returned")[0])
+            for j, ps in enumerate(d.passes)]
         tricks = [_FTrick(who(t.leader, f"{p}.tricks[{j}].leader"), cards(t.cards, f"{p}.tricks[{j}].cards"))
                   for j, t in enumerate(d.tricks)]
         claim = None
@@ -253,11 +271,28 @@ def to_game_data(g: Game, overrides: dict[str, Any] | None = None) -> GameData |
                 problems.append(SchemaProblem(f"{p}.claim", "a deal's claim is foreman/1.1: write "
                                               "\"format\": \"foreman/1.1\""))
             claim = _FClaim(who(d.claim.by, f"{p}.claim.by"), d.claim.accepted, d.claim.statement)
-        deals.append(_FDeal(who(d.dealer, f"{p}.dealer"), hands, cards(d.kitty, f"{p}.kitty"), passes,
-                            cards(d.discards, f"{p}.discards"), tricks, claim))
+        deals.append(_FDeal(who(d.dealer, f"{p}.dealer"), tricks, hands,
+                            None if d.kitty is None else cards(d.kitty, f"{p}.kitty"), passes,
+                            None if d.discards is None else cards(d.discards, f"{p}.discards"), claim,
+                            by_player(d.left, f"{p}.left", "left")))
     claimed = _claim(g, seat, problems)
     if problems:
         return problems
     return _finish(g, deals, claimed, overrides)
 
 
+
+
+def _play_only_problem(d: Deal, path: str, problems: list[SchemaProblem]) -> None:
+    """A foreman/1 or 1.1 deal that leaves out what only a record of the play may, or gives `left`."""
+    missing = [part for part in SEEN_PARTS if getattr(d, part) is None]
+    if missing:
+        problems.append(SchemaProblem(f"{path}.{missing[0]}", f"{_and(missing)} not recorded: a record of the play "
+                                      f"is foreman/1.2: write \"format\": \"foreman/1.2\""))
+    if d.left is not None:
+        problems.append(SchemaProblem(f"{path}.left", "the cards left in hand are foreman/1.2: write "
+                                      "\"format\": \"foreman/1.2\""))
+
+
+def _and(words: list[str]) -> str:
+    return words[0] if len(words) == 1 else f"{', '.join(words[:-1])} and {words[-1]}"

@@ -1,4 +1,4 @@
-"""The foreman/1 and foreman/1.1 record: pydantic models (the contract and JSON Schema) and the parse into ints."""
+"""The foreman/1, 1.1 and 1.2 record: the fast decoder, the checks its types cannot make, the parse for the replay."""
 
 from __future__ import annotations
 
@@ -20,7 +20,9 @@ from .rules import CHOICES, TARGET_RANGE, HouseRules
 
 FORMAT = "foreman/1"
 FORMAT_1_1 = "foreman/1.1"
-FORMATS = (FORMAT, FORMAT_1_1)
+FORMAT_1_2 = "foreman/1.2"
+FORMATS = (FORMAT, FORMAT_1_1, FORMAT_1_2)
+SEEN_PARTS = ("hands", "kitty", "passes", "discards")  # what a record of the play (1.2) may leave out
 AMOUNT_MAX = 40
 # The shape of a card token in either notation; which ranks are allowed depends on
 # `card_notation` and is checked when the record is turned into ints (with a clear message).
@@ -214,6 +216,8 @@ def decode(text: bytes | str, overrides: dict[str, Any] | None = None) -> GameDa
     seat = {n: i for i, n in enumerate(g.players)}
     if not names_ok(g.deals, seat) or (g.format == FORMAT and any(d.claim for d in g.deals)):
         return decode_careful(text, overrides)
+    if g.format != FORMAT_1_2 and any(not is_full(d) or d.left is not None for d in g.deals):
+        return decode_careful(text, overrides)
     claim = _head_checked(g, seat)
     if claim is False:
         return decode_careful(text, overrides)
@@ -287,14 +291,21 @@ def _head_checked(g: Any, seat: dict[str, int]) -> ClaimData | None | bool:
     return claim
 
 
+def is_full(deal: Any) -> bool:
+    """Whether a deal records its hands, kitty, passes and discards (a record of the play may not)."""
+    return deal.hands is not None and deal.kitty is not None and deal.passes is not None and deal.discards is not None
+
+
 def names_ok(deals: list[Any], seat: dict[str, int]) -> bool:
-    """Every deal's hands, dealer, leaders, passes and claim name only the three players."""
+    """Every deal's hands, dealer, leaders, passes, claim and `left` name only the three players,
+    the hands and `left`, when recorded, each of the three."""
     names = seat.keys()
     for d in deals:
-        h = d.hands
-        if (len(h) != 3 or d.dealer not in seat or h.keys() != names
+        h, left, passes = d.hands, d.left, d.passes or ()
+        if ((h is not None and (len(h) != 3 or h.keys() != names)) or d.dealer not in seat
+                or (left is not None and (len(left) != 3 or left.keys() != names))
                 or not {t.leader for t in d.tricks} <= names
-                or not {p.from_ for p in d.passes} | {p.to for p in d.passes} <= names
+                or not {p.from_ for p in passes} | {p.to for p in passes} <= names
                 or (d.claim is not None and d.claim.by not in seat)):
             return False
     return True
@@ -375,12 +386,13 @@ class _FClaim(msgspec.Struct, forbid_unknown_fields=True):
 
 class _FDeal(msgspec.Struct, forbid_unknown_fields=True):
     dealer: _MName
-    hands: Annotated[dict[_MName, _MCards], msgspec.Meta(max_length=FAR)]
-    kitty: _MCards
-    passes: Annotated[list[_FPass], msgspec.Meta(max_length=FAR)]
-    discards: _MCards
     tricks: Annotated[list[_FTrick], msgspec.Meta(max_length=FAR)]
+    hands: Annotated[dict[_MName, _MCards], msgspec.Meta(max_length=FAR)] | None = None  # None: not recorded
+    kitty: _MCards | None = None
+    passes: Annotated[list[_FPass], msgspec.Meta(max_length=FAR)] | None = None
+    discards: _MCards | None = None
     claim: _FClaim | None = None
+    left: Annotated[dict[_MName, _MCards], msgspec.Meta(max_length=FAR)] | None = None
 
 
 class _FSeries(msgspec.Struct, forbid_unknown_fields=True):
@@ -413,7 +425,7 @@ class _FClaimed(msgspec.Struct, forbid_unknown_fields=True):
 class _FHead(msgspec.Struct, forbid_unknown_fields=True):
     """A record but for its deals: what the compiled scan leaves to this decoder (lane.py)."""
 
-    format: Literal["foreman/1", "foreman/1.1"]
+    format: Literal["foreman/1", "foreman/1.1", "foreman/1.2"]
     id: Annotated[str, msgspec.Meta(pattern=r"\A[A-Za-z0-9._:-]{1,128}\Z")]
     players: Annotated[list[_MName], msgspec.Meta(min_length=3, max_length=3)]
     played_at: str | None = None

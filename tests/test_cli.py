@@ -111,7 +111,7 @@ def test_generate_inject_refuses_unknown_code():
 
 def test_schema_and_codes():
     res = runner.invoke(app, ["schema"])
-    assert res.exit_code == 0 and json.loads(res.output)["title"] == "Foreman game record (foreman/1, foreman/1.1)"
+    assert res.exit_code == 0 and json.loads(res.output)["title"] == "Foreman game record (foreman/1, foreman/1.1, foreman/1.2)"
     res = runner.invoke(app, ["codes", "revoke"])
     assert res.exit_code == 0 and "REVOKE" in res.output and "follow suit" in res.output
     assert runner.invoke(app, ["codes", "NOPE"]).exit_code == 2

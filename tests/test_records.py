@@ -61,7 +61,10 @@ def test_seed_notation_record():
     (lambda r: r.update(extra=1), "$.extra", "unknown field"),
     (lambda r: r["deals"][0].update(trick=[]), "$.deals[0].trick", "unknown field"),
     (lambda r: r.pop("players"), "$.players", "required field is missing"),
-    (lambda r: r["deals"][0].pop("discards"), "$.deals[0].discards", "required field is missing"),
+    (lambda r: r["deals"][0].pop("discards"), "$.deals[0].discards", "write \"format\": \"foreman/1.2\""),
+    (lambda r: r["deals"][0].update(hands=None), "$.deals[0].hands", "write \"format\": \"foreman/1.2\""),
+    (lambda r: r["deals"][0].update(left={"alice": [], "bob": [], "carol": []}), "$.deals[0].left", "foreman/1.2"),
+    (lambda r: r["deals"][0].pop("tricks"), "$.deals[0].tricks", "required field is missing"),
     (lambda r: r.update(stake=1.0), "$.stake", "string"),
     (lambda r: r.update(stake="-1.00"), "$.stake", "amount"),
     (lambda r: r.update(stake="1e3"), "$.stake", "amount"),
@@ -118,12 +121,18 @@ def test_played_at_accepts_iso_forms():
 
 
 def test_the_schema_says_what_json_schema_can_say():
-    """Distinct players and a claim only in format 1.1 are in the generated JSON Schema too."""
+    """Distinct players, a claim only from format 1.1 on, and a deal without its hands or with `left`
+    only in 1.2 are in the generated JSON Schema too."""
     from foreman_cli.models import json_schema
     schema = json_schema()
     assert schema["properties"]["players"]["uniqueItems"] is True
-    assert schema["if"] == {"properties": {"format": {"const": "foreman/1"}}}
-    assert schema["then"]["properties"]["deals"]["items"] == {"not": {"required": ["claim"]}}
+    by_format = {json.dumps(rule["if"]["properties"]["format"]): rule["then"]["properties"]["deals"]["items"]
+                 for rule in schema["allOf"]}
+    assert by_format['{"const": "foreman/1"}'] == {"not": {"required": ["claim"]}}
+    older = by_format['{"enum": ["foreman/1", "foreman/1.1"]}']
+    assert set(older["required"]) == {"hands", "kitty", "passes", "discards"}
+    assert older["not"] == {"required": ["left"]}
+    assert "foreman/1.2" in schema["properties"]["format"]["enum"]
 
 
 @pytest.mark.parametrize("names,said", [

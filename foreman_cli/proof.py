@@ -1,0 +1,44 @@
+"""How a record of the play proves a finding (docs/game.md §13): where it put a card, as evidence and in words."""
+
+from __future__ import annotations
+
+from typing import Any
+
+# Where a record of the play put a card (docs/game.md §13), the proof of a finding without hands:
+# ("trick", n, player), ("discard",), ("pass", n, holder), ("kitty", dealer) or ("left", player).
+Proof = tuple
+
+
+def proof_json(p: Proof) -> Any:
+    """A proof as the evidence writes it: {"trick": 3, "player": "bob"}, "discard", {"pass": 2}, "kitty", {"left": "bob"}."""
+    if p[0] == "trick":
+        return {"trick": p[1], "player": p[2]}
+    return {p[0]: p[1]} if p[0] in ("pass", "left") else p[0]
+
+
+def proof_words(p: Proof) -> str:
+    """A proof in words: where the record put the card."""
+    return {"trick": lambda: f"{p[2]} played it at trick {p[1]}",
+            "discard": lambda: "it was set aside as a discard",
+            "pass": lambda: f"pass {p[1]} put it in {p[2]}'s hand",
+            "kitty": lambda: f"it was in the kitty, taken by {p[1]}",
+            "left": lambda: f"it is among {p[1]}'s cards left"}[p[0]]()
+
+
+def proved_evidence(f: Any, fields: tuple[str, ...]) -> dict[str, Any]:
+    """The evidence of a finding that may be proved from the play alone: the fields known, and `proved_by`."""
+    out = {name: list(v) if isinstance(v := getattr(f, name), tuple) else v for name in fields
+           if getattr(f, name) is not None}
+    if f.proved_by is not None:
+        out["proved_by"] = proof_json(f.proved_by)
+    return out
+
+
+def held_words(proofs: tuple[tuple[str, int | str], ...], player: str) -> list[str]:
+    """Cards a player is proved to have held, each with its proof: '9H (bob played it at trick 9)'."""
+    return [f"{card} (among {player}'s cards left)" if at == "left" else f"{card} ({player} played it at trick {at})"
+            for card, at in proofs]
+
+
+def held_json(proofs: tuple[tuple[str, int | str], ...]) -> list[dict[str, Any]]:
+    return [{"card": card, "trick": at} for card, at in proofs]

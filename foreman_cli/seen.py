@@ -1,0 +1,153 @@
+"""Records of the play (docs/game.md §13): where a deal's record puts each card, and what that proves."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .board import HAND_SIZE, TRICKS_PER_DEAL, returns_allowed, trick_winner, wrong_return
+from .cards import BIT, CANONICAL, CARD_OF, SUIT_MASK, SUIT_OF, hand_cards
+from .proof import Proof
+
+PLAYED, ASIDE = 3, 4  # places beside the three seats' hands
+
+
+@dataclass(slots=True)
+class PassSeen:
+    """What a recorded pass proves: the given card not the giver's, the returned card not the receiver's."""
+
+    not_given: Proof | None
+    not_returned: Proof | None
+
+
+def checked_tricks(d, seat: dict[str, int], target: int) -> int:
+    """How many of a deal's recorded tricks count: up to the one that reaches the target. The tricks
+    after it are recorded after the game ended and prove nothing."""
+    won = [0, 0, 0]
+    for tn, t in enumerate(d.tricks, 1):
+        if not t.cards:
+            continue
+        w = trick_winner(seat[t.leader], [CARD_OF[x] for x in t.cards[:3]])
+        won[w] += 1
+        if won[w] >= target:
+            return tn
+    return len(d.tricks)
+
+
+class Seen:
+    """One deal of a record that leaves out what the table did not see: each card's known place,
+    followed through the record's own order (passes, kitty, discards, tricks, `left`), and each
+    play, pass, discard and card left that the places contradict."""
+
+    def __init__(self, d, seat: dict[str, int], players: tuple[str, ...], dealer: int, pickup: bool,
+                 target: int) -> None:
+        self.players, self.dealer = players, dealer
+        self.place: dict[int, tuple[int, Proof]] = {}
+        self.kitty = None if d.kitty is None else [CARD_OF[x] for x in d.kitty]
+        self.passes = [self._pass(pn, seat[ps.from_], seat[ps.to], CARD_OF[ps.card], CARD_OF[ps.returned])
+                       for pn, ps in enumerate(d.passes or (), 1)]
+        self.received = [(seat[ps.to], CARD_OF[ps.card], seat[ps.from_], CARD_OF[ps.returned]) for ps in d.passes or ()]
+        self.discards = self._kitty(d.discards, pickup)
+        self.after_kitty = dict(self.place)
+        self.end = checked_tricks(d, seat, target)
+        self.tricks = [(seat[t.leader], [CARD_OF[x] for x in t.cards[:3]]) for t in d.tricks[:self.end]]
+        self.not_played: dict[tuple[int, int], Proof] = {}  # (trick, position in it): CARD_NOT_HELD's proof
+        self.plays: tuple[list[tuple[int, int]], ...] = ([], [], [])  # by seat: (card, trick) of each held play
+        for tn, (leader, cards) in enumerate(self.tricks, 1):
+            for j, c in enumerate(cards):
+                self._play(tn, j, (leader + j) % 3, c)
+        self.recorded_left = d.left is not None
+        self.left: tuple[list[int], ...] = ([], [], [])  # by seat, the cards left that the record allows
+        self.not_left: list[tuple[int, int, Proof]] = []  # (seat, card, proof): CARD_NOT_HELD, trick null
+        if d.left is not None:
+            for s, name in enumerate(players):
+                for c in map(CARD_OF.__getitem__, d.left[name]):
+                    self._leave(s, c)
+
+    def _check(self, c: int, s: int) -> Proof | None:
+        """Where the record put `c`, when that is not seat s's hand (None: his, or nowhere known)."""
+        known = self.place.get(c)
+        return None if known is None or known[0] == s else known[1]
+
+    def _pass(self, pn: int, giver: int, receiver: int, c: int, x: int) -> PassSeen:
+        not_given = self._check(c, giver)
+        self.place[c] = (receiver, ("pass", pn, self.players[receiver]))
+        # Giving back the card just received is never holding it before the pass.
+        not_returned = ("pass", pn, self.players[receiver]) if x == c else self._check(x, receiver)
+        self.place[x] = (giver, ("pass", pn, self.players[giver]))
+        return PassSeen(not_given, not_returned)
+
+    def _kitty(self, discards, pickup: bool) -> list[tuple[int, Proof | None, bool]] | None:
+        """The kitty to the dealer, the discards set aside: each discard with the proof that he did
+        not hold it and whether it is a kitty card discarded under 'swap'."""
+        dealer = self.dealer
+        for c in self.kitty or ():
+            self.place[c] = (dealer, ("kitty", self.players[dealer]))
+        if discards is None:
+            return None
+        out = []
+        for c in map(CARD_OF.__getitem__, discards):
+            from_kitty = not pickup and self.kitty is not None and c in self.kitty
+            out.append((c, None if from_kitty else self._check(c, dealer), from_kitty))
+            self.place[c] = (ASIDE, ("discard",))
+        return out
+
+    def _play(self, tn: int, j: int, s: int, c: int) -> None:
+        proof = self._check(c, s)
+        if proof is None:
+            self.plays[s].append((c, tn))
+        else:
+            self.not_played[(tn, j)] = proof
+        self.place[c] = (PLAYED, ("trick", tn, self.players[s]))
+
+    def _leave(self, s: int, c: int) -> None:
+        proof = self._check(c, s)
+        if proof is None:
+            self.left[s].append(c)
+        else:
+            self.not_left.append((s, c, proof))
+        self.place[c] = (s, ("left", self.players[s]))
+
+    def held_later(self, s: int, suit: int, after: int) -> list[tuple[int, int | str]]:
+        """The cards of `suit` seat s is proved to have held after trick `after`: played later
+        (held plays only) or left, each with its trick or "left", in display order."""
+        mask = SUIT_MASK[suit]
+        found = {c: tn for c, tn in self.plays[s] if tn > after and BIT[c] & mask}
+        found.update((c, "left") for c in self.left[s] if BIT[c] & mask and c not in found)
+        return [(c, found[c]) for c in hand_cards(sum(BIT[c] for c in found))]
+
+    def wrong_return(self, pn: int, highest: bool) -> list[tuple[int, int | str]] | None:
+        """The proof that pass pn's return broke the return rule: the cards the receiver should have
+        returned, each with the trick he played it at or "left"; None when nothing is proved."""
+        receiver, c, giver, x = self.received[pn - 1]
+        if self.passes[pn - 1].not_returned is not None or (receiver == self.dealer and self.kitty is None):
+            return None
+        came_later = {card for r, card, g, back in self.received[pn:] if r == receiver} | \
+                     {back for r, card, g, back in self.received[pn:] if g == receiver}
+        if receiver == self.dealer:
+            came_later |= set(self.kitty)
+        proved = {y: at for y, at in self.held_later(receiver, SUIT_OF[c], 0) if y not in came_later and y != c}
+        before = sum(BIT[y] for y in proved) | BIT[x]
+        if not wrong_return(before, c, x, highest):
+            return None
+        return [(y, proved[y]) for y in hand_cards(returns_allowed(before, c, highest))]
+
+    @property
+    def hands_known(self) -> bool:
+        """The hands from the first lead on are known: `left` recorded, or all 16 tricks played."""
+        return self.recorded_left or len(self.tricks) == TRICKS_PER_DEAL
+
+    def known_at(self, tn: int) -> tuple[tuple[list[int], ...], tuple[int, int, int]]:
+        """Before trick tn: the cards known to be in each seat's hand, and how many more it holds unknown."""
+        gone = {c for _, cards in self.tricks[:tn - 1] for c in cards}
+        known = []
+        unknown = []
+        for s in range(3):
+            mask = sum(BIT[c] for c, (where, _) in self.after_kitty.items() if where == s and c not in gone)
+            mask |= sum(BIT[c] for c, t in self.plays[s] if t >= tn) | sum(BIT[c] for c in self.left[s])
+            size = HAND_SIZE - sum(1 for leader, cards in self.tricks[:tn - 1] if (s - leader) % 3 < len(cards))
+            known.append(hand_cards(mask))
+            unknown.append(max(size - mask.bit_count(), 0))
+        return tuple(known), (unknown[0], unknown[1], unknown[2])
+
+    def names(self, cards) -> tuple[str, ...]:
+        return tuple(CANONICAL[c] for c in cards)
