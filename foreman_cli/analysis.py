@@ -77,6 +77,8 @@ def _start(data: GameData, n: int) -> tuple[Board | None, str | None]:
     pos = engine.position_at(data, n, 1)
     if pos is None:
         return None, "the game ended before this deal"
+    if any(pos.unknown):  # never guess what the record does not show
+        return None, "the hands are not recorded"
     masks = [0, 0, 0]
     for s, hand in enumerate(pos.hands):
         for c in hand:

@@ -305,7 +305,7 @@ def fairness(
         deals = fair.from_results(audit.audit_paths(paths, parse_overrides(rule), keep=True))
     with render.WorkProgress("screening", "deals") as bar:
         result = fair.screen(bar.counted(deals), alpha, correction)
-    if not result.deals and not result.excluded:
+    if not result.deals and not result.excluded and not result.play_only:
         if db:
             render.warning(f"{db}: the archive holds no dealt hands", "load games first: foreman load PATH --db FILE")
         else:

@@ -17,14 +17,15 @@ CORRECTION_NAMES = {"holm": "Holm", "bh": "Benjamini-Hochberg"}
 
 @dataclass(frozen=True, slots=True)
 class Dealt:
-    """One deal as dealt: the seats' hands and the kitty, before any pass."""
+    """One deal as dealt: the seats' hands and the kitty, before any pass (None: a record of the
+    play that does not show them)."""
 
     game: str
     deal: int
     players: tuple[str, str, str]
     dealer: int
-    hands: tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]
-    kitty: tuple[int, ...]
+    hands: tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]] | None
+    kitty: tuple[int, ...] | None
 
     def is_one_deck(self) -> bool:
         """True when the hands and kitty are 16, 16, 16 and 4 of the 52 distinct cards."""
@@ -88,10 +89,17 @@ class Screen:
     """The whole screen: the family of tests, corrected, and the deals it looked at."""
 
     deals: int
-    excluded: int
+    excluded: int  # deals that are not one deck of 52
     alpha: float
     correction: str
     tests: list[Test]
+    play_only: int = 0  # deals recorded without their hands (foreman/1.2), left out
+
+    @property
+    def left_out(self) -> str:
+        """The deals left out of the screen and why, in words."""
+        why = f"{self.excluded} left out: not one deck of 52"
+        return why + (f"; {self.play_only} left out: recorded without their hands" if self.play_only else "")
 
     @property
     def flagged(self) -> list[Test]:
@@ -100,7 +108,8 @@ class Screen:
 
     def to_dict(self) -> dict:
         """`foreman fairness --json`."""
-        return {"deals": self.deals, "excluded": self.excluded, "alpha": self.alpha, "correction": self.correction,
+        return {"deals": self.deals, "excluded": self.excluded, "play_only": self.play_only, "alpha": self.alpha,
+                "correction": self.correction,
                 "correction_name": CORRECTION_NAMES[self.correction],
                 "tests": [t.to_dict(self.alpha) for t in self.tests]}
 
@@ -138,8 +147,11 @@ def screen(deals: Iterable[Dealt], alpha: float = 0.01, correction: str = "holm"
     by: dict[tuple[str, str, str], list[int]] = {}
     kitty: dict[str, list[int]] = {}
     dealer_honours: list[tuple[str, int]] = []  # (dealer, honours in his hand) per deal
-    n = excluded = 0
+    n = excluded = play_only = 0
     for d in deals:
+        if d.hands is None or d.kitty is None:
+            play_only += 1
+            continue
         if not d.is_one_deck():
             excluded += 1
             continue
@@ -160,7 +172,7 @@ def screen(deals: Iterable[Dealt], alpha: float = 0.01, correction: str = "holm"
     for t, q in zip(tests, CORRECTIONS[correction]([t.p for t in tests])):
         t.p_adjusted = q
         t.flagged = q < alpha
-    return Screen(n, excluded, alpha, correction, tests)
+    return Screen(n, excluded, alpha, correction, tests, play_only)
 
 
 def from_results(results) -> Iterator[Dealt]:
@@ -170,8 +182,9 @@ def from_results(results) -> Iterator[Dealt]:
             continue
         g = r.data
         for i, d in enumerate(g.deals, 1):
-            hands = tuple(tuple(CARD_OF[t] for t in d.hands[p]) for p in g.players)
-            yield Dealt(g.id, i, g.players, g.seat[d.dealer], hands, tuple(CARD_OF[t] for t in d.kitty))
+            hands = None if d.hands is None else tuple(tuple(CARD_OF[t] for t in d.hands[p]) for p in g.players)
+            kitty = None if d.kitty is None else tuple(CARD_OF[t] for t in d.kitty)
+            yield Dealt(g.id, i, g.players, g.seat[d.dealer], hands, kitty)
 
 
 def verdicts(s: Screen) -> list[str]:

@@ -42,7 +42,7 @@ def page(s: Screen) -> str:
            ".flag{color:#c00000;font-weight:600} figure{display:inline-block;margin:6px;width:300px;vertical-align:top}",
            "figcaption{font-size:9.5pt;color:#444} svg{width:100%;height:auto} @page{size:A4;margin:14mm}",
            "figure{break-inside:avoid}</style></head><body>",
-           f"<h1>Deal fairness</h1><p>{s.deals} deals as dealt ({s.excluded} left out: not one deck of 52); "
+           f"<h1>Deal fairness</h1><p>{s.deals} deals as dealt ({escape(s.left_out)}); "
            f"{len(s.tests)} tests, one-sided, at alpha {s.alpha} after {CORRECTION_NAMES[s.correction]}'s correction. "
            "Bars: the chance of each count in one deal; dots: how often it was dealt.</p><ul>"]
     for line in verdicts(s):

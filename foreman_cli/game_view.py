@@ -99,6 +99,7 @@ class _ReplayView(Visitor):
         self.P, self.rules = list(t.data.players), t.data.rules
         self.width = max(6, *(len(p) for p in self.P))
         self.held: list[Finding] = []
+        self.passes_due = False  # a record of the play prints 'Passes:' at its first pass
         r = t.result
         head = Text(f"Game {r.id}", style="bold")
         head.append(f"  ({r.source})  {', '.join(self.P)}")
@@ -115,9 +116,12 @@ class _ReplayView(Visitor):
             _print_finding(self.con, f)
             self.held.remove(f)
 
-    def _hands(self, hands: tuple[tuple[int, ...], ...]) -> None:
+    def _hands(self, hands: tuple[tuple[int, ...], ...], unknown: tuple[int, int, int] | None = None) -> None:
         for s, p in enumerate(self.P):
-            self.con.print(Text(f"  {p:<{self.width}}  ") + _by_suit(names(hands[s]), self.sym))
+            line = Text(f"  {p:<{self.width}}  ") + _by_suit(names(hands[s]), self.sym)
+            if unknown is not None and unknown[s]:
+                line.append(f"{'  ' if hands[s] else ''}+ {plural(unknown[s], 'card')} not shown", style="dim")
+            self.con.print(line)
 
     def on_finding(self, e: FindingMade) -> None:
         f = e.finding
@@ -131,12 +135,20 @@ class _ReplayView(Visitor):
         self.con.print()
         self.con.print(Text(f"Deal {e.deal}", style="bold underline") + Text("  " + ", ".join(
             _ROLE_QUOTA.format(p=self.P[s], role=role(s, e.dealer), q=e.quotas[s]) for s in order)))
+        self.passes_due = True
+        if e.hands is None:
+            self.con.print("Hands as dealt: not recorded (a record of the play)")
+            return
         self.con.print("Hands as dealt:")
         self._hands(e.hands)
         self.con.print(Text(f"  {'kitty':<{self.width}}  ") + _cards(names(e.kitty), self.sym))
         self.con.print("Passes:")
+        self.passes_due = False
 
     def on_pass(self, e: PassMade) -> None:
+        if self.passes_due:
+            self.con.print("Passes:")
+            self.passes_due = False
         line = Text(f"  {e.number}. {self.P[e.giver]} gave ")
         line.append_text(_card(CANONICAL[e.card], self.sym))
         line.append(f" to {self.P[e.receiver]}; {self.P[e.receiver]} returned ")
@@ -149,12 +161,14 @@ class _ReplayView(Visitor):
     def on_kitty(self, e: KittyExchanged) -> None:
         self.show_held()
         line = Text(f"Kitty: {self.P[e.dealer]} took ")
-        line.append_text(_cards(names(e.kitty), self.sym))
+        line.append_text(_cards(names(e.kitty), self.sym) if e.kitty is not None else Text("the kitty (not recorded)"))
         line.append(" and set aside ")
-        line.append_text(_cards([CANONICAL[c] for c in e.discards], self.sym))
+        line.append_text(_cards([CANONICAL[c] for c in e.discards], self.sym) if e.discards is not None
+                         else Text("his discards (not recorded)"))
         self.con.print(line)
-        self.con.print("Hands at the first lead:")
-        self._hands(e.hands)
+        self.con.print("Hands at the first lead:" if e.unknown is None else
+                       "Hands at the first lead, as far as the record shows them:")
+        self._hands(e.hands, e.unknown)
         w = self.width
         self.con.print(Text(f"{'trick':>5}  {'leader':<{w}}  {'cards':<12} {'winner':<{w}}  "
                             + "  ".join(f"{p:>{max(len(p), 2)}}" for p in self.P), style="bold"))
@@ -211,11 +225,15 @@ def _position_block(con: Console, t, sym: bool) -> None:
               + Text("  tricks so far: " + ", ".join(f"{p} {n}" for p, n in zip(t.data.players, pos.tricks))))
     from .trace import follower_legal
     rows = follower_legal(t)
-    for j, (p, hand, legal) in enumerate(rows):
+    for j, (p, hand, legal, unknown) in enumerate(rows):
         line = Text(f"  {p:<10} held ") + _by_suit(hand, sym)
+        if unknown:
+            line.append(f"{'  ' if hand else ''}+ {plural(unknown, 'card')} not shown", style="dim")
         con.print(line)
         if j == 0:
             con.print(Text(f"             {p} leads: any card is legal", style="dim"))
+        elif unknown and t.position_trick:
+            con.print(Text("             legal cards: not known (the hand is not recorded)", style="dim"))
         elif t.position_trick:
             lead = t.position_trick[0]
             con.print(Text(f"             legal on the {CANONICAL[lead]} lead: ", style="dim") + _cards(legal, sym))

@@ -122,7 +122,9 @@ class _Page(Visitor):
         self.in_table = False
         self.in_section = False
         self.in_passes = False
+        self.passes_due = False  # the passes' heading is written at the first pass (or the kitty, full records)
         self.hands: dict[str, list[str]] = {}
+        self.unknown: dict[str, int] = {}
         self.plays: list[CardPlayed] = []
         self.steps: list[dict[str, Any]] = []  # the step-through: the table before each trick
         self._head()
@@ -209,25 +211,41 @@ class _Page(Visitor):
         for f in self.findings:
             if CODES[f.code].shown_at == "dealer" and f.deal == n and f.trick is None:
                 self.w(_finding_html(f, self.ids[id(f)]))
-        self.w('<table><tr><th colspan="2" scope="colgroup">Hands as dealt</th></tr>')
-        for p in self.P:
-            self.w(f'<tr><th scope="row">{escape(p)}</th><td>{_hand(ev["hands"][p])}</td></tr>')
-        self.w(f'<tr><th scope="row">kitty</th><td>{_cards(ev["kitty"])}</td></tr></table><p><strong>Passes</strong></p><ol>')
-        self.in_passes = True
+        if ev["hands"] is None:
+            self.w("<p><strong>Hands as dealt:</strong> not recorded (a record of the play)</p>")
+        else:
+            self.w('<table><tr><th colspan="2" scope="colgroup">Hands as dealt</th></tr>')
+            for p in self.P:
+                self.w(f'<tr><th scope="row">{escape(p)}</th><td>{_hand(ev["hands"][p])}</td></tr>')
+            self.w(f'<tr><th scope="row">kitty</th><td>{_cards(ev["kitty"])}</td></tr></table>')
+        self.passes_due = True
+
+    def _passes_open(self) -> None:
+        if self.passes_due:
+            self.w("<p><strong>Passes</strong></p><ol>")
+            self.in_passes, self.passes_due = True, False
 
     def on_pass(self, event: PassMade) -> None:
         proof = pass_proof(event, self.t.data.rules.return_rule, self.players)
+        self._passes_open()
         ev = event.to_dict(self.players)
         self.w(f'<li value="{ev["pass"]}">{escape(ev["from"])} gave {_card(ev["card"])} to {escape(ev["to"])}; '
                f"{escape(ev['to'])} returned {_card(ev['returned'])} <span class=\"proof\">({escape(proof)})</span></li>")
 
     def on_kitty(self, event: KittyExchanged) -> None:
+        if event.unknown is None:  # a full record lists its passes, even none, under their heading
+            self._passes_open()
         self.close_passes()
         ev = event.to_dict(self.players)
-        self.w(f"<p><strong>Kitty:</strong> {escape(ev['dealer'])} took {_cards(ev['kitty'])} and set aside "
-               f'{_cards(ev["discards"])}</p><table><tr><th colspan="2" scope="colgroup">Hands at the first lead</th></tr>')
+        unknown = ev.get("unknown") or {p: 0 for p in self.P}
+        kitty = "the kitty (not recorded)" if ev["kitty"] is None else _cards(ev["kitty"])
+        discards = "his discards (not recorded)" if ev["discards"] is None else _cards(ev["discards"])
+        title = "Hands at the first lead" + ("" if event.unknown is None else ", as far as the record shows them")
+        self.w(f"<p><strong>Kitty:</strong> {escape(ev['dealer'])} took {kitty} and set aside "
+               f'{discards}</p><table><tr><th colspan="2" scope="colgroup">{title}</th></tr>')
         for p in self.P:
-            self.w(f'<tr><th scope="row">{escape(p)}</th><td>{_hand(ev["hands"][p])}</td></tr>')
+            more = f' <span class="proof">+ {plural(unknown[p], "card")} not shown</span>' if unknown[p] else ""
+            self.w(f'<tr><th scope="row">{escape(p)}</th><td>{_hand(ev["hands"][p])}{more}</td></tr>')
         self.w("</table>")
         self.w(_chart(self.t, self.analysis, event.deal))
         self.w('<div class="scroll"><table class="tricks"><thead><tr><th scope="col">trick</th>'
@@ -236,6 +254,7 @@ class _Page(Visitor):
                + "</tr></thead><tbody>")
         self.in_table = True
         self.hands = {p: list(ev["hands"][p]) for p in self.P}
+        self.unknown = dict(unknown)
         self.plays = []
 
     def on_play(self, event: CardPlayed) -> None:
@@ -255,7 +274,7 @@ class _Page(Visitor):
     def _step(self, ev: dict[str, Any], bad: set) -> None:
         self.steps.append({
             "deal": ev["deal"], "trick": ev["trick"], "winner": ev["winner"],
-            "hands": {p: list(h) for p, h in self.hands.items()},
+            "hands": {p: list(h) for p, h in self.hands.items()}, "unknown": dict(self.unknown),
             "plays": [{"player": p["player"], "card": p["card"], "legal": p["legal"],
                        "breach": (p["player"], p["card"]) in bad} for p in self.plays],
             "findings": [],
@@ -263,6 +282,8 @@ class _Page(Visitor):
         for p in self.plays:
             if p["card"] in self.hands[p["player"]]:
                 self.hands[p["player"]].remove(p["card"])
+            elif self.unknown[p["player"]]:  # a card of the part of his hand the record does not show
+                self.unknown[p["player"]] -= 1
         self.plays = []
 
     def _flush_pending(self) -> None:
@@ -280,7 +301,8 @@ class _Page(Visitor):
                f'<td colspan="{3 + len(self.P)}">{escape(words)}</td></tr>')
         # The step-through's last step of the deal: the hands as they stood at the claim.
         self.steps.append({"deal": ev["deal"], "trick": ev["trick"], "winner": None, "claim": words,
-                           "hands": {p: list(h) for p, h in self.hands.items()}, "plays": [], "findings": [],
+                           "hands": {p: list(h) for p, h in self.hands.items()}, "unknown": dict(self.unknown),
+                           "plays": [], "findings": [],
                            "before": dict(ev["tallies"])})
         self._flush_pending()
 
@@ -391,9 +413,12 @@ STEP_JS = """
         row.appendChild(card(c, cls.join(' ')));
         row.appendChild(document.createTextNode(' '));
       });
+      if (st.unknown[who]) {
+        row.appendChild(document.createTextNode('+ ' + st.unknown[who] + ' not shown '));
+      }
       if (p.card && st.hands[who].indexOf(p.card) < 0) {
-        row.appendChild(document.createTextNode(' played, not held: '));
-        row.appendChild(card(p.card, 'offending'));
+        row.appendChild(document.createTextNode(p.breach ? ' played, not held: ' : ' played: '));
+        row.appendChild(card(p.card, p.breach ? 'offending' : 'chosen'));
       }
       box.appendChild(row);
     });

@@ -96,9 +96,10 @@ def _position_event(t: Trace) -> PositionReached:
     """The table at the stopping point, for `replay --json`: tallies, hands, and each one's legal cards."""
     pos = t.position
     led = SUIT_OF[t.position_trick[0]] if t.position_trick else None
-    legal = [legal_cards(pos.hands[s], None if s == pos.to_move else led) for s in range(3)]
+    legal = [[] if pos.unknown[s] else legal_cards(pos.hands[s], None if s == pos.to_move else led) for s in range(3)]
     return PositionReached(pos.deal, pos.trick, pos.to_move, tuple(pos.tricks), tuple(tuple(h) for h in pos.hands),
-                           tuple(tuple(x) for x in legal), tuple(t.position_trick) if t.position_trick else None)
+                           tuple(tuple(x) for x in legal), tuple(t.position_trick) if t.position_trick else None,
+                           pos.unknown if any(pos.unknown) else None)
 
 
 def _result_event(r: GameResult) -> GameEnded:
@@ -111,8 +112,9 @@ def _result_event(r: GameResult) -> GameEnded:
     return GameEnded(d)
 
 
-def follower_legal(t: Trace) -> list[tuple[str, list[str], list[str]]]:
-    """At a stopping point: each player in turn, the cards he held, and those legal on the recorded lead."""
+def follower_legal(t: Trace) -> list[tuple[str, list[str], list[str], int]]:
+    """At a stopping point: each player in turn, the cards he held (as far as the record shows them),
+    those legal on the recorded lead (none when his hand is not wholly known), and how many are not shown."""
     pos = t.position
     P = t.data.players
     out = []
@@ -120,13 +122,15 @@ def follower_legal(t: Trace) -> list[tuple[str, list[str], list[str]]]:
     for j in range(3):
         s = (pos.to_move + j) % 3
         hand = pos.hands[s]
-        legal = legal_cards(hand, None if j == 0 else led)
-        out.append((P[s], names(hand), names(legal)))
+        legal = [] if pos.unknown[s] else legal_cards(hand, None if j == 0 else led)
+        out.append((P[s], names(hand), names(legal), pos.unknown[s]))
     return out
 
 
 def pass_proof(ev: PassMade, rule: str, players: tuple[str, ...]) -> str:
     """Why a pass's return was or was not allowed, from what the receiver held in the suit (every view)."""
+    if ev.receiver_suit_before is None:
+        return f"{players[ev.receiver]}'s hand is not recorded"
     before, word, to = names(ev.receiver_suit_before), SUIT_NAMES[SUIT_OF[ev.card]], players[ev.receiver]
     if not before:
         return f"{to} held no {word}, so any card may come back"

@@ -300,7 +300,7 @@ def million_plays(tmp_path_factory) -> str:
     # 23,000 more deals of 16 tricks of one of the games: 1,104,000 more plays in the view.
     con.execute("""INSERT INTO deal_facts SELECT g.id, 100 + i, g.players[1], 0, false, 16, [], [],
                    [[], [], []], [8, 5, 3], [0, 0, 0], [], [], [], [], list_transform(range(16), lambda k: 0),
-                   list_transform(range(16), lambda k: 0), list_transform(range(16), lambda k: [8, 7, 6])
+                   list_transform(range(16), lambda k: 0), list_transform(range(16), lambda k: [8, 7, 6]), 15
                    FROM (SELECT * FROM games ORDER BY id LIMIT 1) g, range(23000) t(i)""")
     con.close()
     return db

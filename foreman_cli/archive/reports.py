@@ -66,6 +66,9 @@ def dealt_hands(path: str):
             GROUP BY ALL ORDER BY d.game_id, d.deal""")
         while rows := cur.fetchmany(2000):
             for gid, n, players, dealer, kitty, hands in rows:
+                if kitty is None or None in hands:  # a record of the play: the screen counts it apart
+                    yield Dealt(gid, n, tuple(players), dealer, None, None)
+                    continue
                 yield Dealt(gid, n, tuple(players), dealer, tuple(tuple(CARD_OF[c] for c in h) for h in hands),
                             tuple(CARD_OF[c] for c in kitty))
     except duckdb.CatalogException as e:

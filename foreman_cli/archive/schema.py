@@ -26,6 +26,9 @@ CREATE TABLE IF NOT EXISTS deal_facts (game_id VARCHAR, deal INTEGER, dealer VAR
     decided BOOLEAN, tricks_played INTEGER, kitty UTINYINT[], discards UTINYINT[], hands UTINYINT[][],
     quotas INTEGER[], won INTEGER[], pass_from UTINYINT[], pass_to UTINYINT[], pass_card UTINYINT[],
     pass_returned UTINYINT[], leaders UTINYINT[], winners INTEGER[], cards UTINYINT[][]);
+-- What each deal records (1 hands, 2 kitty, 4 passes, 8 discards): 15 a full record; an earlier
+-- foreman's archive gains the column, its deals all full.
+ALTER TABLE deal_facts ADD COLUMN IF NOT EXISTS recorded UTINYINT DEFAULT 15;
 CREATE TABLE IF NOT EXISTS findings (game_id VARCHAR, code VARCHAR, severity VARCHAR, deal INTEGER,
     trick INTEGER, pass INTEGER, player VARCHAR, card VARCHAR, message VARCHAR, evidence JSON);
 CREATE TABLE IF NOT EXISTS claims (game_id VARCHAR, deal INTEGER, player VARCHAR, accepted BOOLEAN,
@@ -47,15 +50,18 @@ CREATE OR REPLACE VIEW game_players AS
 SELECT id AS game_id, CAST(s - 1 AS INTEGER) AS seat, players[s] AS player FROM games, range(1, 4) r(s);
 
 CREATE OR REPLACE VIEW deals AS
-SELECT game_id, deal, dealer, decided, tricks_played, list_transform(kitty, lambda c: card_token(c)) AS kitty,
-       list_transform(discards, lambda c: card_token(c)) AS discards
+SELECT game_id, deal, dealer, decided, tricks_played,
+       CASE WHEN recorded & 2 = 2 THEN list_transform(kitty, lambda c: card_token(c)) END AS kitty,
+       CASE WHEN recorded & 8 = 8 THEN list_transform(discards, lambda c: card_token(c)) END AS discards,
+       CASE WHEN recorded = 15 THEN 'full' ELSE 'play-only' END AS record,
+       recorded & 1 = 1 AS hands_recorded, recorded & 4 = 4 AS passes_recorded
 FROM deal_facts;
 
 CREATE OR REPLACE VIEW deal_players AS
 SELECT d.game_id, d.deal, g.players[s] AS player, CAST(s - 1 AS INTEGER) AS seat,
        ['D', 'L', 'R'][(s - 1 - d.dealer_seat + 3) % 3 + 1] AS role, d.quotas[s] AS quota, d.won[s] AS tricks,
        d.won[s] - d.quotas[s] AS outcome, d.won[s] >= d.quotas[s] AS made_quota,
-       list_transform(d.hands[s], lambda c: card_token(c)) AS hand
+       CASE WHEN d.recorded & 1 = 1 THEN list_transform(d.hands[s], lambda c: card_token(c)) END AS hand
 FROM deal_facts d JOIN games g ON g.id = d.game_id, range(1, 4) r(s);
 
 CREATE OR REPLACE VIEW passes AS

@@ -33,7 +33,8 @@ _GAME_COLS = ("id", "content_hash", "source", "status", "winner", "deals_played"
               "currency", "played_at", "series_id", "series_seq", "quota", "target", "rules", "breaches", "raw",
               "loaded_at")
 
-_DEAL_SCALARS = ("game_id", "deal", "dealer", "dealer_seat", "decided", "tricks_played", "quotas", "won", "winners")
+_DEAL_SCALARS = ("game_id", "deal", "dealer", "dealer_seat", "decided", "tricks_played", "quotas", "won", "winners",
+                 "recorded")
 
 _DEAL_LISTS = ("kitty", "discards", "hands", "pass_from", "pass_to", "pass_card", "pass_returned", "leaders", "cards")
 
@@ -164,12 +165,13 @@ def deal_codes(deal, players: tuple[str, ...], seats: dict[str, int], cards: dic
         col[0].extend(codes)
         col[1].extend(_offset(len(col[0])))
 
-    add(kitty, map(card, deal.kitty))
-    add(discards, map(card, deal.discards))
+    # What a record of the play leaves out is stored as empty lists; `recorded` says which (recorded_parts).
+    add(kitty, map(card, deal.kitty or ()))
+    add(discards, map(card, deal.discards or ()))
     for p in players:
-        add(hands, map(card, deal.hands[p]))
+        add(hands, map(card, deal.hands[p] if deal.hands is not None else ()))
     hands[2].extend(_offset(len(hands[1]) // 4 - 1))
-    passes = deal.passes
+    passes = deal.passes or ()
     add(pass_from, (seat(x.from_) for x in passes))
     add(pass_to, (seat(x.to) for x in passes))
     add(pass_card, (card(x.card) for x in passes))
@@ -179,6 +181,16 @@ def deal_codes(deal, players: tuple[str, ...], seats: dict[str, int], cards: dic
     for t in played:
         add(tricks, map(card, t.cards))
     tricks[2].extend(_offset(len(tricks[1]) // 4 - 1))
+
+
+ALL_RECORDED = 15
+
+
+def recorded_parts(deal) -> int:
+    """What a deal records, as the archive's `recorded` bits: 1 hands, 2 kitty, 4 passes, 8 discards
+    (15: a full record; less: a record of the play)."""
+    return ((deal.hands is not None) | (deal.kitty is not None) << 1 | (deal.passes is not None) << 2
+            | (deal.discards is not None) << 3)
 
 
 def _flatten(b: _Batch, r: GameResult, now: datetime, n: int) -> None:
@@ -200,17 +212,20 @@ def _flatten(b: _Batch, r: GameResult, now: datetime, n: int) -> None:
         b.rules_text(r.rules), breaches, r.text, now, n))
     add_deal = b.deals.append
     lists = b.deal_flat
-    codes = core.deal_codes or deal_codes
+    fast_codes = core.deal_codes or deal_codes
     blocks = d.blocks  # a game the compiled lane read: its deals as codes already
     from_blocks = core.lane_codes  # blocks exist only where the compiled lane read the record
     for dr in deals:
+        deal = d.deals[dr.number - 1] if blocks is None else None
+        recorded = ALL_RECORDED if deal is None else recorded_parts(deal)
         add_deal((gid, dr.number, P[dr.dealer], dr.dealer, dr.decided, dr.tricks_played, dr.quotas, dr.tricks,
-                  dr.winners, n))
+                  dr.winners, recorded, n))
         # the tricks until play stopped: not those after the game was won
         if blocks is not None:
             from_blocks(blocks, dr.number - 1, len(dr.winners), lists)
         else:
-            codes(d.deals[dr.number - 1], P, d.seat, CARD_OF, len(dr.winners), lists)
+            codes = fast_codes if recorded == ALL_RECORDED else deal_codes
+            codes(deal, P, d.seat, CARD_OF, len(dr.winners), lists)
         c = dr.claim
         if c is not None:
             b.claims.append((gid, dr.number, P[c.by], c.accepted, c.first_trick, c.tricks, c.rule, c.holds,
@@ -251,6 +266,7 @@ def _arrow_types() -> dict[str, Any]:
     return {
         "stake": pa.decimal128(38, 10), "net": pa.decimal128(38, 10), "players": pa.list_(pa.string()),
         "quotas": pa.list_(pa.int32()), "won": pa.list_(pa.int32()), "winners": pa.list_(pa.int32()),
+        "recorded": pa.uint8(),
         "played_at": pa.string(), "loaded_at": pa.timestamp("us", tz="UTC"),
         "deal": pa.int32(), "dealer_seat": pa.int32(), "tricks_played": pa.int32(), "deals_played": pa.int32(),
         "series_seq": pa.int32(), "target": pa.int32(), "breaches": pa.int32(), "trick": pa.int32(), "pass": pa.int32(),
