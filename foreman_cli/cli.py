@@ -465,6 +465,10 @@ def generate(
         min=0.0, max=1.0, metavar="P",
         help="Chance that a deal ends with a claim once 6 tricks or fewer remain (0 to 1); the bots claim "
              "boldly, so many claims fail (refuted or doubtful) and some hold.")] = 0.0,
+    play_only: Annotated[float, typer.Option(
+        "--play-only", min=0.0, max=1.0, metavar="P",
+        help="Share of deals written as the table saw them (foreman/1.2): no hands, kitty, passes or discards; "
+             "half of them with the cards left in hand (0 to 1).")] = 0.0,
 ) -> None:
     """Write seeded games played by simple bots as JSON Lines on stdout: fair shuffles, legal play.
 
@@ -477,7 +481,8 @@ def generate(
     rules = HouseRules().with_overrides(parse_overrides(rule))
     out = sys.stdout
     for rec, _ in gen.generate(games, seed, inject.upper() if inject else None, rules, max_deals, stacked, series_size,
-                               claims=claims, stacked_by=stacked_by, players=players.split(",") if players else None):
+                               claims=claims, stacked_by=stacked_by, players=players.split(",") if players else None,
+                               play_only=play_only):
         render.json_line(rec, out)
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
@@ -50,17 +52,20 @@ def generate(games: int, seed: int, inject: str | None = None, rules: HouseRules
              max_deals: int = 20, stacked: float = 0.3, series_size: int = 0,
              players: list[str] | None = None, inject_trick: int = 1,
              prefix: str | None = None, claims: float = 0.0,
-             stacked_by: str | None = None) -> Iterator[tuple[dict, Injected | None]]:
+             stacked_by: str | None = None, play_only: float = 0.0) -> Iterator[tuple[dict, Injected | None]]:
     """Yield `games` records (and where the injected breach is), reproducible from `seed`.
 
     `players` fixes the table; `inject_trick` makes a breach of play no earlier than that trick;
     `prefix` names the games and series (default 'gen-SEED'); `claims` is the chance that a deal
     ends with a claim once few tricks remain (sound ones, and some that fail); `stacked_by` makes
-    one player a cheat: the stacked deals are his own, and the top cards go to him.
+    one player a cheat: the stacked deals are his own, and the top cards go to him. `play_only` is
+    the share of deals written as a table sees them (foreman/1.2): without hands, kitty, passes and
+    discards, half of them with the cards each player held when play stopped (`left`); it draws
+    from a generator of its own, so the games are the same whatever the share.
     """
     prefix = prefix or f"gen-{seed}"
     rules = rules or HouseRules()
-    _check_options(inject, rules, max_deals, stacked, claims, players, stacked_by)
+    _check_options(inject, rules, max_deals, stacked, claims, players, stacked_by, play_only)
     import random  # the generator's own: a validate run loads this module but never draws
     rng = random.Random(seed)
     prev: dict | None = None
@@ -89,11 +94,13 @@ def generate(games: int, seed: int, inject: str | None = None, rules: HouseRules
             rec["series"] = series
         prev = rec
         out = {k: v for k, v in rec.items() if not k.startswith("_")}
+        if play_only:
+            out = _seen_only(out, random.Random(f"{seed}-play-only-{i}"), play_only)
         yield out, where
 
 
 def _check_options(inject: str | None, rules: HouseRules, max_deals: int, stacked: float, claims: float,
-                   players: list[str] | None, stacked_by: str | None) -> None:
+                   players: list[str] | None, stacked_by: str | None, play_only: float = 0.0) -> None:
     """Refuse options the generator cannot honour, saying which and why."""
     if inject is not None and inject not in INJECTABLE:
         raise UsageError(f"--inject {inject!r}: can inject one of {', '.join(INJECTABLE)}")
@@ -103,6 +110,8 @@ def _check_options(inject: str | None, rules: HouseRules, max_deals: int, stacke
         raise UsageError("--stacked is a probability, from 0 to 1")
     if not 0.0 <= claims <= 1.0:
         raise UsageError("--claims is a probability, from 0 to 1")
+    if not 0.0 <= play_only <= 1.0:
+        raise UsageError("--play-only is a share of deals, from 0 to 1")
     if players is not None and (len(players) != 3 or len(set(players)) != 3 or not all(players)):
         raise UsageError(f"--players: three distinct names, got {','.join(players)!r}")
     if stacked_by is not None and (players is None or stacked_by not in players):
@@ -116,6 +125,25 @@ def _check_options(inject: str | None, rules: HouseRules, max_deals: int, stacke
     if inject in CLAIM_CODES and rules.target < 6:
         # A claim is made with 6 tricks or fewer left: at a target of 5 or less too few deals last that long.
         raise UsageError(f"--inject {inject} needs deals that last past trick 10: use a target of 6 or more")
+
+
+def _seen_only(rec: dict, rng: random.Random, share: float) -> dict:
+    """The record with a share of its deals as a table sees them: no hands, kitty, passes or
+    discards; half of those with `left`, the cards each player held when play stopped (as replayed)."""
+    from . import engine, records
+    chosen = [(dn, rng.random() < 0.5) for dn in range(1, len(rec["deals"]) + 1) if rng.random() < share]
+    if not chosen:
+        return rec
+    data = records.decode(json.dumps(rec))
+    out = {**rec, "format": "foreman/1.2", "deals": [dict(d) for d in rec["deals"]]}
+    for dn, with_left in chosen:
+        deal = out["deals"][dn - 1]
+        pos = engine.position_at(data, dn, len(deal["tricks"]) + 1) if with_left else None
+        for part in ("hands", "kitty", "passes", "discards"):
+            del deal[part]
+        if pos is not None:
+            deal["left"] = {p: [CANONICAL[c] for c in pos.hands[s]] for s, p in enumerate(rec["players"])}
+    return out
 
 
 def _game(rng: random.Random, gid: str, index: int, rules: HouseRules, inject: str | None,
