@@ -37,6 +37,9 @@ demo: $(DEMO_STAMP)
 	@$(FOREMAN) replay samples/09-contested-claim.json --deal 1 --trick 11 || true
 	@$(FOREMAN) validate samples/09-contested-claim.json || true
 	@echo
+	@echo '$$ foreman replay samples/10-play-only-evening.fmn --game fri-1211-g2 --deal 1 --trick 1   # kept at the table: a revoke the tricks prove'
+	@$(FOREMAN) replay samples/10-play-only-evening.fmn --game fri-1211-g2 --deal 1 --trick 1 || true
+	@echo
 	@echo '$$ foreman analyze samples/02-four-deals.json --deal 4 --from-trick 6   # the cost of every card'
 	@$(FOREMAN) analyze samples/02-four-deals.json --deal 4 --from-trick 6 || true
 	@echo
@@ -54,7 +57,7 @@ test: $(STAMP)
 	$(BIN)/python -m pytest
 	FOREMAN_PURE=1 $(BIN)/python -m pytest -p no:cacheprovider tests/test_claims.py tests/test_analysis.py \
 	    tests/test_solver.py tests/test_properties.py tests/test_fast_replay.py tests/test_engine.py tests/test_events.py \
-	    tests/test_store.py tests/test_lane.py
+	    tests/test_store.py tests/test_lane.py tests/test_play_records.py
 
 # Regenerate the golden outputs of the samples (never edit them by hand).
 golden: $(STAMP)

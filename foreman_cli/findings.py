@@ -279,7 +279,7 @@ class ReturnWrongCard(Finding):
     @property
     def message(self) -> str:
         if self.proved_by is not None:
-            held = " and ".join(held_words(self.proved_by, self.player))
+            held = held_words(self.proved_by, self.player)
             return (f"{self.player} returned {self.card} for {self.received}; under return_rule {self.return_rule} "
                     f"he should have returned {' or '.join(self.expected)}: he held {held}")
         if self.return_rule == "highest":
@@ -388,7 +388,7 @@ class Revoke(Finding):
         suit = SUIT_NAMES[SUITS.index(self.led)]
         if self.proved_by is not None:
             return (f"{self.player} played {self.card} on a {suit} lead while holding "
-                    f"{' and '.join(held_words(self.proved_by, self.player))}")
+                    f"{held_words(self.proved_by, self.player)}")
         return f"{self.player} played {self.card} on a {suit} lead while holding {' '.join(self.held)}"
 
     @property

@@ -34,10 +34,12 @@ def proved_evidence(f: Any, fields: tuple[str, ...]) -> dict[str, Any]:
     return out
 
 
-def held_words(proofs: tuple[tuple[str, int | str], ...], player: str) -> list[str]:
-    """Cards a player is proved to have held, each with its proof: '9H (bob played it at trick 9)'."""
-    return [f"{card} (among {player}'s cards left)" if at == "left" else f"{card} ({player} played it at trick {at})"
-            for card, at in proofs]
+def held_words(proofs: tuple[tuple[str, int | str], ...], player: str) -> str:
+    """Cards a player is proved to have held, each with its proof: '9H (played at trick 9) and KH
+    (among bob's cards left)'."""
+    words = [f"{card} (among {player}'s cards left)" if at == "left" else f"{card} (played at trick {at})"
+             for card, at in proofs]
+    return words[0] if len(words) == 1 else f"{', '.join(words[:-1])} and {words[-1]}"
 
 
 def held_json(proofs: tuple[tuple[str, int | str], ...]) -> list[dict[str, Any]]:

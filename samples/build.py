@@ -51,7 +51,7 @@ def won_in(deals: int):
 
 
 def main() -> None:
-    for old in HERE.glob("*.json*"):
+    for old in [*HERE.glob("*.json*"), *HERE.glob("*.fmn")]:
         old.unlink()
     rec, _ = pick(won_in(1), stacked=1.0)
     dump("01-clean-win.json", rec, id="fri-01-clean",
@@ -93,6 +93,7 @@ def main() -> None:
                "objected, and the table credited the tricks anyway.")
 
     _evenings()
+    _play_only_evening()
 
 
 def _k(rec: dict) -> int:
@@ -129,6 +130,56 @@ def _evenings() -> None:
     with open(HERE / "08-friday-evenings.jsonl", "w") as f:
         for rec in lines:
             f.write(json.dumps(rec, ensure_ascii=False) + "\n")
+
+
+def _seen_only(rec: dict, left_in: int | None = None) -> dict:
+    """The record as a scorer at the table keeps it (foreman/1.2): the tricks, not the hands, kitty,
+    passes or discards; with `left_in`, that deal's cards left in hand as the players showed them."""
+    from foreman_cli.engine import position_at
+    from foreman_cli.records import decode
+    from foreman_cli.cards import CANONICAL
+    rec = restake(rec)
+    data = decode(json.dumps(rec))
+    for dn, d in enumerate(rec["deals"], 1):
+        if dn == left_in:
+            pos = position_at(data, dn, len(d["tricks"]) + 1)
+            d["left"] = {p: [CANONICAL[c] for c in pos.hands[s]] for s, p in enumerate(rec["players"])}
+        for part in ("hands", "kitty", "passes", "discards"):
+            del d[part]
+    rec["format"] = "foreman/1.2"
+    return rec
+
+
+def _plays_suit_later(rec: dict, where) -> bool:
+    d = rec["deals"][where.deal - 1]
+    led = d["tricks"][where.trick - 1]["cards"][0][-1]
+    seat = rec["players"].index(where.player)
+    return any(t["cards"][(seat - rec["players"].index(t["leader"])) % 3][-1] == led for t in d["tricks"][where.trick:])
+
+
+def _play_only_evening() -> None:
+    """An evening kept at the table in notation: the tricks only, a revoke that a later card proves,
+    and a contested claim refuted by the cards the players showed when it was made."""
+    from foreman_cli.convert import write_game
+    games = []
+    rec, _ = pick(won_in(2), stacked=0.5)
+    games.append(({**_seen_only(rec), "id": "fri-1211-g1"}, "Kept at the table: the tricks of each deal, nothing else."))
+    rec, where = pick(lambda r, w: len(r["deals"]) == 1 and w.trick <= 6 and _plays_suit_later(r, w),
+                      inject="REVOKE", stacked=1.0)
+    games.append(({**_seen_only(rec), "id": "fri-1211-g2"},
+                  f"{where.player} showed out at trick {where.trick}; a later trick shows he held the suit."))
+    rec, where = pick(lambda r, w: won_in(len(r["deals"]))(r, w) and len(r["deals"]) == 2,
+                      inject="CLAIM_REFUTED", stacked=0.3)
+    games.append(({**_seen_only(rec, left_in=where.deal), "id": "fri-1211-g3"},
+                  f"{where.player} claimed the rest before trick {where.trick}; the others laid their cards "
+                  "down (left) and objected."))
+    with open(HERE / "10-play-only-evening.fmn", "w") as f:
+        f.write("# Friday 11 December, kept at the table: the tricks only (foreman/1.2 records of the play)\n")
+        for i, (rec, note) in enumerate(games):
+            rec.pop("played_at", None)
+            rec["played_at"] = f"2026-12-11T{20 + i}:00:00+00:00"
+            rec["notes"] = note
+            f.write("\n" + write_game(rec))
 
 
 if __name__ == "__main__":

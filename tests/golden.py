@@ -30,6 +30,10 @@ def cases() -> dict[str, list[str]]:
                 out[f"replay-{gid}.txt"] = ["replay", rel, "--game", gid]
         else:
             out[f"replay-{f.stem}.txt"] = ["replay", rel]
+    for gid in ("fri-1211-g1", "fri-1211-g2", "fri-1211-g3"):  # the evening kept at the table, in notation
+        out[f"replay-{gid}.txt"] = ["replay", "samples/10-play-only-evening.fmn", "--game", gid]
+    out["replay-fri-1211-g2-at-breach.txt"] = ["replay", "samples/10-play-only-evening.fmn", "--game", "fri-1211-g2",
+                                               "--deal", "1", "--trick", "1"]
     out["replay-03-late-revoke-at-breach.txt"] = ["replay", "samples/03-late-revoke.json", "--deal", "1", "--trick", "9"]
     # A span the solver finishes at once, so the golden does not depend on the machine's speed.
     out["analyze-09-contested-claim.txt"] = ["analyze", "samples/09-contested-claim.json", "--from-trick", "8"]

@@ -43,7 +43,7 @@ def test_a_revoke_is_proved_by_a_later_card_of_the_suit():
     f = only(r, "REVOKE")
     assert (f.trick, f.player, f.card) == (1, "carol", "2C")
     assert evidence(r, "REVOKE") == {"led": "H", "held": ["4H"], "proved_by": [{"card": "4H", "trick": 2}]}
-    assert "carol played 2C on a heart lead while holding 4H (carol played it at trick 2)" in f.message
+    assert "carol played 2C on a heart lead while holding 4H (played at trick 2)" in f.message
 
 
 def test_no_revoke_when_the_later_card_was_not_his_to_play():
@@ -314,3 +314,33 @@ def test_an_injected_revoke_is_kept_whenever_the_record_proves_it(seed, with_lef
     assert bool(kept) == _provable(rec, revoke, with_left)
     if kept:
         assert set(kept[0].held) <= set(revoke.held)
+
+
+# --- the evening kept at the table ---
+
+EVENING = "samples/10-play-only-evening.fmn"
+
+
+def _lines(args: list[str]) -> list[dict]:
+    res = runner.invoke(app, args)
+    assert res.exit_code in (0, 1), res.output
+    return [json.loads(x) for x in res.output.splitlines() if x.strip()]
+
+
+def test_the_evening_in_notation_and_as_json_give_the_same_results(tmp_path, monkeypatch):
+    from pathlib import Path
+    monkeypatch.chdir(Path(__file__).resolve().parent.parent)
+    as_json = tmp_path / "evening.jsonl"
+    assert runner.invoke(app, ["convert", EVENING, "--to", "json", "-o", str(as_json)]).exit_code == 0
+    fmn, js = _lines(["validate", "--json", EVENING]), _lines(["validate", "--json", str(as_json)])
+    strip = lambda rows: [{k: v for k, v in r.items() if k not in ("source", "line")} for r in rows]  # noqa: E731
+    assert strip(fmn) == strip(js) and len(fmn) == 3
+    assert [r["status"] for r in fmn] == ["won", "won", "won"]
+    assert sorted(v["code"] for r in fmn for v in r["violations"]) == ["CLAIM_REFUTED", "REVOKE"]
+    settled = runner.invoke(app, ["settle", "--json", EVENING])
+    assert settled.exit_code in (0, 1) and json.loads(settled.output)["games"]
+    db = tmp_path / "e.duckdb"
+    assert runner.invoke(app, ["load", EVENING, "--db", str(db)]).exit_code == 0
+    res = runner.invoke(app, ["query", "--db", str(db), "--json",
+                              "SELECT count(*) AS n FROM deals WHERE record = 'play-only'"])
+    assert json.loads(res.output.splitlines()[0])["n"] == 5
