@@ -405,10 +405,10 @@ def test_stats_align_numbers_and_show_rates_and_nets_for_people(tmp_path):
     out = runner.invoke(app, ["stats", "--db", db]).stdout.splitlines()
     players = out[out.index("Players") + 1:out.index("Players") + 3]
     assert players[0].split() == ["player", "games", "wins", "win_rate", "unfinished", "deals"]
-    assert players[1].split()[3] == "57.1%" and players[0].index("win_rate") + len("win_rate") == \
-        players[1].index("57.1%") + len("57.1%")
+    assert players[1].split()[3] == "58.8%" and players[0].index("win_rate") + len("win_rate") == \
+        players[1].index("58.8%") + len("58.8%")
     money = out[out.index("Money") + 1:out.index("Money") + 5]
-    assert money[1].split()[3] == "+6.00" and money[3].split()[3] == "-6.00"
+    assert money[1].split()[3] == "+4.00" and money[3].split()[3] == "-2.00"
 
 
 def test_stats_csv_writes_one_table(tmp_path):
@@ -417,7 +417,7 @@ def test_stats_csv_writes_one_table(tmp_path):
     res = runner.invoke(app, ["stats", "--db", db, "--csv", "--table", "money"])
     assert res.exit_code == 0
     assert res.stdout.splitlines()[0] == "player,currency,games,net,disputed_games,net_as_played"
-    assert "bob,GBP,9,6.00,5,20.00" in res.stdout.splitlines()
+    assert "bob,GBP,10,4.00,7,26.00" in res.stdout.splitlines()
     bad = runner.invoke(app, ["stats", "--db", db, "--csv", "--table", "nope"])
     assert bad.exit_code == 2 and "one of players, roles" in bad.stderr
 

@@ -39,11 +39,11 @@ def load(paths, db, **kw):
 def test_load_twice_changes_nothing(tmp_path):
     db = str(tmp_path / "a.duckdb")
     rep = load([SAMPLES], db)
-    assert rep.added == 14 and rep.invalid == 0 and not rep.conflicts
+    assert rep.added == 17 and rep.invalid == 0 and not rep.conflicts
     before = store.counts(db)
-    assert before["games"] == 14 and before["plays"] == rep.plays == rep.rows["plays"]
+    assert before["games"] == 17 and before["plays"] == rep.plays == rep.rows["plays"]
     rep = load([SAMPLES], db)
-    assert (rep.added, rep.unchanged, rep.plays) == (0, 14, 0)
+    assert (rep.added, rep.unchanged, rep.plays) == (0, 17, 0)
     assert store.counts(db) == before
 
 
@@ -63,10 +63,13 @@ def test_rows_agree_with_the_replay(tmp_path):
         LEFT JOIN claims c USING (game_id, deal, player)
         WHERE coalesce(p.w, 0) + coalesce(c.tricks, 0) <> dp.tricks""")
     assert bad.rows == []
-    claims = store.query(db, "SELECT game_id, deal, player, accepted, first_trick, tricks, holds FROM claims")
-    assert claims.rows == [("fri-09-claim", 1, "bob", False, 11, 2, False)]
-    revoke = store.query(db, "SELECT game_id, deal, trick, player, card FROM findings WHERE code = 'REVOKE'")
-    assert revoke.rows == [("fri-03-revoke", 1, 9, "alice", "QD")]
+    claims = store.query(db, "SELECT game_id, deal, player, accepted, first_trick, tricks, holds FROM claims "
+                             "ORDER BY game_id")
+    assert claims.rows == [("fri-09-claim", 1, "bob", False, 11, 2, False),
+                           ("fri-1211-g3", 1, "carol", False, 11, 6, False)]  # judged from the cards left
+    revoke = store.query(db, "SELECT game_id, deal, trick, player, card FROM findings WHERE code = 'REVOKE' "
+                             "ORDER BY game_id")
+    assert revoke.rows == [("fri-03-revoke", 1, 9, "alice", "QD"), ("fri-1211-g2", 1, 1, "bob", "KH")]
     money = store.query(db, "SELECT player, net_text FROM payouts WHERE game_id = 'fri-01-clean' ORDER BY player")
     assert money.rows == [("alice", "-2.00"), ("bob", "4.00"), ("carol", "-2.00")]
 
@@ -266,7 +269,7 @@ def test_query_is_read_only(tmp_path):
         store.query(db, f"ATTACH '{tmp_path / 'other.duckdb'}' AS o")
     res = runner.invoke(app, ["query", "DELETE FROM findings", "--db", db])
     assert res.exit_code == 2 and "read-only" in res.output and "Traceback" not in res.output
-    assert store.counts(db)["games"] == 14
+    assert store.counts(db)["games"] == 17
     res = runner.invoke(app, ["query", "SELECT id, winner FROM games ORDER BY id LIMIT 2", "--db", db, "--json"])
     assert [json.loads(x) for x in res.output.splitlines()] == [
         {"id": "fri-01-clean", "winner": "bob"}, {"id": "fri-02-long", "winner": "carol"}]
@@ -287,7 +290,7 @@ def test_stats(tmp_path):
     st = store.stats(db)
     players = {row[0]: row for row in st.players.rows}
     assert set(players) == {"alice", "bob", "carol"}
-    assert sum(row[2] for row in st.players.rows) == 14  # one winner a game
+    assert sum(row[2] for row in st.players.rows) == 17  # one winner a game
     roles = {(r[0], r[1]) for r in st.roles.rows}
     assert len(roles) == 9
     money = {(r[0], r[1]): r[3] for r in st.money.rows}
