@@ -56,7 +56,8 @@ def inputs(tmp_path_factory) -> Path:
     _write_lines(d / "c-repeats.jsonl.gz", repeats)
     array = [r for r, _ in generate(200, 41, max_deals=6, prefix="d")]
     (d / "d-array.json").write_text(json.dumps(array, indent=1))
-    typed = [r for r, _ in generate(30, 51, max_deals=4, prefix="e", claims=0.3)]  # a scorer's notation
+    # a scorer's notation, half its deals records of the play (foreman/1.2)
+    typed = [r for r, _ in generate(30, 51, max_deals=4, prefix="e", claims=0.3, play_only=0.5)]
     (d / "e-typed.fmn").write_text("\n".join(map(write_game, typed)) + "game e-broken\nplayers a b c\ndeal a\n1. 7S KX 9\n"
                                    + "game e-stranger\nplayers a b c\n\ndeal zed\n")
     return d
