@@ -271,10 +271,10 @@ def to_game_data(g: Game, overrides: dict[str, Any] | None = None) -> GameData |
                 problems.append(SchemaProblem(f"{p}.claim", "a deal's claim is foreman/1.1: write "
                                               "\"format\": \"foreman/1.1\""))
             claim = _FClaim(who(d.claim.by, f"{p}.claim.by"), d.claim.accepted, d.claim.statement)
-        deals.append(_FDeal(who(d.dealer, f"{p}.dealer"), tricks, hands,
-                            None if d.kitty is None else cards(d.kitty, f"{p}.kitty"), passes,
-                            None if d.discards is None else cards(d.discards, f"{p}.discards"), claim,
-                            by_player(d.left, f"{p}.left", "left")))
+        deals.append(_FDeal(dealer=who(d.dealer, f"{p}.dealer"), hands=hands,
+                            kitty=None if d.kitty is None else cards(d.kitty, f"{p}.kitty"), passes=passes,
+                            discards=None if d.discards is None else cards(d.discards, f"{p}.discards"),
+                            tricks=tricks, claim=claim, left=by_player(d.left, f"{p}.left", "left")))
     claimed = _claim(g, seat, problems)
     if problems:
         return problems

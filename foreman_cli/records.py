@@ -384,13 +384,14 @@ class _FClaim(msgspec.Struct, forbid_unknown_fields=True):
     statement: str | None = None
 
 
-class _FDeal(msgspec.Struct, forbid_unknown_fields=True):
+class _FDeal(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
+    # In the order records write them: msgspec decodes fields met in declaration order fastest.
     dealer: _MName
-    tricks: Annotated[list[_FTrick], msgspec.Meta(max_length=FAR)]
     hands: Annotated[dict[_MName, _MCards], msgspec.Meta(max_length=FAR)] | None = None  # None: not recorded
     kitty: _MCards | None = None
     passes: Annotated[list[_FPass], msgspec.Meta(max_length=FAR)] | None = None
     discards: _MCards | None = None
+    tricks: Annotated[list[_FTrick], msgspec.Meta(max_length=FAR)]
     claim: _FClaim | None = None
     left: Annotated[dict[_MName, _MCards], msgspec.Meta(max_length=FAR)] | None = None
 
