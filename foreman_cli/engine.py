@@ -17,7 +17,6 @@ from .results import DealResult, GameResult
 if TYPE_CHECKING:  # the events load only for a traced replay, the claims' judge for a claim
     from . import claims
     from . import events as ev
-    from .seen import Seen
 
 MAX_FINDINGS = 1000  # findings of the play kept for one game; beyond them the result counts the rest
 FULL_DECK = (1 << 52) - 1

@@ -128,15 +128,19 @@ def _check_options(inject: str | None, rules: HouseRules, max_deals: int, stacke
 
 
 def _seen_only(rec: dict, rng: random.Random, share: float) -> dict:
-    """The record with a share of its deals as a table sees them: no hands, kitty, passes or
-    discards; half of those with `left`, the cards each player held when play stopped (as replayed)."""
+    """The record with a share of its deals as a table sees them, half of those with `left`."""
+    chosen = {dn: rng.random() < 0.5 for dn in range(1, len(rec["deals"]) + 1) if rng.random() < share}
+    return as_seen(rec, chosen) if chosen else rec
+
+
+def as_seen(rec: dict, deals: dict[int, bool]) -> dict:
+    """A copy of a full record with the deals numbered in `deals` as a table sees them (foreman/1.2):
+    no hands, kitty, passes or discards; where the value is True, with `left`, the cards each player
+    held when the deal's play stopped, as replayed."""
     from . import engine, records
-    chosen = [(dn, rng.random() < 0.5) for dn in range(1, len(rec["deals"]) + 1) if rng.random() < share]
-    if not chosen:
-        return rec
     data = records.decode(json.dumps(rec))
     out = {**rec, "format": "foreman/1.2", "deals": [dict(d) for d in rec["deals"]]}
-    for dn, with_left in chosen:
+    for dn, with_left in deals.items():
         deal = out["deals"][dn - 1]
         pos = engine.position_at(data, dn, len(deal["tricks"]) + 1) if with_left else None
         for part in ("hands", "kitty", "passes", "discards"):

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .board import HAND_SIZE, TRICKS_PER_DEAL, returns_allowed, trick_winner, wrong_return
-from .cards import BIT, CANONICAL, CARD_OF, SUIT_MASK, SUIT_OF, hand_cards
+from .cards import BIT, CARD_OF, SUIT_MASK, SUIT_OF, hand_cards
 from .proof import Proof
 
 PLAYED, ASIDE = 3, 4  # places beside the three seats' hands
@@ -142,12 +142,12 @@ class Seen:
         known = []
         unknown = []
         for s in range(3):
-            mask = sum(BIT[c] for c, (where, _) in self.after_kitty.items() if where == s and c not in gone)
-            mask |= sum(BIT[c] for c, t in self.plays[s] if t >= tn) | sum(BIT[c] for c in self.left[s])
+            held = [c for c, (where, _) in self.after_kitty.items() if where == s and c not in gone]
+            held += [c for c, t in self.plays[s] if t >= tn]
+            mask = 0
+            for c in (*held, *self.left[s]):  # or, not a sum: a card may be shown twice (a left repeating it)
+                mask |= BIT[c]
             size = HAND_SIZE - sum(1 for leader, cards in self.tricks[:tn - 1] if (s - leader) % 3 < len(cards))
             known.append(hand_cards(mask))
             unknown.append(max(size - mask.bit_count(), 0))
         return tuple(known), (unknown[0], unknown[1], unknown[2])
-
-    def names(self, cards) -> tuple[str, ...]:
-        return tuple(CANONICAL[c] for c in cards)

@@ -12,7 +12,7 @@ from itertools import count
 from pathlib import Path
 
 from foreman_cli import money
-from foreman_cli.generate import generate
+from foreman_cli.generate import as_seen, generate
 from foreman_cli.rules import HouseRules
 
 HERE = Path(__file__).parent
@@ -135,19 +135,7 @@ def _evenings() -> None:
 def _seen_only(rec: dict, left_in: int | None = None) -> dict:
     """The record as a scorer at the table keeps it (foreman/1.2): the tricks, not the hands, kitty,
     passes or discards; with `left_in`, that deal's cards left in hand as the players showed them."""
-    from foreman_cli.engine import position_at
-    from foreman_cli.records import decode
-    from foreman_cli.cards import CANONICAL
-    rec = restake(rec)
-    data = decode(json.dumps(rec))
-    for dn, d in enumerate(rec["deals"], 1):
-        if dn == left_in:
-            pos = position_at(data, dn, len(d["tricks"]) + 1)
-            d["left"] = {p: [CANONICAL[c] for c in pos.hands[s]] for s, p in enumerate(rec["players"])}
-        for part in ("hands", "kitty", "passes", "discards"):
-            del d[part]
-    rec["format"] = "foreman/1.2"
-    return rec
+    return as_seen(restake(rec), {dn: dn == left_in for dn in range(1, len(rec["deals"]) + 1)})
 
 
 def _plays_suit_later(rec: dict, where) -> bool:
