@@ -40,6 +40,10 @@ demo: $(DEMO_STAMP)
 	@echo '$$ foreman replay samples/10-play-only-evening.fmn --game fri-1211-g2 --deal 1 --trick 1   # kept at the table: a revoke the tricks prove'
 	@$(FOREMAN) replay samples/10-play-only-evening.fmn --game fri-1211-g2 --deal 1 --trick 1 || true
 	@echo
+	@rm -f .demo.fmn
+	@echo '$$ sed -n 3,20p samples/10-play-only-evening.fmn | foreman record .demo.fmn   # the scorer, fed from a pipe'
+	@sed -n 3,20p samples/10-play-only-evening.fmn | $(FOREMAN) record .demo.fmn || true
+	@echo
 	@echo '$$ foreman analyze samples/02-four-deals.json --deal 4 --from-trick 6   # the cost of every card'
 	@$(FOREMAN) analyze samples/02-four-deals.json --deal 4 --from-trick 6 || true
 	@echo

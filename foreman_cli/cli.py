@@ -9,7 +9,7 @@ from typing import Annotated, Any, Optional
 import typer
 
 from . import audit, records, render
-from .command import APP_OPTIONS, app, guarded, version_text
+from .command import app, guarded, run_app, version_text
 from .errors import UsageError
 from .findings import CODES, INJECTABLE
 from .reader import DEFAULT_MAX_RECORD_BYTES
@@ -521,6 +521,22 @@ def convert(
 
 @app.command()
 @guarded
+def record(path: PathArg) -> None:
+    """Keep score at the table in a .fmn file: each trick checked as it is typed and on disk at once.
+
+    Example: foreman record friday.fmn
+
+    Arguments: PATH the notation file (created if new; an existing one is resumed where it stopped).
+    At a terminal it prompts for each line (Enter takes what is due; `help` lists the lines and
+    commands); otherwise it reads the lines from standard input, so `foreman record OUT.fmn <
+    evening.fmn` writes the same records (exit status 1 when a line was refused).
+    """
+    from .record_session import run
+    raise typer.Exit(run(path))
+
+
+@app.command()
+@guarded
 def schema() -> None:
     """Print the JSON Schema of the record formats foreman/1, foreman/1.1 and foreman/1.2.
 
@@ -552,29 +568,8 @@ def codes(
 
 
 def main() -> None:
-    """Entry point of the `foreman` console script.
-
-    typer builds the parser of every command on each run, 25 ms of a 0.2 s start-up; when the
-    first argument names a command, only that one is built (the same command, so the same
-    options, help and messages). Anything else, and shell completion, gets the whole app.
-    """
-    args = sys.argv[1:]
-    one = None
-    if args and not args[0].startswith("-") and "_FOREMAN_COMPLETE" not in os.environ:
-        one = only_command(args[0])
-    (one or app)()
-
-
-def only_command(name: str) -> typer.Typer | None:
-    """The app with the one command `name` (and the --version callback), or None if there is none."""
-    from typer.main import get_command_name
-    infos = [ci for ci in app.registered_commands if (ci.name or get_command_name(ci.callback.__name__)) == name]
-    if len(infos) != 1:
-        return None
-    one = typer.Typer(**APP_OPTIONS)
-    one.registered_callback = app.registered_callback
-    one.registered_commands = infos
-    return one
+    """Entry point of the `foreman` console script, once every command above is registered."""
+    run_app()
 
 
 if __name__ == "__main__":  # pragma: no cover

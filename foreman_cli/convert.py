@@ -66,13 +66,26 @@ def write_converted(paths: list[str], to: str, out: IO[str]) -> list[Converted]:
 def write_game(rec: dict[str, Any]) -> str:
     """A record as canonical notation: every lead and every card off suit with its suit, following
     cards as bare ranks, a leader only where it is not the one due, trick numbers on every trick."""
-    seed = rec.get("card_notation") == "seed"
-    table, ranks = token_table("seed" if seed else "en"), SEED_RANKS if seed else RANKS
-    out = [f"game {_value(rec['id'])}", "players " + " ".join(_word(p) for p in rec["players"])]
-    out += _game_lines(rec)
+    table, ranks = _cards_of(rec)
+    out = header_lines(rec)
     for d in rec["deals"]:
         out += _deal_lines(d, rec["players"], table, ranks)
     return "\n".join(out) + "\n"
+
+
+def header_lines(rec: dict[str, Any]) -> list[str]:
+    """A record's game lines (id, players, stake, series, ...), canonical."""
+    return [f"game {_value(rec['id'])}", "players " + " ".join(word(p) for p in rec["players"]), *_game_lines(rec)]
+
+
+def trick_lines(rec: dict[str, Any], deal: int) -> list[str]:
+    """The canonical lines of a deal's tricks (deal counted from 1), numbered, a leader written where not due."""
+    return _tricks_written(rec["deals"][deal - 1], rec["players"], *_cards_of(rec))
+
+
+def _cards_of(rec: dict[str, Any]) -> tuple[dict[str, int], tuple[str, ...]]:
+    seed = rec.get("card_notation") == "seed"
+    return token_table("seed" if seed else "en"), SEED_RANKS if seed else RANKS
 
 
 def _game_lines(rec: dict[str, Any]) -> list[str]:
@@ -102,35 +115,41 @@ def _game_lines(rec: dict[str, Any]) -> list[str]:
 def _claimed_lines(claimed: dict[str, Any]) -> list[str]:
     out = []
     if "winner" in claimed:
-        out.append("claimed winner " + ("-" if claimed["winner"] is None else _word(claimed["winner"])))
+        out.append("claimed winner " + ("-" if claimed["winner"] is None else word(claimed["winner"])))
     if claimed.get("tricks") is not None:
-        out.append(" ".join(["claimed tricks", *(f"{_word(p)} {n}" for p, n in claimed["tricks"].items())]))
+        out.append(" ".join(["claimed tricks", *(f"{word(p)} {n}" for p, n in claimed["tricks"].items())]))
     if claimed.get("payments") is not None:
         pays = claimed["payments"]
-        out += [f"claimed pay {_word(x['from'])} {_word(x['to'])} {x['amount']}" for x in pays] or ["claimed pay none"]
+        out += [f"claimed pay {word(x['from'])} {word(x['to'])} {x['amount']}" for x in pays] or ["claimed pay none"]
     return out or ["claimed"]
 
 
 def _deal_lines(d: dict[str, Any], players: list[str], table: dict[str, int], ranks: tuple[str, ...]) -> list[str]:
-    out = [f"deal {_word(d['dealer'])}"]
+    out = [f"deal {word(d['dealer'])}"]
     for name, cards in (d.get("hands") or {}).items():
-        out.append(" ".join(["hand", _word(name), *cards]))
-    for key, word in (("kitty", "kitty"), ("discards", "discard")):
+        out.append(" ".join(["hand", word(name), *cards]))
+    for key, keyword in (("kitty", "kitty"), ("discards", "discard")):
         if d.get(key) is not None:
-            out.append(" ".join([word, *d[key]]) if d[key] else f"{word} none")
+            out.append(" ".join([keyword, *d[key]]) if d[key] else f"{keyword} none")
     if d.get("passes") is not None:
-        out += [f"pass {_word(p['from'])} {_word(p['to'])} {p['card']} {p['returned']}" for p in d["passes"]] \
+        out += [f"pass {word(p['from'])} {word(p['to'])} {p['card']} {p['returned']}" for p in d["passes"]] \
             or ["pass none"]
+    out += _tricks_written(d, players, table, ranks)
+    if d.get("claim") is not None:
+        c = d["claim"]
+        out.append(f"claim {word(c['by'])} {'accepted' if c['accepted'] else 'contested'}"
+                   + (" " + json.dumps(c["statement"], ensure_ascii=False) if c.get("statement") is not None else ""))
+    if d.get("left") is not None:
+        out.append("left " + " / ".join(" ".join([word(p), *cards]) for p, cards in d["left"].items()))
+    return out
+
+
+def _tricks_written(d: dict[str, Any], players: list[str], table: dict[str, int], ranks: tuple[str, ...]) -> list[str]:
     due = (players.index(d["dealer"]) + 1) % 3 if d["dealer"] in players else None
+    out = []
     for n, t in enumerate(d["tricks"], 1):
         line, due = _trick_line(n, t, due, players, table, ranks)
         out.append(line)
-    if d.get("claim") is not None:
-        c = d["claim"]
-        out.append(f"claim {_word(c['by'])} {'accepted' if c['accepted'] else 'contested'}"
-                   + (" " + json.dumps(c["statement"], ensure_ascii=False) if c.get("statement") is not None else ""))
-    if d.get("left") is not None:
-        out.append("left " + " / ".join(" ".join([_word(p), *cards]) for p, cards in d["left"].items()))
     return out
 
 
@@ -138,12 +157,12 @@ def _trick_line(n: int, t: dict[str, Any], due: int | None, players: list[str], 
                 ranks: tuple[str, ...]) -> tuple[str, int | None]:
     """A trick's line, and the seat due to lead the next one."""
     leader = t["leader"]
-    written = "" if due is not None and players[due] == leader else f"{_word(leader)}: "
+    written = "" if due is not None and players[due] == leader else f"{word(leader)}: "
     cards = [parse_token(c, table) for c in t["cards"]]
     if None in cards:
         raise ValueError(f"card {t['cards'][cards.index(None)]!r}")
     if not cards:
-        return f"{n}. {_word(leader)}: -", due if leader in players else None
+        return f"{n}. {word(leader)}: -", due if leader in players else None
     words = [card_token(cards[0], ranks)]
     for c in cards[1:]:
         words.append(ranks[c % 13] if c // 13 == cards[0] // 13 else card_token(c, ranks))
@@ -156,7 +175,7 @@ def _value(text: str) -> str:
     return text if text and not re.search(r'[\s;/"#]', text) else json.dumps(text, ensure_ascii=False)
 
 
-def _word(text: str) -> str:
+def word(text: str) -> str:
     """A name or label as one token: as it is when plain, else a quoted JSON string."""
     plain = _PLAIN_NAME.fullmatch(text) and text not in _KEYWORDS and not text.endswith((":", "."))
     return text if plain else json.dumps(text, ensure_ascii=False)

@@ -159,7 +159,7 @@ class _GameReader:
             return False
         if words[0] == "hand":
             return self._quick_hand(words)
-        if words[0] in _KEYWORD_LINES or "/" in text:
+        if words[0] in KEYWORDS or "/" in text:
             return False
         if ";" not in text:
             return self._quick_tricks((words,))
@@ -517,7 +517,7 @@ _GAME_LINES = {"game": _GameReader._game, "players": _GameReader._players, "stak
 _DEAL_LINES = {"deal": _GameReader._deal, "hand": _GameReader._hand, "kitty": _GameReader._kitty,
                "discard": _GameReader._discard, "pass": _GameReader._pass, "claim": _GameReader._claim,
                "left": _GameReader._left}
-_KEYWORD_LINES = frozenset(_GAME_LINES) | frozenset(_DEAL_LINES)
+KEYWORDS = frozenset(_GAME_LINES) | frozenset(_DEAL_LINES)  # the words that start a line other than a trick
 
 
 def record_format(rec: dict[str, Any]) -> str:

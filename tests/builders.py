@@ -4,9 +4,13 @@ from __future__ import annotations
 
 import copy
 import json
+import random
 from typing import Any
 
 from foreman_cli import audit, records
+from foreman_cli.cards import CARD_OF
+from foreman_cli.cards import RANKS as CARD_RANKS
+from foreman_cli.convert import write_game
 from foreman_cli.engine import position_at
 from foreman_cli.reader import RawRecord
 
@@ -121,3 +125,58 @@ def game_data(rec: dict[str, Any]):
 def position(rec: dict[str, Any], deal: int, trick: int):
     """The table before a trick."""
     return position_at(game_data(rec), deal, trick)
+
+
+def styled_notation(rec: dict, rnd: random.Random) -> str:
+    """The record as a person might type it: trick numbers or not, leaders written or not, several
+    tricks a line, following cards with or without their suit, hands in suit groups or not, comments."""
+    lines = [line for line in write_game(rec).splitlines()]
+    out = []
+    pending: list[str] = []
+    for line in lines:
+        first = line.split(" ", 1)[0]
+        if first.endswith(".") and first[:-1].isdigit():
+            body = line.split(" ", 1)[1]
+            if rnd.random() < 0.5:
+                body = _with_suits(body)
+            pending.append(body if rnd.random() < 0.5 else line)
+            if rnd.random() < 0.6:
+                out.append("; ".join(pending) + (" # tricks" if rnd.random() < 0.2 else ""))
+                pending = []
+            continue
+        if pending:
+            out.append("; ".join(pending))
+            pending = []
+        if first == "hand" and rnd.random() < 0.5:
+            out.append(_grouped(line))
+        else:
+            out.append(line)
+        if rnd.random() < 0.1:
+            out.append("")
+    if pending:
+        out.append("; ".join(pending))
+    return "\n".join(out) + "\n"
+
+
+def _with_suits(body: str) -> str:
+    """A trick's bare ranks written as full cards (a leader and an empty trick left as they are)."""
+    words = body.split()
+    lead = next((i for i, w in enumerate(words) if not w.endswith(":")), None)
+    if lead is None or words[lead] == "-":
+        return body
+    suit = words[lead][-1]
+    return " ".join(w + suit if i > lead and w.upper() in CARD_RANKS else w for i, w in enumerate(words))
+
+
+def _grouped(line: str) -> str:
+    """A `hand` line's cards in suit groups: S 10 7 H A ... (the dealt order kept)."""
+    word, name, *cards = line.split()
+    if any(c not in CARD_OF for c in cards):
+        return line  # a broken record's card: left as written
+    words, suit = [], None
+    for c in cards:  # a suit letter each time the suit changes, so the cards keep their order
+        if c[-1] != suit:
+            suit = c[-1]
+            words.append(suit)
+        words.append(c[:-1])
+    return f"{word} {name} " + " ".join(words)

@@ -109,7 +109,8 @@ def test_a_run_that_names_its_command_builds_only_that_one_and_reads_the_same():
     start-up); its help and its usage errors are the whole app's, word for word."""
     from typer.main import get_command_name
     from typer.testing import CliRunner
-    from foreman_cli.cli import app, only_command
+    from foreman_cli.cli import app
+    from foreman_cli.command import only_command
     names = [ci.name or get_command_name(ci.callback.__name__) for ci in app.registered_commands]
     assert len(names) > 10 and only_command("nope") is None
     runner = CliRunner()

@@ -12,13 +12,14 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
-from foreman_cli.cards import CARD_OF, RANKS
 from foreman_cli.cli import app
 from foreman_cli.generate import INJECTABLE, generate
 from foreman_cli.convert import write_game
 from foreman_cli.notation import read_games, record_format
 from foreman_cli.reader import read_records
 from foreman_cli.rules import CHOICES, HouseRules
+
+from builders import styled_notation
 
 SAMPLES = Path(__file__).resolve().parent.parent / "samples"
 runner = CliRunner()
@@ -40,61 +41,6 @@ def _same_record(rec: dict) -> dict:
     return {**rec, "format": record_format(rec)}
 
 
-def _styled(rec: dict, rnd: random.Random) -> str:
-    """The record as a person might type it: trick numbers or not, leaders written or not, several
-    tricks a line, following cards with or without their suit, hands in suit groups or not, comments."""
-    lines = [line for line in write_game(rec).splitlines()]
-    out = []
-    pending: list[str] = []
-    for line in lines:
-        first = line.split(" ", 1)[0]
-        if first.endswith(".") and first[:-1].isdigit():
-            body = line.split(" ", 1)[1]
-            if rnd.random() < 0.5:
-                body = _with_suits(body)
-            pending.append(body if rnd.random() < 0.5 else line)
-            if rnd.random() < 0.6:
-                out.append("; ".join(pending) + (" # tricks" if rnd.random() < 0.2 else ""))
-                pending = []
-            continue
-        if pending:
-            out.append("; ".join(pending))
-            pending = []
-        if first == "hand" and rnd.random() < 0.5:
-            out.append(_grouped(line))
-        else:
-            out.append(line)
-        if rnd.random() < 0.1:
-            out.append("")
-    if pending:
-        out.append("; ".join(pending))
-    return "\n".join(out) + "\n"
-
-
-def _with_suits(body: str) -> str:
-    """A trick's bare ranks written as full cards (a leader and an empty trick left as they are)."""
-    words = body.split()
-    lead = next((i for i, w in enumerate(words) if not w.endswith(":")), None)
-    if lead is None or words[lead] == "-":
-        return body
-    suit = words[lead][-1]
-    return " ".join(w + suit if i > lead and w.upper() in RANKS else w for i, w in enumerate(words))
-
-
-def _grouped(line: str) -> str:
-    """A `hand` line's cards in suit groups: S 10 7 H A ... (the dealt order kept)."""
-    word, name, *cards = line.split()
-    if any(c not in CARD_OF for c in cards):
-        return line  # a broken record's card: left as written
-    words, suit = [], None
-    for c in cards:  # a suit letter each time the suit changes, so the cards keep their order
-        if c[-1] != suit:
-            suit = c[-1]
-            words.append(suit)
-        words.append(c[:-1])
-    return f"{word} {name} " + " ".join(words)
-
-
 def _records():
     for k in range(6):
         yield from (r for r, _ in generate(6, 40 + k, rules=_rules(k), max_deals=5, claims=0.3, series_size=3))
@@ -112,7 +58,7 @@ RECORDS = list(_records())
 @given(st.integers(0, len(RECORDS) - 1), st.integers(0, 2**32))
 def test_a_record_written_in_any_style_reads_back_the_same(i, seed):
     rec = RECORDS[i]
-    assert _read_one(_styled(rec, random.Random(seed))) == _same_record(rec)
+    assert _read_one(styled_notation(rec, random.Random(seed))) == _same_record(rec)
 
 
 def test_every_sample_converts_to_notation_and_back_unchanged():

@@ -1,0 +1,105 @@
+"""The scorer's journal: a `.fmn` file written a line at a time, each line on disk before it is acknowledged."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from .errors import InputError, OutputError
+from .files import write_text_atomically
+
+
+class Journal:
+    """The lines of one notation file. `append` writes a line and forces it to disk (fsync) before
+    returning, so a line the scorer has acknowledged survives a killed process or a power cut;
+    `take_back` removes the last line that says something by rewriting the file atomically."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        self.repaired: str | None = None  # what opening the file had to drop, in words
+        self.lines = self._read()
+
+    def _read(self) -> list[str]:
+        try:
+            data = self.path.read_bytes()
+        except FileNotFoundError:
+            self._create()
+            return []
+        except OSError as e:
+            raise InputError(f"{self.path}: {e.strerror or e}") from None
+        try:
+            text = data.rstrip(b"\0").decode("utf-8-sig")  # a power cut may leave zeros past the last write
+        except UnicodeDecodeError as e:
+            raise InputError(f"{self.path}: not UTF-8 text (byte {e.start})",
+                             "foreman record keeps its journal in .fmn notation, UTF-8") from None
+        lines = text.splitlines()
+        if text and not text.endswith("\n"):
+            self._repair(lines)
+        return lines
+
+    def _repair(self, lines: list[str]) -> None:
+        """Finish a last line written without its newline: a line the scorer wrote but a crash cut
+        short is dropped when it no longer reads as a whole trick; a line an editor left without a
+        newline is kept."""
+        from .notation import KEYWORDS, NotationError, tokens
+        last = lines[-1]
+        try:
+            words = [t for t in tokens(last) if not t.text.endswith((".", ":"))]
+            cut = bool(words) and words[0].text not in KEYWORDS and len(words) < 3
+        except NotationError:
+            cut = True
+        if cut:
+            lines.pop()
+            self.repaired = f"the last line was cut short when the file was last written ({last.strip()!r}): dropped"
+        self._rewrite(lines)
+
+    def _create(self) -> None:
+        try:
+            self.path.touch()
+        except OSError as e:
+            raise OutputError(f"{self.path}: {e.strerror or e}") from None
+        _sync_folder(self.path)
+
+    def append(self, line: str) -> None:
+        """Write one line at the end and force it to disk."""
+        try:
+            with open(self.path, "a", encoding="utf-8") as f:
+                f.write(line + "\n")
+                f.flush()
+                os.fsync(f.fileno())
+        except OSError as e:
+            raise OutputError(f"{self.path}: {e.strerror or e} (the line {line!r} was not kept)") from None
+        self.lines.append(line)
+
+    def take_back(self) -> str | None:
+        """Remove the last line that is not blank nor a comment (and anything after it); the line, or None."""
+        from .notation import NotationError, tokens
+        for i in range(len(self.lines) - 1, -1, -1):
+            try:
+                said = bool(tokens(self.lines[i]))
+            except NotationError:
+                said = True
+            if said:
+                line = self.lines[i]
+                self._rewrite(self.lines[:i])
+                return line
+        return None
+
+    def _rewrite(self, lines: list[str]) -> None:
+        write_text_atomically(self.path, "".join(f"{line}\n" for line in lines))
+        _sync_folder(self.path)
+        self.lines = list(lines)
+
+
+def _sync_folder(path: Path) -> None:
+    """Force the folder's entry for `path` (a new file, a rename) to disk; not every system can."""
+    try:
+        fd = os.open(path.parent if str(path.parent) else ".", os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)

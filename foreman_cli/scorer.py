@@ -1,0 +1,342 @@
+"""Keeping score at the table (`foreman record`): each line of notation checked by the replay as it is entered, then kept in the journal."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from . import audit, convert, engine, notation
+from .findings import ClaimDoubtful, ClaimMismatch, ClaimRefuted, Finding, Revoke, TrickSize, Unfinished
+from .journal import Journal
+from .reader import RawRecord
+from .results import GameResult
+from . import scoreboard
+
+COMMANDS = ("undo", "show", "help", "quit")
+_VERDICTS = (ClaimRefuted, ClaimDoubtful, ClaimMismatch)  # what the table asked to be judged, not a slip of the pen
+
+
+@dataclass(slots=True)
+class GameState:
+    """The game being kept, as its lines read and replay: `result` is None until the lines make a
+    valid record (a game whose header is still being typed), and `problem` says why."""
+
+    lines: list[str]
+    record: dict[str, Any] | None = None
+    result: GameResult | None = None
+    problem: str | None = None
+    problem_line: int | None = None  # counted from the game's first line
+
+    @property
+    def texts(self) -> set[str]:
+        return {f.text() for f in self.result.findings} if self.result is not None else set()
+
+
+@dataclass(slots=True)
+class Attempt:
+    """What a line entered would do: the journal lines it adds, the trick still being typed after
+    it, and what the replay finds wrong with it (kept only if the table says so), or why it is refused."""
+
+    lines: list[str] = field(default_factory=list)
+    pending: list[str] = field(default_factory=list)
+    flags: list[str] = field(default_factory=list)
+    refused: str | None = None
+    state: GameState | None = None
+    new_game: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Said:
+    """One thing the scorer tells the table: `kind` is 'trick', 'deal', 'game', 'claim', 'verdict',
+    'kept' (a flagged line kept as played), 'note' or 'refused'."""
+
+    kind: str
+    text: str
+
+
+class Scorer:
+    """A journal and the game at its end: `attempt` a line, `commit` it, `undo` the last. Each line
+    of tricks is whole, as in any notation file, unless `by_card`: then a line of fewer than 3
+    cards, not numbered nor closed by ';', waits for the rest of its trick."""
+
+    def __init__(self, path: str | Path, by_card: bool = False) -> None:
+        self.journal = Journal(path)
+        self.by_card = by_card  # a line of fewer than 3 cards continues the trick (the terminal's way)
+        self.pending: list[str] = []  # the words of the trick being typed, not yet in the journal
+        self.state = replay_lines(self._game_lines(self.journal.lines))
+        self.live = self.state  # the state with the trick being typed
+
+    # --- what the journal holds ---
+
+    @staticmethod
+    def _game_lines(lines: list[str]) -> list[str]:
+        """The lines of the last game: from its `game` line on (none before the first)."""
+        for i in range(len(lines) - 1, -1, -1):
+            if _first_word(lines[i]) == "game":
+                return lines[i:]
+        return []
+
+    def earlier_ids(self) -> set[str]:
+        ids = set()
+        for line in self.journal.lines:
+            if _first_word(line) == "game":
+                toks = notation.tokens(line)
+                if len(toks) > 1:
+                    ids.add(toks[1].text)
+        return ids
+
+    # --- entering a line ---
+
+    def attempt(self, text: str) -> Attempt:
+        """What entering `text` (one line of notation) would do; nothing is kept yet."""
+        try:
+            toks = notation.tokens(text)
+        except notation.NotationError as e:
+            return Attempt(refused=e.message, pending=self.pending)
+        if not toks:  # a comment is kept where it was typed; a blank line is nothing
+            return Attempt(lines=[text.strip()] if text.strip() else [], pending=self.pending, state=self.live)
+        first = toks[0].text if not toks[0].quoted else ""
+        if first in notation.KEYWORDS:
+            return self._attempt_line(text.strip(), first)
+        return self._attempt_tricks(toks)
+
+    def _attempt_line(self, line: str, keyword: str) -> Attempt:
+        if self.pending:
+            return Attempt(refused=f"trick {self._trick_number()} is half entered ({' '.join(self.pending)}): "
+                                   "finish it or undo its cards first", pending=self.pending)
+        if keyword == "game":
+            return self._checked([line], [], new_game=True)
+        if not self.state.lines:
+            return Attempt(refused=f"{keyword!r}: start with a 'game' line (game ID)")
+        return self._checked([line], [])
+
+    def _attempt_tricks(self, toks: list[notation.Token]) -> Attempt:
+        if not self.state.lines:
+            return Attempt(refused=f"{toks[0].text!r}: start with a 'game' line (game ID), then players and a deal")
+        segments, closed = _segments(toks)
+        whole: list[str] = []
+        pending = list(self.pending)
+        for i, seg in enumerate(segments):
+            words_ = pending + [_spelled(t) for t in seg]
+            complete = not self.by_card or closed[i] or i < len(segments) - 1 or _is_whole(seg, words_)
+            if pending and seg and _numbered(seg):
+                return Attempt(refused=f"trick {self._trick_number()} is half entered ({' '.join(pending)}): "
+                                       f"{seg[0].text!r} starts another", pending=self.pending)
+            if complete:
+                whole.append(" ".join(words_))
+                pending = []
+            else:
+                pending = words_
+        return self._checked(whole, pending)
+
+    def _checked(self, lines: list[str], pending: list[str], new_game: bool = False) -> Attempt:
+        """Replay the game with the lines (and the trick being typed) added; refuse what cannot be
+        read or breaks the format at the new lines; flag what the replay finds that it did not."""
+        base = [] if new_game else self.state.lines
+        candidate = base + lines + ([" ".join(pending)] if pending else [])
+        state = replay_lines(candidate)
+        first_new = len(base) + 1
+        one_of_three = [_first_word(line) for line in lines] == ["hand"]  # the others' hands are still to come
+        if state.problem is not None and state.problem_line is not None and state.problem_line >= first_new \
+                and not one_of_three:
+            return Attempt(refused=state.problem, pending=self.pending)
+        tricks = sum(1 for line in lines if _first_word(line) not in notation.KEYWORDS)
+        kept = _canonical(lines, state, tricks, bool(pending))
+        if state.result is None and tricks + bool(pending):
+            return Attempt(refused=f"the game is not a valid record yet: {state.problem}", pending=self.pending)
+        before = set() if new_game else self.state.texts
+        flags = [] if state.result is None else _flags(state, before, bool(pending))
+        return Attempt(lines=kept, pending=pending, flags=flags, state=state, new_game=new_game)
+
+    def commit(self, attempt: Attempt) -> list[Said]:
+        """Keep what `attempt` adds (each journal line on disk before this returns); what to tell the table."""
+        if attempt.refused is not None:
+            return [Said("refused", attempt.refused)]
+        before = self.state
+        if attempt.new_game and self.journal.lines and self.journal.lines[-1].strip():
+            self.journal.append("")  # a blank line between games, as convert writes them
+        for line in attempt.lines:
+            self.journal.append(line)
+        self.pending = attempt.pending
+        if attempt.lines:
+            self.state = replay_lines(self._game_lines(self.journal.lines))
+        self.live = attempt.state if self.pending else self.state
+        said = [Said("kept", f) for f in attempt.flags]
+        if attempt.new_game and before.result is not None and before.result.status != "won" and before.record:
+            said.append(Said("note", f"game {before.record.get('id')} is left without a winner"))
+        tricks = sum(1 for line in attempt.lines if _first_word(line) not in notation.KEYWORDS)
+        old = (None, None) if attempt.new_game else (before.record, before.result)
+        said += [Said(kind, text) for kind, text in scoreboard.news(*old, self.state.record, self.state.result, tricks)]
+        return said
+
+    def undo(self) -> Said:
+        """Take back the card last typed, or else the journal's last line."""
+        if self.pending:
+            dropped = self.pending.pop()
+            if all(_is_prefix(w) for w in self.pending):
+                self.pending = []
+            self.live = replay_lines(self.state.lines + [" ".join(self.pending)]) if self.pending else self.state
+            return Said("note", f"took back {dropped}")
+        line = self.journal.take_back()
+        if line is None:
+            return Said("refused", "nothing to take back")
+        self.state = self.live = replay_lines(self._game_lines(self.journal.lines))
+        return Said("note", f"took back: {line}")
+
+    def turn(self) -> scoreboard.Turn:
+        """What the table is waiting for, with the trick being typed."""
+        live, position = self.live, None
+        rec, res = self.state.record, self.state.result
+        if res is not None and res.data is not None and rec.get("deals") and res.status != "won":
+            done = len(rec["deals"][-1]["tricks"])
+            position = engine.position_at(res.data, len(rec["deals"]), done + 1)
+        return scoreboard.turn(live, bool(self.pending), position)
+
+    def show(self) -> str:
+        """The game so far, in words."""
+        return scoreboard.show(self.state, self.pending)
+
+    def next_game(self) -> list[str]:
+        """The lines that start the next game like the last one: a new id, the same players, stake
+        and rules, the series' next number, and its first deal by the dealer the series allows."""
+        rec, res = self.state.record, self.state.result
+        if rec is None or not rec.get("players"):
+            return []
+        new = {"id": _next_id(str(rec.get("id", "game")), self.earlier_ids()), "players": rec["players"]}
+        for key in ("stake", "currency", "rules", "card_notation"):
+            if rec.get(key) is not None:
+                new[key] = rec[key]
+        if isinstance(rec.get("series"), dict):
+            new["series"] = {"id": rec["series"]["id"], "seq": rec["series"]["seq"] + 1}
+        dealer = scoreboard.first_dealer(res) if res is not None else None
+        return convert.header_lines(new) + ([f"deal {convert.word(dealer)}"] if dealer else [])
+
+    def _trick_number(self) -> int:
+        rec = self.state.record
+        return len(rec["deals"][-1]["tricks"]) + 1 if rec and rec.get("deals") else 1
+
+
+def _next_id(last: str, taken: set[str]) -> str:
+    """The id after `last`: its trailing number plus one (keeping its width), else '-2' added; never one taken."""
+    head = last.rstrip("0123456789")
+    digits = last[len(head):]
+    n = int(digits) + 1 if digits else 2
+    width = len(digits)
+    head = head if digits else f"{last}-"
+    while f"{head}{n:0{width}d}" in taken:
+        n += 1
+    return f"{head}{n:0{width}d}"
+
+
+def replay_lines(lines: list[str]) -> GameState:
+    """Read a game's lines of notation and replay it, as every other command would."""
+    if not lines:
+        return GameState(lines)
+    games = list(notation.read_games(lines))
+    g = games[-1]
+    if g.record is None:
+        return GameState(lines, problem=g.error, problem_line=g.error_line)
+    raw = RawRecord("journal", 1, json.dumps(g.record, ensure_ascii=False, separators=(",", ":")), places=g.places)
+    res = audit.check_record(raw)
+    if res.status == "invalid":
+        f = res.findings[0]
+        return GameState(lines, g.record, problem=f.message, problem_line=_line_of(f.path, g.places))
+    return GameState(lines, g.record, res)
+
+
+def _line_of(path: str | None, places: dict[str, int] | None) -> int | None:
+    """The line that wrote the field at `path` or its nearest written parent below the record
+    itself (a field missing from the record has no line)."""
+    while path and places is not None and path != "$":
+        if path in places:
+            return places[path]
+        cut = max(path.rfind("."), path.rfind("["))
+        path = path[:cut] if cut > 0 else ""
+    return None
+
+
+def _first_word(line: str) -> str:
+    try:
+        toks = notation.tokens(line)
+    except notation.NotationError:
+        return ""
+    return toks[0].text if toks and not toks[0].quoted else ""
+
+
+def _segments(toks: list[notation.Token]) -> tuple[list[list[notation.Token]], list[bool]]:
+    """The tricks of a line, split at ';', and whether each was closed by one."""
+    segments: list[list[notation.Token]] = [[]]
+    closed = [False]
+    for t in toks:
+        if t.text == ";" and not t.quoted:
+            closed[-1] = True
+            segments.append([])
+            closed.append(False)
+        else:
+            segments[-1].append(t)
+    if not segments[-1]:
+        segments.pop()
+        closed.pop()
+    return segments, closed
+
+
+def _spelled(t: notation.Token) -> str:
+    return json.dumps(t.text, ensure_ascii=False) if t.quoted else t.text
+
+
+def _numbered(seg: list[notation.Token]) -> bool:
+    return bool(seg) and seg[0].text.endswith(".") and seg[0].text[:-1].isdigit() and not seg[0].quoted
+
+
+def _is_prefix(word: str) -> bool:
+    """A trick number ('5.') or a written leader ('bob:' or ':')."""
+    return word.endswith((".", ":"))
+
+
+def _is_whole(seg: list[notation.Token], words_: list[str]) -> bool:
+    """A trick entered whole: numbered, written as '-' (no cards), or with 3 cards or more; fewer
+    wait for the rest of the trick."""
+    cards = [w for w in words_ if not _is_prefix(w)]
+    leader_split = len(words_) > 1 and words_[1] == ":"
+    if leader_split:
+        cards = cards[1:]
+    return _numbered(seg) or cards == ["-"] or len(cards) >= 3
+
+
+def _canonical(lines: list[str], state: GameState, tricks: int, partial: bool) -> list[str]:
+    """The lines as the journal keeps them: tricks in canonical notation, numbered; the rest as typed."""
+    rec = state.record
+    if not tricks or rec is None or not rec.get("deals"):
+        return lines
+    written = convert.trick_lines(rec, len(rec["deals"]))
+    if partial:
+        written = written[:-1]
+    fresh = iter(written[len(written) - tricks:])
+    return [next(fresh) if _first_word(line) not in notation.KEYWORDS else line for line in lines]
+
+
+def _flags(state: GameState, before: set[str], partial: bool) -> list[str]:
+    """What the replay finds in the game that it did not find before the line: the slips of the pen
+    a scorer is asked about (not the verdicts on a claim, nor the game not being finished yet)."""
+    last = len(state.result.deals)
+    out = []
+    for f in state.result.findings:
+        if f.text() in before or isinstance(f, (Unfinished, *_VERDICTS)):
+            continue
+        if partial and isinstance(f, TrickSize) and f.deal == last:
+            continue
+        out.append(_flag_words(f, state))
+    return out
+
+
+def _flag_words(f: Finding, state: GameState) -> str:
+    """A finding of a line just entered, as the scorer says it: a revoke the new card proves, in
+    the table's words; anything else as every view says it."""
+    if isinstance(f, Revoke) and f.proved_by:
+        now = len(state.record["deals"][-1]["tricks"])
+        newest = [card for card, at in f.proved_by if at == now]
+        if newest and f.trick != now:
+            return scoreboard.revoke_proved(f, newest[0])
+    return f.text()

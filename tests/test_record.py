@@ -1,0 +1,324 @@
+"""`foreman record`: a scorer that checks each line as it is entered, keeps every acknowledged trick
+on disk, resumes where it stopped, and writes the records any other command reads."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import random
+import signal
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from typer.testing import CliRunner
+
+from foreman_cli import audit
+from foreman_cli.cli import app
+from foreman_cli.generate import INJECTABLE, as_seen, generate
+from foreman_cli.reader import read_records
+from foreman_cli.record_session import run_piped
+from foreman_cli.rules import HouseRules
+from foreman_cli.scorer import Scorer
+
+from builders import styled_notation
+
+ROOT = Path(__file__).resolve().parent.parent
+EVENING = ROOT / "samples" / "10-play-only-evening.fmn"
+runner = CliRunner()
+
+
+def validated(path: Path) -> list[dict]:
+    """`validate --json` of a file, each game's line without its source (the file and line it was read at)."""
+    out = runner.invoke(app, ["validate", "--json", str(path)]).stdout
+    return [{k: v for k, v in json.loads(line).items() if k != "source"} for line in out.splitlines()]
+
+
+def piped(path: Path, text: str) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    code = run_piped(Scorer(path), text.splitlines(), out, err)
+    return code, out.getvalue(), err.getvalue()
+
+
+def typed_evening() -> str:
+    """The sample evening as a scorer might type it: tricks several to a line and with full suits in
+    game 1, a wrong trick taken back with `undo` and typed again, comments; the revoke of game 2 and
+    the claim of game 3 as the table played them."""
+    out = []
+    for line in EVENING.read_text().splitlines():
+        if line == "2. QS 3 4":
+            out.append("QS 3S 4S; AH K J   # two tricks on a line")
+            continue
+        if line == "3. AH K J":
+            continue
+        if line == "5. QH 7 4":
+            out += ["5. QH 7 5", "undo"]
+        out.append(line)
+    return "\n".join(out) + "\n"
+
+
+def test_an_evening_typed_with_a_correction_gives_the_records_of_the_evening_written_by_hand(tmp_path):
+    kept = tmp_path / "friday.fmn"
+    result = runner.invoke(app, ["record", str(kept)], input=typed_evening())
+    assert result.exit_code == 0, result.output
+    assert validated(kept) == validated(EVENING)
+    said = result.stdout
+    assert "took back: 5. QH 7 5" in said
+    assert "kept as played: bob showed out of spades at trick 1 (KH); AS cannot be bob's unless trick 1 was " \
+           "written wrong (REVOKE)" in said
+    assert "claim by carol: 6 tricks credited; it does not hold" in said
+    assert "alice wins the game: bob pays alice 2.00 GBP, carol pays alice 2.00 GBP" in said
+
+
+def test_an_evening_recorded_validates_settles_and_loads(tmp_path):
+    kept = tmp_path / "friday.fmn"
+    runner.invoke(app, ["record", str(kept)], input=typed_evening())
+    assert runner.invoke(app, ["settle", str(kept)]).stdout == runner.invoke(app, ["settle", str(EVENING)]).stdout
+    db = tmp_path / "a.duckdb"
+    loaded = runner.invoke(app, ["load", str(kept), "--db", str(db)])
+    assert loaded.exit_code in (0, 1), loaded.output
+    stats = runner.invoke(app, ["stats", "--db", str(db)])
+    assert "alice" in stats.stdout and "bob" in stats.stdout
+
+
+def _generated():
+    rules = HouseRules(deal_rotation="left")
+    for k in range(4):
+        for rec, _ in generate(3, 500 + k, rules=rules, max_deals=4, claims=0.3):
+            yield as_seen(rec, {d: k % 2 == 0 for d in range(len(rec["deals"]))}) if k < 2 else rec
+    for k, code in enumerate(INJECTABLE):
+        yield from (r for r, _ in generate(1, 600 + k, inject=code, max_deals=3))
+
+
+GENERATED = list(_generated())
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(st.integers(0, len(GENERATED) - 1), st.integers(0, 2**32))
+def test_any_notation_file_piped_into_record_gives_the_same_records(i, seed):
+    text = styled_notation(GENERATED[i], random.Random(seed))
+    with tempfile.TemporaryDirectory() as d:
+        typed, kept = Path(d) / "typed.fmn", Path(d) / "kept.fmn"
+        typed.write_text(text)
+        code, _, err = piped(kept, text)
+        assert code == 0, err
+        assert validated(kept) == validated(typed)
+
+
+# --- checked as typed ---
+
+HEAD = "game t\nplayers alice bob carol\ndeal alice\n"
+
+
+def scorer_at(tmp_path: Path, body: str = "", by_card: bool = True) -> Scorer:
+    (tmp_path / "t.fmn").write_text(HEAD + body)
+    return Scorer(tmp_path / "t.fmn", by_card=by_card)
+
+
+@pytest.mark.parametrize("typed, said", [
+    ("KX", '"KX" is not a card'),
+    ("7", '"7" is not a card'),  # a lead needs its suit
+    ("3. 7S A 9", "trick number 3. is trick 2 of the deal"),
+    ("deal zed", "zed"),  # not a player
+    ("pass bob carol", "pass: write GIVER RECEIVER GIVEN RETURNED"),
+])
+def test_a_line_that_cannot_be_a_record_is_refused_and_nothing_is_kept(tmp_path, typed, said):
+    s = scorer_at(tmp_path, "1. 7S A 9\n")
+    before = (tmp_path / "t.fmn").read_text()
+    attempt = s.attempt(typed)
+    assert said in attempt.refused
+    assert s.commit(attempt)[0].kind == "refused"
+    assert (tmp_path / "t.fmn").read_text() == before
+
+
+def test_a_card_already_played_is_flagged_and_kept_only_when_the_table_says_so(tmp_path):
+    s = scorer_at(tmp_path, "1. 7S A 9\n")
+    attempt = s.attempt("AS")  # carol led AS? she played it at trick 1
+    assert any("AS" in f and "trick 1" in f for f in attempt.flags), attempt.flags
+    near = s.attempt("KS")
+    assert near.flags == [] and near.refused is None
+
+
+def test_a_card_off_suit_from_a_player_who_showed_out_is_flagged_with_the_trick_that_shows_it(tmp_path):
+    s = scorer_at(tmp_path, "1. 7S KH 9\n")  # carol showed out of spades
+    s.commit(s.attempt("2S"))  # alice won trick 1 and leads
+    s.commit(s.attempt("3"))
+    attempt = s.attempt("QS")  # carol now plays a spade
+    assert attempt.flags == ["carol showed out of spades at trick 1 (KH); QS cannot be carol's unless trick 1 was "
+                             "written wrong (REVOKE)"]
+    assert s.attempt("4H").flags == []  # the near miss: a card of another suit proves nothing
+
+
+def test_cards_typed_one_at_a_time_make_a_trick_and_undo_takes_back_the_last_card(tmp_path):
+    s = scorer_at(tmp_path)
+    s.commit(s.attempt("7S"))
+    assert s.turn().to_play == "carol" and s.turn().led == "S"
+    s.commit(s.attempt("A"))
+    assert s.undo().text == "took back A"
+    s.commit(s.attempt("Q"))
+    said = s.commit(s.attempt("9"))
+    assert said[0].text.startswith("trick 1: carol wins with QS")
+    assert (tmp_path / "t.fmn").read_text().endswith("1. 7S Q 9\n")
+    assert s.turn().to_play == "carol" and s.turn().trick == 2
+
+
+def test_undo_takes_back_the_last_line_by_rewriting_the_file(tmp_path):
+    s = scorer_at(tmp_path, "1. 7S A 9\n2. KH 2 3\n")
+    assert s.undo().text == "took back: 2. KH 2 3"
+    assert (tmp_path / "t.fmn").read_text() == HEAD + "1. 7S A 9\n"
+    assert Scorer(tmp_path / "t.fmn").turn().trick == 2
+
+
+def test_completion_offers_the_cards_not_yet_played_the_suit_led_first(tmp_path):
+    s = scorer_at(tmp_path, "1. 7S A 9\n")
+    s.commit(s.attempt("KH"))
+    offered = s.turn().unplayed
+    assert offered[:12] == ("AH", "QH", "JH", "10H", "9H", "8H", "7H", "6H", "5H", "4H", "3H", "2H")
+    assert "AS" not in offered and "KH" not in offered and len(offered) == 52 - 4
+
+
+def test_a_player_whose_hand_is_known_is_offered_his_only_legal_card(tmp_path):
+    rec, _ = next(iter(generate(1, 3)))
+    deal = rec["deals"][0]
+    lines = [f"game {rec['id']}", "players " + " ".join(rec["players"]), f"deal {deal['dealer']}"]
+    lines += [" ".join(["hand", p, *cards]) for p, cards in deal["hands"].items()]
+    lines += [" ".join(["kitty", *deal["kitty"]]), " ".join(["discard", *deal["discards"]])]
+    lines += [f"pass {p['from']} {p['to']} {p['card']} {p['returned']}" for p in deal["passes"]]
+    (tmp_path / "h.fmn").write_text("\n".join(lines) + "\n")
+    s = Scorer(tmp_path / "h.fmn", by_card=True)
+    only_seen = False
+    for trick in deal["tricks"]:
+        for card in trick["cards"]:
+            turn = s.turn()
+            if turn.only_card is not None:
+                assert turn.only_card == card
+                only_seen = True
+            s.commit(s.attempt(card))
+    assert only_seen  # the last trick at least: one card left each
+
+
+def test_the_next_game_is_offered_like_the_last_with_the_dealer_the_series_allows(tmp_path):
+    kept = tmp_path / "s.fmn"
+    text = EVENING.read_text().split("\ngame fri-1211-g2")[0].replace("stake 1.00 GBP", "stake 1.00 GBP\nseries fri 1")
+    piped(kept, text)
+    assert Scorer(kept).next_game() == ["game fri-1211-g2", "players alice bob carol", "stake 1.00 GBP",
+                                        "series fri 2", "deal alice"]
+
+
+def test_a_line_cut_short_by_a_crash_is_dropped_and_a_whole_one_kept(tmp_path):
+    (tmp_path / "t.fmn").write_text(HEAD + "1. 7S A 9\n2. KH 2")
+    s = Scorer(tmp_path / "t.fmn")
+    assert "cut short" in s.journal.repaired
+    assert (tmp_path / "t.fmn").read_text() == HEAD + "1. 7S A 9\n"
+    (tmp_path / "u.fmn").write_text(HEAD + "1. 7S A 9")  # an editor's file without its last newline
+    assert Scorer(tmp_path / "u.fmn").journal.repaired is None
+    assert (tmp_path / "u.fmn").read_text() == HEAD + "1. 7S A 9\n"
+
+
+# --- never lose a trick ---
+
+def _script() -> list[str]:
+    return [line for line in EVENING.read_text().splitlines() if line.strip()]
+
+
+def _is_trick(line: str) -> bool:
+    return line.split(" ", 1)[0].rstrip(".").isdigit()
+
+
+def _kept(path: Path) -> list[str]:
+    return [line for line in path.read_text().splitlines() if line.strip()] if path.exists() else []
+
+
+@pytest.mark.slow
+def test_a_scorer_killed_at_twenty_moments_loses_no_acknowledged_trick_and_resumes_to_the_same_file(tmp_path):
+    script, kept = _script(), tmp_path / "evening.fmn"
+    rnd = random.Random(20261203)
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    answered = 0
+    for _ in range(20):
+        done = _kept(kept)
+        assert done == script[:len(done)]
+        proc = subprocess.Popen([sys.executable, "-m", "foreman_cli", "record", str(kept)], stdin=subprocess.PIPE,
+                                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=env)
+        # Send a few lines, waiting for the answer to the first trick among them (so each run gets
+        # on) and, half the time, to every trick; then kill it wherever it is.
+        acknowledged, wait, more = len(done), rnd.choice([True, False]), rnd.randint(1, 6)
+        at, waited = len(done), False
+        while at < len(script) and (at - len(done) < more or not waited):
+            proc.stdin.write(script[at] + "\n")
+            proc.stdin.flush()
+            at += 1
+            if _is_trick(script[at - 1]) and (wait or not waited):
+                while not (answer := proc.stdout.readline()).startswith("trick "):
+                    assert answer, "the scorer stopped before answering"
+                acknowledged, waited = at, True
+                answered += 1
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+        now = _kept(kept)
+        assert len(now) >= acknowledged and now == script[:len(now)]  # nothing answered is lost, nothing torn kept
+    assert answered >= 10  # most kills came after a trick was answered, some while one was being entered
+    rest = "\n".join(script[len(_kept(kept)):]) + "\n"
+    subprocess.run([sys.executable, "-m", "foreman_cli", "record", str(kept)], input=rest, text=True, env=env,
+                   check=True, capture_output=True)
+    assert validated(kept) == validated(EVENING)
+
+
+# --- at a terminal ---
+
+@pytest.mark.slow
+def test_an_evening_typed_at_a_terminal_with_a_slip_and_a_kept_revoke_gives_the_intended_records(tmp_path):
+    pexpect = pytest.importorskip("pexpect")
+    kept = tmp_path / "t.fmn"
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "TERM": "xterm", "PROMPT_TOOLKIT_NO_CPR": "1"}
+    child = pexpect.spawn(sys.executable, ["-m", "foreman_cli", "record", str(kept)], env=env, encoding="utf-8",
+                          timeout=30, dimensions=(40, 200))
+
+    def say(expect: str, line: str) -> None:
+        child.expect(expect)
+        child.sendline(line)
+
+    def trick(line: str, keep: str = "n") -> None:
+        """Type a trick line and wait for its answer; a flagged card is kept only with 'y'."""
+        child.sendline(line)
+        while child.expect([r"trick \d+: \w+ wins with", "keep it as played"]) == 1:
+            child.sendline(keep)
+
+    games = EVENING.read_text().split("\ngame ")
+    g1 = [line for line in games[1].splitlines() if line and line[0].isdigit()]
+    say("game id", "fri-1211-g1")
+    say("players", "alice bob carol")
+    say("stake", "1.00 GBP")
+    say("series", "")
+    say("rules", "")
+    say("then deal", "deal alice")
+    for player, card in zip(("bob", "carol", "alice"), g1[0].split()[1:]):  # the first trick one card at a time
+        say(f"trick 1 · {player}", card)
+    say("trick 2 · alice", "KX")  # not a card: refused, asked again
+    say("not kept", g1[1])
+    say("trick 3 · alice", "4S")  # a card carol played at trick 2: flagged, and not kept
+    say("keep it as played", "n")
+    child.expect("not kept")
+    for line in g1[2:16]:
+        trick(line)
+    say(r"deal 1 over \[deal bob\]", "")  # Enter: the dealer due
+    for line in g1[16:]:
+        trick(line)
+    say("game over", "")  # Enter: the next game, like the last (dealt by the winner)
+    say("trick 1 · bob", "undo")  # this evening carol dealt it: take the deal line back
+    say("then deal", "deal carol")
+    g2 = [line for line in games[2].splitlines() if line and line[0].isdigit()]
+    for line in g2:
+        trick(line, keep="y")  # bob's revoke, kept as the table played it
+    say("game over", "quit")
+    child.expect(pexpect.EOF)
+    recs = [json.loads(r.text) for r in read_records([str(kept)])]
+    want = [json.loads(r.text) for r in read_records([str(EVENING)])][:2]
+    assert [r["deals"] for r in recs] == [w["deals"] for w in want]
+    assert [(r["id"], r["players"], r["stake"]) for r in recs] == [(w["id"], w["players"], w["stake"]) for w in want]
+    assert [audit.check_record(r).winner for r in read_records([str(kept)])] == ["alice", "bob"]
