@@ -45,7 +45,7 @@ class Turn:
         """The prompt's words."""
         if self.phase == "trick":
             return f"deal {self.deal} · trick {self.trick} · {self.to_play}"
-        return {"new-game": "new game", "header": "game lines, then deal", "after-deal": f"deal {self.deal} over",
+        return {"new-game": "new game", "header": "game lines, then deal", "after-deal": f"deal {self.deal} over · left, passes, discards as shown",
                 "won": "game over", "broken": "fix the game"}[self.phase]
 
 

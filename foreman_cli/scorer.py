@@ -160,7 +160,12 @@ class Scorer:
         for line in attempt.lines:
             self.journal.append(line)
         self.pending = attempt.pending
-        if attempt.lines:
+        if attempt.lines and attempt.state is not None and not attempt.pending:
+            # The attempt's replay is the journal's game: the same lines, typed or canonical.
+            lines = self._game_lines(self.journal.lines)
+            self.state = GameState(lines, attempt.state.record, attempt.state.result, attempt.state.problem,
+                                   attempt.state.problem_line)
+        elif attempt.lines:
             self.state = replay_lines(self._game_lines(self.journal.lines))
         self.live = attempt.state if self.pending else self.state
         said = [Said("kept", f) for f in attempt.flags]
