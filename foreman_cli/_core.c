@@ -18,7 +18,6 @@ typedef uint64_t u64;
 #define SUIT(c) ((c) / 13)
 #define SM(s) (0x1FFFULL << (13 * (s)))
 #define EMPTY UINT64_MAX
-#define CHECK_EVERY 4096
 
 static int hibit(u64 m) { return 63 - __builtin_clzll(m); }
 static int lobit(u64 m) { return __builtin_ctzll(m); }
@@ -34,6 +33,7 @@ typedef struct {
 typedef struct {
     u64 k0, k1, k2;
     int8_t lo, hi;
+    uint16_t mlo, mhi; /* the paranoid search's: each bound's ranks, 4 bits a suit (the top m cards) */
 } Entry;
 
 typedef struct {
@@ -41,9 +41,27 @@ typedef struct {
     u64 mask; /* slots - 1 */
 } Table;
 
+/* A bound of the paranoid search on the tricks X can be sure of, for every position whose hands have
+ * these suit lengths and whose top m cards of each suit are held as in `pat` (partition search). */
 typedef struct {
-    int x;
-    Table tt;
+    u64 key;       /* leader, tricks left, suit lengths (0: an empty slot) */
+    uint32_t tal;  /* tallies, or FREE */
+    uint32_t pat[4]; /* per suit: the holders of the top m live cards, 2 bits each from the top; m << 26 */
+    int8_t lo, hi;
+    uint8_t work;  /* log2 of the nodes it cost: the cheapest entry of a bucket is replaced first */
+} PEntry;
+
+#define BUCKET 8
+
+typedef struct {
+    PEntry *e;
+    u64 mask; /* buckets - 1 */
+} PTable;
+
+typedef struct {
+    int x, target;
+    Table ex;  /* bounds of exact positions (relative ranks) */
+    PTable tt; /* bounds of classes of positions */
     long long nodes;
     int aborted;
     double deadline; /* seconds on the monotonic clock; < 0: none */
@@ -173,8 +191,9 @@ static void unplay(State *s, int c, int w, const int saved[3], int saved_leader)
     s->h[(s->leader + s->ntrick) % 3] |= 1ULL << c;
 }
 
-/* One card per run of equivalent cards, the likeliest best for X's side first; returns the count. */
-static int ordered_moves(const State *s, int x, int out[52]) {
+/* The runs of equivalent cards the mover may play, as masks, the likeliest best for X's side first;
+ * a run is played as its lowest card. Returns the count. */
+static int ordered_runs(const State *s, int x, u64 out[52]) {
     u64 lg = legal(s), lv = live(s);
     u64 runs[52]; /* one run per card at most: a broken record may deal a hand of any size */
     int n = 0;
@@ -221,27 +240,210 @@ static int ordered_moves(const State *s, int x, int out[52]) {
                 int t = first[b]; first[b] = first[b - 1]; first[b - 1] = t;
             }
     int k = 0;
-    for (int i = 0; i < nf; i++) out[k++] = lobit(runs[first[i]]);
-    for (int i = 0; i < ns; i++) out[k++] = lobit(runs[second[i]]);
+    for (int i = 0; i < nf; i++) out[k++] = runs[first[i]];
+    for (int i = 0; i < ns; i++) out[k++] = runs[second[i]];
     return k;
 }
 
-/* Tricks the leader can cash in a row with cards no one else can beat. */
-static int quick(const State *s) {
+/* One card per run, in the same order. */
+static int ordered_moves(const State *s, int x, int out[52]) {
+    u64 runs[52];
+    int n = ordered_runs(s, x, runs);
+    for (int i = 0; i < n; i++) out[i] = lobit(runs[i]);
+    return n;
+}
+
+/* --- the paranoid search: zero-window tests over a partition table --- */
+
+/* All cards of card c's suit ranked c or higher: the form every relevance set takes, suit by suit. */
+static u64 from_card(int c) { return SM(SUIT(c)) & ~((1ULL << c) - 1); }
+
+/* The ranks that decided a finished trick: the winning card when another card followed suit. */
+static u64 decided(const int trick[3]) {
+    int led = SUIT(trick[0]), best = trick[0], same = 0;
+    for (int j = 0; j < 3; j++)
+        if (SUIT(trick[j]) == led) { same++; if (trick[j] > best) best = trick[j]; }
+    return same > 1 ? from_card(best) : 0;
+}
+
+/* Tricks the leader can cash in a row: cards no one else can beat, and the rest of a suit whose
+ * top cards outnumber the others' cards in it (length winners); `rel` gets the ranks that count. */
+static int quick(const State *s, u64 *rel) {
     int ld = s->leader, n = 0;
-    u64 others = s->h[(ld + 1) % 3] | s->h[(ld + 2) % 3];
+    u64 a = s->h[(ld + 1) % 3], b = s->h[(ld + 2) % 3];
+    *rel = 0;
     for (int su = 0; su < 4; su++) {
         u64 mine = s->h[ld] & SM(su);
         if (!mine) continue;
-        u64 theirs = others & SM(su);
-        if (theirs) mine &= ~((2ULL << hibit(theirs)) - 1);
-        n += popc(mine);
+        u64 theirs = (a | b) & SM(su);
+        if (!theirs) { n += popc(mine); continue; }
+        int top = hibit(theirs);
+        int winners = popc(mine & ~((2ULL << top) - 1));
+        if (!winners) continue;
+        int la = popc(a & SM(su)), lb = popc(b & SM(su));
+        n += winners >= (la > lb ? la : lb) ? popc(mine) : winners;
+        *rel |= from_card(top);
     }
     return n;
 }
 
-static int ge(Search *S, State *s, int v) {
+/* The position at a trick's start as the table sees it: the key, and each suit's holders top down. */
+typedef struct {
+    u64 key;       /* leader, tricks left, every hand's length in every suit */
+    uint32_t tal;  /* the tallies when the test depends on them, else FREE */
+    int base;      /* X's tricks so far when FREE (entries then bound the tricks still to come), else 0 */
+    uint32_t pat[4];
+    u64 k0, k1, k2; /* the exact position: relative hands, leader, tricks left, tallies or FREE */
+} PKey;
+
+#define FREE 0xFFFFFFFFu
+#define CHECK_EVERY 4096
+
+/* Whether some opponent can reach the target before the test "X ends with v" is decided: if none
+ * can, the test is one on the tricks to come, whatever the tallies (docs/solver.md). */
+static int tallies_matter(const State *s, int x, int v, int rem) {
+    for (int o = 0; o < 3; o++)
+        if (o != x && s->tally[o] + rem >= s->target && s->tally[x] + s->tally[o] + rem - s->target >= v) return 1;
+    return 0;
+}
+
+static void make_pkey(const State *s, int x, int v, int rem, PKey *K) {
+    u64 key = (u64)s->leader | ((u64)rem << 2);
+    for (int h = 0; h < 3; h++)
+        for (int su = 0; su < 4; su++) key |= (u64)popc(s->h[h] & SM(su)) << (7 + 4 * (4 * h + su));
+    K->key = key;
+    if (tallies_matter(s, x, v, rem)) {
+        K->tal = (uint32_t)(s->tally[0] | (s->tally[1] << 5) | (s->tally[2] << 10));
+        K->base = 0;
+    } else {
+        K->tal = FREE;
+        K->base = s->tally[x];
+    }
+    u64 all = s->h[0] | s->h[1] | s->h[2];
+    for (int su = 0; su < 4; su++) {
+        uint32_t p = 0;
+        u64 m = all & SM(su);
+        for (int i = 0; m; i++) {
+            int c = hibit(m);
+            m ^= 1ULL << c;
+            p |= (uint32_t)((s->h[1] >> c & 1) | ((s->h[2] >> c & 1) << 1)) << (2 * i);
+        }
+        K->pat[su] = p;
+    }
+    u64 r[3];
+    relative(s, r);
+    uint32_t t16 = K->tal == FREE ? 0x8000u : K->tal;
+    K->k0 = r[0] | ((u64)s->leader << 52) | ((u64)rem << 54);
+    K->k1 = r[1] | ((u64)(t16 & 0xFF) << 52);
+    K->k2 = r[2] | ((u64)(t16 >> 8) << 52);
+}
+
+/* The number of live cards of each suit in `rel`, 4 bits a suit. */
+static uint16_t rel_counts(u64 rel, const State *s) {
+    u64 all = s->h[0] | s->h[1] | s->h[2];
+    uint16_t m = 0;
+    for (int su = 0; su < 4; su++) m |= (uint16_t)(popc(all & SM(su) & rel) << (4 * su));
+    return m;
+}
+
+/* Each suit's top m live cards, m from `counts`, as a relevance set. */
+static u64 counts_rel(uint16_t counts, const State *s) {
+    u64 all = s->h[0] | s->h[1] | s->h[2], rel = 0;
+    for (int su = 0; su < 4; su++) {
+        int m = (counts >> (4 * su)) & 15;
+        u64 cards = all & SM(su);
+        for (int i = 1; i < m; i++) cards ^= 1ULL << hibit(cards);
+        if (m) rel |= from_card(hibit(cards));
+    }
+    return rel;
+}
+
+static u64 pmix(u64 key, uint32_t tal) {
+    u64 h = (key ^ ((u64)tal << 40) ^ tal) * 0x9E3779B97F4A7C15ULL;
+    h ^= h >> 31;
+    h *= 0xBF58476D1CE4E5B9ULL;
+    return h ^ (h >> 29);
+}
+
+/* An entry's ranks as a relevance set of this position. */
+static u64 entry_rel(const PEntry *e, const State *s) {
+    uint16_t counts = 0;
+    for (int su = 0; su < 4; su++) counts |= (uint16_t)((e->pat[su] >> 26) << (4 * su));
+    return counts_rel(counts, s);
+}
+
+static int matches(const PEntry *e, const PKey *K) {
+    if (e->key != K->key || e->tal != K->tal) return 0;
+    for (int su = 0; su < 4; su++) {
+        int m = (int)(e->pat[su] >> 26);
+        uint32_t mask = m ? (uint32_t)((1ULL << (2 * m)) - 1) : 0;
+        if ((e->pat[su] ^ K->pat[su]) & mask) return 0;
+    }
+    return 1;
+}
+
+/* 1 or 0 when an entry that covers this position decides "w tricks (to come, or in all)", else -1. */
+static int pt_lookup(const PTable *T, const PKey *K, int w, const State *s, u64 *rel) {
+    const PEntry *b = &T->e[(pmix(K->key, K->tal) & T->mask) * BUCKET];
+    for (int i = 0; i < BUCKET; i++) {
+        const PEntry *e = &b[i];
+        if (!e->key || !matches(e, K)) continue;
+        if (e->lo >= w) { *rel = entry_rel(e, s); return 1; }
+        if (e->hi < w) { *rel = entry_rel(e, s); return 0; }
+    }
+    return -1;
+}
+
+static void pt_store(PTable *T, const PKey *K, int w, int result, u64 rel, const State *s, long long work) {
+    u64 all = s->h[0] | s->h[1] | s->h[2];
+    uint32_t pat[4];
+    for (int su = 0; su < 4; su++) {
+        int m = popc(all & SM(su) & rel);
+        uint32_t mask = m ? (uint32_t)((1ULL << (2 * m)) - 1) : 0;
+        pat[su] = (K->pat[su] & mask) | ((uint32_t)m << 26);
+    }
+    PEntry *b = &T->e[(pmix(K->key, K->tal) & T->mask) * BUCKET], *e = NULL;
+    for (int i = 0; i < BUCKET && !e; i++)
+        if (b[i].key == K->key && b[i].tal == K->tal && !memcmp(b[i].pat, pat, sizeof pat)) e = &b[i];
+    if (!e) {
+        e = &b[0]; /* an empty slot, else the entry that cost the least to find */
+        for (int i = 0; i < BUCKET; i++) {
+            if (!b[i].key) { e = &b[i]; break; }
+            if (b[i].work < e->work) e = &b[i];
+        }
+        e->key = K->key; e->tal = K->tal; memcpy(e->pat, pat, sizeof pat);
+        e->lo = 0; e->hi = 16; e->work = 0;
+    }
+    int lg = 0;
+    while (work > 1 && lg < 63) { work >>= 1; lg++; }
+    if (lg > e->work) e->work = (uint8_t)lg;
+    if (result) { if (w > e->lo) e->lo = (int8_t)w; }
+    else if (w - 1 < e->hi) e->hi = (int8_t)(w - 1);
+}
+
+static void ex_store(Table *T, const PKey *K, int w, int result, uint16_t counts) {
+    int found;
+    Entry *e = probe(T, K->k0, K->k1, K->k2, &found);
+    if (!found) {
+        e->k0 = K->k0; e->k1 = K->k1; e->k2 = K->k2;
+        e->lo = 0; e->hi = 16; e->mlo = e->mhi = 0;
+    }
+    if (result) { if (w > e->lo) { e->lo = (int8_t)w; e->mlo = counts; } }
+    else if (w - 1 < e->hi) { e->hi = (int8_t)(w - 1); e->mhi = counts; }
+}
+
+/* Widen a relevance set so that no run of the mover's equivalent cards is split by it: a search
+ * that tried one card of each run covers the others only while they stay equivalent. */
+static u64 close_runs(u64 rel, const u64 *runs, int n) {
+    for (int i = 0; i < n; i++)
+        if (runs[i] & rel) rel |= from_card(lobit(runs[i]));
+    return rel;
+}
+
+/* "X ends the deal with at least v tricks"; `rel` gets the ranks the answer depends on. */
+static int ge(Search *S, State *s, int v, u64 *rel) {
     int x = S->x, t = s->tally[x];
+    *rel = 0;
     if (t >= v) return 1;
     if (is_over(s)) return 0;
     int rem = tricks_left(s);
@@ -249,37 +451,43 @@ static int ge(Search *S, State *s, int v) {
     S->nodes++;
     if (S->deadline >= 0 && !(S->nodes % CHECK_EVERY) && now() > S->deadline) S->aborted = 1;
     if (S->aborted) return 0;
-    Entry *e = NULL;
-    u64 k0 = 0, k1 = 0, k2 = 0;
+    PKey K = {0};
     if (!s->ntrick) {
-        int found;
-        make_key(s, 0, &k0, &k1, &k2);
-        e = probe(&S->tt, k0, k1, k2, &found);
+        make_pkey(s, x, v, rem, &K);
+        int found, w = v - K.base;
+        Entry *e = probe(&S->ex, K.k0, K.k1, K.k2, &found);
         if (found) {
-            if (e->lo >= v) return 1;
-            if (e->hi < v) return 0;
+            if (e->lo >= w) { *rel = counts_rel(e->mlo, s); return 1; }
+            if (e->hi < w) { *rel = counts_rel(e->mhi, s); return 0; }
         }
-        int q = quick(s);
+        int r = pt_lookup(&S->tt, &K, w, s, rel);
+        if (r >= 0) return r;
+        u64 qrel;
+        int q = quick(s, &qrel);
         if (q > rem) q = rem;
-        if (s->leader == x) { if (t + q >= v) return 1; }
-        else if (t + rem - q < v) return 0;
+        if (s->leader == x) { if (t + q >= v) { *rel = qrel; return 1; } }
+        else if (t + rem - q < v) { *rel = qrel; return 0; }
     }
-    int moves[52], n = ordered_moves(s, x, moves);
-    int ours = ((s->leader + s->ntrick) % 3) == x;
-    int result = !ours;
+    long long before = S->nodes;
+    u64 runs[52];
+    int n = ordered_runs(s, x, runs);
+    int ours = ((s->leader + s->ntrick) % 3) == x, result = !ours, cut = 0;
+    u64 acc = 0;
     for (int i = 0; i < n; i++) {
-        int saved[3], sl, w = play(s, moves[i], saved, &sl);
-        int r = ge(S, s, v);
-        unplay(s, moves[i], w, saved, sl);
+        int c = lobit(runs[i]), saved[3], sl, w = play(s, c, saved, &sl);
+        u64 crel;
+        int r = ge(S, s, v, &crel);
+        if (w >= 0) crel |= decided(saved);
+        unplay(s, c, w, saved, sl);
         if (S->aborted) return 0;
-        if (r == ours) { result = r; break; }
+        if (r == ours) { result = r; acc = crel; cut = 1; break; }
+        acc |= crel;
     }
-    if (e) {
-        if (!(e->k0 == k0 && e->k1 == k1 && e->k2 == k2)) {
-            e->k0 = k0; e->k1 = k1; e->k2 = k2; e->lo = 0; e->hi = 16;
-        }
-        if (result) { if (v > e->lo) e->lo = (int8_t)v; }
-        else if (v - 1 < e->hi) e->hi = (int8_t)(v - 1);
+    if (!cut) acc = close_runs(acc, runs, n);
+    *rel = acc;
+    if (!s->ntrick) {
+        ex_store(&S->ex, &K, v - K.base, result, rel_counts(acc, s));
+        pt_store(&S->tt, &K, v - K.base, result, acc, s, S->nodes - before);
     }
     return result;
 }
@@ -322,8 +530,17 @@ typedef struct {
 } ParanoidObject;
 
 static void Paranoid_dealloc(ParanoidObject *self) {
+    free(self->S.ex.e);
     free(self->S.tt.e);
     Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static int ptable_init(PTable *t, int bits) {
+    size_t buckets = (size_t)1 << (bits - 3);
+    t->e = (PEntry *)calloc(buckets * BUCKET, sizeof(PEntry));
+    if (!t->e) return -1;
+    t->mask = buckets - 1;
+    return 0;
 }
 
 static int Paranoid_init(ParanoidObject *self, PyObject *args, PyObject *kw) {
@@ -334,11 +551,18 @@ static int Paranoid_init(ParanoidObject *self, PyObject *args, PyObject *kw) {
         PyErr_SetString(PyExc_ValueError, "x is a seat 0-2, table_bits 8-26");
         return -1;
     }
+    free(self->S.ex.e);
     free(self->S.tt.e);
     memset(&self->S, 0, sizeof(Search));
     self->S.x = x;
-    if (table_init(&self->S.tt, bits) < 0) { PyErr_NoMemory(); return -1; }
+    if (table_init(&self->S.ex, bits) < 0 || ptable_init(&self->S.tt, bits - 1) < 0) { PyErr_NoMemory(); return -1; }
     return 0;
+}
+
+/* One test; the caller has checked the budget is not spent. */
+static int test(Search *S, State *s, int v) {
+    u64 rel;
+    return ge(S, s, v, &rel);
 }
 
 static PyObject *Paranoid_sure(ParanoidObject *self, PyObject *args) {
@@ -353,6 +577,11 @@ static PyObject *Paranoid_sure(ParanoidObject *self, PyObject *args) {
     State s;
     if (parse_state(&s, h0, h1, h2, leader, trick, t0, t1, t2, played, target) < 0) return NULL;
     Search *S = &self->S;
+    if (S->target != target) { /* entries that name tallies hold for one target */
+        memset(S->tt.e, 0, (S->tt.mask + 1) * BUCKET * sizeof(PEntry));
+        for (u64 i = 0; i <= S->ex.mask; i++) S->ex.e[i].k0 = EMPTY;
+        S->target = target;
+    }
     S->aborted = 0;
     S->deadline = budget_ms >= 0 ? now() + budget_ms / 1000.0 : -1;
     int lo = s.tally[S->x];
@@ -362,11 +591,11 @@ static PyObject *Paranoid_sure(ParanoidObject *self, PyObject *args) {
         Py_BEGIN_ALLOW_THREADS
         if (guess > lo && guess <= hi) {
             /* Probe at the guess first: a good one settles the value in two searches. */
-            if (ge(S, &s, guess)) lo = guess; else hi = guess - 1;
+            if (test(S, &s, guess)) lo = guess; else hi = guess - 1;
         }
         while (lo < hi && !S->aborted) {
             int mid = lo == guess ? lo + 1 : (lo + hi + 1) / 2;
-            if (ge(S, &s, mid)) lo = mid; else hi = mid - 1;
+            if (test(S, &s, mid)) lo = mid; else hi = mid - 1;
         }
         Py_END_ALLOW_THREADS
     }
