@@ -1,6 +1,6 @@
 """Solver benchmark (make bench): seeded random endings, timed on the C core, and the twins compared.
 
-Positions: 48 of the 52 cards dealt at random into three hands of `tricks` cards, random
+Positions (8, 10, 12, 14 and 16 tricks left): 48 of the 52 cards dealt at random into three hands of `tricks` cards, random
 tallies that sum to the tricks played with nobody at the target of 12, a random leader and a
 random player X; each timing is one `sure(X)` from a fresh bounds table. The agreement check
 compares the C core with the Python reference on the value of every player and the best cards
@@ -52,8 +52,14 @@ def timing(tricks: int, count: int, seed: int, pure: bool = False) -> dict:
         s.sure(b)
         times.append(time.perf_counter() - t)
         nodes.append(s.nodes)
+    nodes.sort()
     return {"tricks": tricks, "n": count, "median_ms": statistics.median(times) * 1e3, "worst_ms": max(times) * 1e3,
-            "nodes_per_s": sum(nodes) / sum(times)}
+            "nodes_per_s": sum(nodes) / sum(times), "nodes": nodes}
+
+
+def quantile(sorted_values: list[int], q: float) -> int:
+    """The value at quantile q of a sorted list (nearest rank)."""
+    return sorted_values[min(len(sorted_values) - 1, int(q * len(sorted_values)))]
 
 
 def agree(count: int, seed: int) -> tuple[int, int]:
@@ -80,18 +86,23 @@ def main() -> None:
     if core.NAME != "C":
         sys.exit("bench/solver.py: the C core is not built (or FOREMAN_PURE=1); run make first")
     print(f"core: {core.NAME}; {args.positions} random positions per size, one sure() each\n")
-    print(f"{'tricks left':>11}  {'median':>10}  {'worst':>10}  {'nodes/s':>9}")
-    rows = [timing(10, args.positions, args.seed), timing(12, args.positions, args.seed),
-            timing(16, args.positions, args.seed)]
-    for r in rows:
-        print(f"{r['tricks']:>11}  {r['median_ms']:>8.1f}ms  {r['worst_ms']:>8.1f}ms  {r['nodes_per_s'] / 1e6:>7.1f}M")
+    print(f"{'tricks left':>11}  {'median':>10}  {'worst':>10}  {'nodes/s':>9}  "
+          f"{'nodes: median':>13}  {'p90':>8}  {'p99':>8}  {'max':>8}")
+    rows = {t: timing(t, args.positions, args.seed) for t in (8, 10, 12, 14, 16)}
+    for r in rows.values():
+        n = r["nodes"]
+        print(f"{r['tricks']:>11}  {r['median_ms']:>8.1f}ms  {r['worst_ms']:>8.1f}ms  {r['nodes_per_s'] / 1e6:>7.1f}M  "
+              f"{quantile(n, .5) / 1e6:>12.2f}M  {quantile(n, .9) / 1e6:>7.2f}M  {quantile(n, .99) / 1e6:>7.2f}M  "
+              f"{n[-1] / 1e6:>7.2f}M")
     py = timing(10, 20, args.seed, pure=True)
     print(f"{'10 (Python)':>11}  {py['median_ms']:>8.1f}ms  {py['worst_ms']:>8.1f}ms  {py['nodes_per_s'] / 1e6:>7.2f}M"
           f"   (reference, 20 positions)")
-    ten, twelve, sixteen = rows
+    ten, twelve, sixteen = rows[10], rows[12], rows[16]
     print(f"\n10 left, worst:     {ten['worst_ms']:8.1f} ms   (target < 50 ms)")
     print(f"12 left, median:    {twelve['median_ms']:8.1f} ms   (target < 50 ms)")
     print(f"16 tricks, median:  {sixteen['median_ms']:8.1f} ms   (target < 2,000 ms)")
+    print(f"16 tricks, nodes:   median {quantile(sixteen['nodes'], .5) / 1e6:.2f} M (target <= 0.6 M), "
+          f"p99 {quantile(sixteen['nodes'], .99) / 1e6:.2f} M (target <= 10 M)")
     if args.agree:
         t = time.perf_counter()
         n, bad = agree(args.agree, args.seed)

@@ -31,9 +31,10 @@ count_lines = _core.count_lines if _core is not None else None
 
 
 def table_bits(b: Board) -> int:
-    """A bounds table sized to the ending: a larger one only costs time (docs/scale.md)."""
+    """A bounds table sized to the ending: clearing a larger one costs more than its hits save
+    (docs/performance.md, "The solver")."""
     left = b.tricks_left()
-    return max(12, min(22, 6 + left + left // 2))
+    return max(12, min(22, 2 * left - 8))
 
 
 class SureTricks:
