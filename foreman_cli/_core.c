@@ -1,10 +1,11 @@
 /* foreman's compiled core: the exact ending solver (sure tricks and claims), a fast path of solver.py
  * (the reference), and the replay's fast path for a deal with nothing amiss (engine.py replays it in full).
  *
- * The same tree as the Python reference: one card per run of equivalent cards, zero-window tests
- * "X ends the deal with at least v tricks", quick-trick bounds at the start of a trick, and a
- * table of bounds at trick boundaries. Plain C99 and the CPython API; cards are 0-51
- * (suit * 13 + rank), hands 52-bit masks, seats 0-2.
+ * The same values as the Python reference, from the same moves (one card per run of equivalent
+ * cards) and zero-window tests "X ends the deal with at least v tricks"; the paranoid search cuts
+ * more of the tree: quick tricks with length winners, entries free of the tallies where no tally
+ * can decide the test, and a partition table beside the exact one (docs/performance.md). Plain
+ * C99 and the CPython API; cards are 0-51 (suit * 13 + rank), hands 52-bit masks, seats 0-2.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>

@@ -1,10 +1,11 @@
 """The exact solver of Foreman endings: sure tricks (paranoid value), claims, and the lines proving them.
 
-This is the reference: `core.py` has the compiled fast path of each search, tested against it. Both
-search the same tree: one card per run of equivalent cards (cards of one suit in one hand with
-no live card of another hand or of the trick between them; played cards are gaps), zero-window
-tests on "X ends the deal with at least v tricks", quick-trick bounds at the start of a trick,
-and a table of bounds keyed by the position at trick boundaries.
+This is the reference: `core.py` has the compiled fast path of each search, tested against it for
+the same values. Both play one card per run of equivalent cards (cards of one suit in one hand
+with no live card of another hand or of the trick between them; played cards are gaps) and make
+zero-window tests on "X ends the deal with at least v tricks", with quick-trick bounds at the
+start of a trick and a table of bounds keyed by the position at trick boundaries; the compiled
+search also has length winners, tally-free and partition entries (not yet here).
 """
 
 from __future__ import annotations
