@@ -12,7 +12,6 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 typedef uint64_t u64;
 
@@ -63,16 +62,9 @@ typedef struct {
     int x, target;
     Table ex;  /* bounds of exact positions (relative ranks) */
     PTable tt; /* bounds of classes of positions */
-    long long nodes;
+    long long nodes, limit; /* limit: the node count at which the search gives up; < 0: none */
     int aborted;
-    double deadline; /* seconds on the monotonic clock; < 0: none */
 } Search;
-
-static double now(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
 
 static int table_init(Table *t, int bits) {
     size_t n = (size_t)1 << bits;
@@ -298,7 +290,6 @@ typedef struct {
 } PKey;
 
 #define FREE 0xFFFFFFFFu
-#define CHECK_EVERY 4096
 
 /* Whether some opponent can reach the target before the test "X ends with v" is decided: if none
  * can, the test is one on the tricks to come, whatever the tallies (docs/solver.md). */
@@ -449,9 +440,9 @@ static int ge(Search *S, State *s, int v, u64 *rel) {
     if (is_over(s)) return 0;
     int rem = tricks_left(s);
     if (t + rem < v) return 0;
-    S->nodes++;
-    if (S->deadline >= 0 && !(S->nodes % CHECK_EVERY) && now() > S->deadline) S->aborted = 1;
+    if (S->limit >= 0 && S->nodes >= S->limit) S->aborted = 1;
     if (S->aborted) return 0;
+    S->nodes++;
     PKey K = {0};
     if (!s->ntrick) {
         make_pkey(s, x, v, rem, &K);
@@ -569,11 +560,11 @@ static int test(Search *S, State *s, int v) {
 static PyObject *Paranoid_sure(ParanoidObject *self, PyObject *args) {
     unsigned long long h0, h1, h2;
     int leader, t0, t1, t2, played, target;
-    double budget_ms = -1;
+    long long budget = -1;
     int guess = -1;
     PyObject *trick;
-    if (!PyArg_ParseTuple(args, "KKKiOiiiii|di", &h0, &h1, &h2, &leader, &trick, &t0, &t1, &t2, &played,
-                          &target, &budget_ms, &guess))
+    if (!PyArg_ParseTuple(args, "KKKiOiiiii|Li", &h0, &h1, &h2, &leader, &trick, &t0, &t1, &t2, &played,
+                          &target, &budget, &guess))
         return NULL;
     State s;
     if (parse_state(&s, h0, h1, h2, leader, trick, t0, t1, t2, played, target) < 0) return NULL;
@@ -584,7 +575,7 @@ static PyObject *Paranoid_sure(ParanoidObject *self, PyObject *args) {
         S->target = target;
     }
     S->aborted = 0;
-    S->deadline = budget_ms >= 0 ? now() + budget_ms / 1000.0 : -1;
+    S->limit = budget >= 0 ? S->nodes + budget : -1; /* work, not time: the same answer at any load */
     int lo = s.tally[S->x];
     if (!is_over(&s)) {
         int hi = lo + tricks_left(&s);
@@ -611,8 +602,8 @@ static PyObject *Paranoid_nodes(ParanoidObject *self, void *closure) {
 
 static PyMethodDef Paranoid_methods[] = {
     {"sure", (PyCFunction)Paranoid_sure, METH_VARARGS,
-     "sure(h0, h1, h2, leader, trick, t0, t1, t2, played, target[, budget_ms[, guess]]): X's sure tricks, "
-     "or None when the budget ran out; a guess of the value saves searches."},
+     "sure(h0, h1, h2, leader, trick, t0, t1, t2, played, target[, budget[, guess]]): X's sure tricks, "
+     "or None when the search needed more than `budget` nodes; a guess of the value saves searches."},
     {NULL, NULL, 0, NULL}};
 
 static PyGetSetDef Paranoid_getset[] = {

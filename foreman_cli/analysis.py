@@ -58,7 +58,7 @@ class GameAnalysis:
 
 
 def analyze_game(res: GameResult, deal: int | None = None, from_trick: int = 1,
-                 budget_ms: float | None = None, on_deal=None) -> GameAnalysis:
+                 budget: int | None = None, on_deal=None) -> GameAnalysis:
     """Analyse every deal of a replayed game (or one), from trick `from_trick` on; `on_deal()` is
     called as each deal is done (a progress bar)."""
     data: GameData = res.data
@@ -66,7 +66,7 @@ def analyze_game(res: GameResult, deal: int | None = None, from_trick: int = 1,
     out = []
     for n in numbers:
         if n <= len(res.deals):
-            out.append(analyze_deal(data, res, n, from_trick, budget_ms))
+            out.append(analyze_deal(data, res, n, from_trick, budget))
             if on_deal is not None:
                 on_deal()
     return GameAnalysis(res.id, res.source, data.players, tuple(out))
@@ -104,7 +104,7 @@ def _breach(b: Board, seat_of: dict[str, int], t) -> str | None:
 
 
 def analyze_deal(data: GameData, res: GameResult, n: int, from_trick: int = 1,
-                 budget_ms: float | None = None) -> DealAnalysis:
+                 budget: int | None = None) -> DealAnalysis:
     """Analyse the recorded plays of deal n from trick `from_trick` until the play stops or a breach."""
     b, why = _start(data, n)
     if b is None:
@@ -126,7 +126,7 @@ def analyze_deal(data: GameData, res: GameResult, n: int, from_trick: int = 1,
         for j, tok in enumerate(t.cards):
             c = CARD_OF[tok]
             if tn >= from_trick:
-                p = _analyse_play(b, searches, tn, c, budget_ms, last)
+                p = _analyse_play(b, searches, tn, c, budget, last)
                 plays.append(p)
                 last = [v if v is not None else last[s] for s, v in enumerate(p.sure_before)]
                 if j == 0 and winner is not None:
@@ -134,22 +134,22 @@ def analyze_deal(data: GameData, res: GameResult, n: int, from_trick: int = 1,
             b.play(c)
     if winner is not None and stopped is None and not b.is_over() and len(data.deals[n - 1].tricks) + 1 >= from_trick:
         # A claim ended the deal: its position is the start of the first claimed trick.
-        starts[len(data.deals[n - 1].tricks) + 1] = searches[winner].sure(b, budget_ms, last[winner])
+        starts[len(data.deals[n - 1].tricks) + 1] = searches[winner].sure(b, budget, last[winner])
     return DealAnalysis(n, from_trick, tuple(plays), _turned(starts, winner, b.target), stopped)
 
 
 def _analyse_play(b: Board, searches: list[core.SureTricks], tn: int, card: int,
-                  budget_ms: float | None, guess: list[int | None]) -> PlayAnalysis:
+                  budget: int | None, guess: list[int | None]) -> PlayAnalysis:
     mover = b.turn
     values: list[tuple[int, int | None]] = []  # (run mask, mover's sure tricks after a card of it)
     for run in groups(b.legal_mask(), live_cards(b)):
         b.play((run & -run).bit_length() - 1)
-        values.append((run, searches[mover].sure(b, budget_ms, guess[mover])))
+        values.append((run, searches[mover].sure(b, budget, guess[mover])))
         b.undo()
     sure = [None, None, None]
     for x in range(3):
         if x != mover:
-            sure[x] = searches[x].sure(b, budget_ms, guess[x])
+            sure[x] = searches[x].sure(b, budget, guess[x])
     solved = [v for _, v in values if v is not None]
     if len(solved) == len(values):
         sure[mover] = max(solved)
@@ -199,7 +199,7 @@ def to_dict(g: GameAnalysis) -> dict:
 
 
 def analyze_results(results, game_id: str | None = None, deal: int | None = None, from_trick: int = 1,
-                    budget_ms: float | None = None, on_deal=None) -> Iterator[GameAnalysis | GameResult]:
+                    budget: int | None = None, on_deal=None) -> Iterator[GameAnalysis | GameResult]:
     """Analyse each replayable game of an audit (or the one with `game_id`); invalid ones pass through."""
     found = False
     for r in results:
@@ -212,6 +212,6 @@ def analyze_results(results, game_id: str | None = None, deal: int | None = None
         if deal is not None and deal > len(r.deals):
             raise UsageError(f"--deal {deal}: game {r.id} has {len(r.deals)} deal{'s' if len(r.deals) != 1 else ''}",
                              hint="see 'foreman analyze --help'")
-        yield analyze_game(r, deal, from_trick, budget_ms, on_deal)
+        yield analyze_game(r, deal, from_trick, budget, on_deal)
     if game_id is not None and not found:
         raise UsageError(f"no game {game_id!r} in the input", hint="'foreman validate --json PATH' lists the ids")

@@ -81,14 +81,14 @@ def validate(
     raise typer.Exit(1 if summary.has_errors else 0)
 
 
-DEFAULT_BUDGET_MS = 5000.0
+DEFAULT_BUDGET = 100_000_000  # nodes for one search: work, not time, so the answer is the same at any load
 
 
-def _analysis_budget(analyze: bool, budget_ms: float | None) -> float:
-    """--budget-ms belongs to --analyze: refused without it, its default with it."""
-    if budget_ms is not None and not analyze:
-        raise UsageError("--budget-ms needs --analyze (it is the time for one search of the analysis)")
-    return DEFAULT_BUDGET_MS if budget_ms is None else budget_ms
+def _analysis_budget(analyze: bool, budget: int | None) -> int:
+    """--budget belongs to --analyze: refused without it, its default with it."""
+    if budget is not None and not analyze:
+        raise UsageError("--budget needs --analyze (it is the work allowed to one search of the analysis)")
+    return DEFAULT_BUDGET if budget is None else budget
 
 
 def _no_game(paths: list[str]) -> None:
@@ -187,8 +187,8 @@ def report(
     rule: RuleOpt = None,
     analyze: Annotated[bool, typer.Option(
         "--analyze", help="Add each deal's chart of sure tricks, costly cards marked (foreman analyze).")] = False,
-    budget_ms: Annotated[Optional[float], typer.Option(
-        min=0, metavar="MS", help="Needs --analyze: time for one search (default 5000).")] = None,
+    budget: Annotated[Optional[int], typer.Option(
+        min=0, metavar="NODES", help="Needs --analyze: positions one search may visit (default 100000000).")] = None,
 ) -> None:
     """Write one self-contained HTML page of a game's replay: for both sides of a dispute, printable on A4.
 
@@ -198,9 +198,9 @@ def report(
     """
     from . import report as dispute
     from . import trace as tracing
-    budget_ms = _analysis_budget(analyze, budget_ms)
+    budget = _analysis_budget(analyze, budget)
     with render.WorkProgress("analysing", "deals") as bar:
-        page = dispute.dispute_page(tracing.trace_game([path], game, parse_overrides(rule)), analyze, budget_ms,
+        page = dispute.dispute_page(tracing.trace_game([path], game, parse_overrides(rule)), analyze, budget,
                                     on_deal=bar.advance)
     if output == "-":
         sys.stdout.write(page)
@@ -216,8 +216,9 @@ def analyze(
     game: GameOpt = None,
     from_trick: Annotated[int, typer.Option(min=1, max=16, metavar="T", help="Analyse the cards from this trick on.")] = 1,
     deal: Annotated[Optional[int], typer.Option(min=1, metavar="N", help="Only this deal.")] = None,
-    budget_ms: Annotated[float, typer.Option(
-        min=0, metavar="MS", help="Time for one search; a play not solved in it is shown as not solved, never guessed.")] = 5000,
+    budget: Annotated[int, typer.Option(
+        min=0, metavar="NODES", help="Positions one search may visit; a play not solved within them is shown as not "
+        "solved, never guessed. Work, not time: the same answer on any machine.")] = DEFAULT_BUDGET,
     rule: RuleOpt = None,
     json_out: Annotated[bool, typer.Option("--json", help="One JSON object per game (docs/analysis.md).")] = False,
 ) -> None:
@@ -234,7 +235,7 @@ def analyze(
     from . import analysis
     with render.WorkProgress("analysing", "deals", streams_to_terminal=True) as bar:
         items = analysis.analyze_results(audit.audit_paths([path], parse_overrides(rule)), game, deal, from_trick,
-                                         budget_ms, on_deal=bar.advance)
+                                         budget, on_deal=bar.advance)
         summary = (game_view.analysis_json if json_out else game_view.analysis_view)(items)
     if not summary.games:
         _no_game([path])
@@ -332,8 +333,8 @@ def load(
     jobs: JobsOpt = None,
     analyze: Annotated[bool, typer.Option(
         "--analyze", help="Also cost every card of the games added (tables play_costs, deal_accuracy); slow.")] = False,
-    budget_ms: Annotated[Optional[float], typer.Option(
-        min=0, metavar="MS", help="Needs --analyze: time for one search (default 5000).")] = None,
+    budget: Annotated[Optional[int], typer.Option(
+        min=0, metavar="NODES", help="Needs --analyze: positions one search may visit (default 100000000).")] = None,
     json_out: Annotated[bool, typer.Option("--json", help="What the load did as one JSON object.")] = False,
     quiet: QuietOpt = False,
 ) -> None:
@@ -344,11 +345,11 @@ def load(
     Exit status: 0 when everything new was loaded, 1 when a record was invalid or in conflict.
     """
     from . import archive  # duckdb and pyarrow load only for the commands that use them
-    budget_ms = _analysis_budget(analyze, budget_ms)
+    budget = _analysis_budget(analyze, budget)
     path = archive.db_path(db)
     with render.WorkProgress("loading", "games") as bar:
         report = archive.load_paths(paths, path, parse_overrides(rule), replace, batch, _jobs(jobs), progress=bar.advance,
-                                  analyze=budget_ms if analyze else None)
+                                  analyze=budget if analyze else None)
     if json_out:
         render.schema(report.to_dict(path))
     else:

@@ -84,12 +84,12 @@ def _finding_html(f: Finding, anchor: str) -> str:
             f'<br><small>{escape(CODES[f.code].rule)}</small></div>')
 
 
-def dispute_page(t, analyze: bool = False, budget_ms: float | None = None, on_deal=None) -> str:
+def dispute_page(t, analyze: bool = False, budget: int | None = None, on_deal=None) -> str:
     """The page for a traced game, with every deal analysed first when asked (`on_deal` is told of each)."""
     analysis = None
     if analyze:
         from .analysis import analyze_game
-        analysis = analyze_game(t.result, budget_ms=budget_ms, on_deal=on_deal)
+        analysis = analyze_game(t.result, budget=budget, on_deal=on_deal)
     return dispute_html(t, analysis)
 
 

@@ -10,16 +10,11 @@ search also has length winners, tally-free and partition entries (not yet here).
 
 from __future__ import annotations
 
-import time
-
 from .board import Board
 from .cards import SUIT_MASK, SUIT_OF
 
-CHECK_EVERY = 2048  # nodes between looks at the clock
-
-
-class OutOfTime(Exception):
-    """The search did not finish within its budget (internal: callers turn it into 'not solved')."""
+class OutOfBudget(Exception):
+    """The search needed more nodes than its budget (internal: callers turn it into 'not solved')."""
 
 
 def groups(legal: int, live: int) -> list[int]:
@@ -109,21 +104,21 @@ def _quick(b: Board, x: int) -> tuple[int, int]:
 class Paranoid:
     """Sure tricks of one player X in one deal; the bounds table lives as long as the object."""
 
-    def __init__(self, x: int, budget_ms: float | None = None) -> None:
+    def __init__(self, x: int) -> None:
         self.x = x
         self.table: dict[tuple, list[int]] = {}
         self.nodes = 0
-        self.budget_ms = budget_ms
-        self._deadline = None
+        self._limit: int | None = None
 
-    def sure(self, b: Board, guess: int | None = None) -> int:
-        """The most tricks X ends the deal with against the other two together; raises OutOfTime.
+    def sure(self, b: Board, guess: int | None = None, budget: int | None = None) -> int:
+        """The most tricks X ends the deal with against the other two together; raises OutOfBudget
+        when that needs more than `budget` nodes (work, not time: the same answer at any load).
 
         A guess of the value (e.g. the last position's) is probed first and its neighbour next.
         """
         x = self.x
-        self._deadline = time.monotonic() + self.budget_ms / 1000 if self.budget_ms is not None else None
-        b = b.copy()  # running out of time unwinds past the undo of each card: the caller's board stays whole
+        self._limit = None if budget is None else self.nodes + budget
+        b = b.copy()  # running out of budget unwinds past the undo of each card: the caller's board stays whole
         lo = b.tallies[x]
         if b.is_over():
             return lo
@@ -152,9 +147,9 @@ class Paranoid:
         rem = b.tricks_left()
         if t + rem < v:
             return False
+        if self._limit is not None and self.nodes >= self._limit:
+            raise OutOfBudget
         self.nodes += 1
-        if self._deadline is not None and not self.nodes % CHECK_EVERY and time.monotonic() > self._deadline:
-            raise OutOfTime
         key = None
         if not b.trick:
             key = b.key()
@@ -187,9 +182,9 @@ class Paranoid:
         return result
 
 
-def sure(b: Board, x: int, budget_ms: float | None = None) -> int:
-    """The most tricks X can be sure of in the deal (tricks he has included); raises OutOfTime."""
-    return Paranoid(x, budget_ms).sure(b)
+def sure(b: Board, x: int, budget: int | None = None) -> int:
+    """The most tricks X can be sure of in the deal (tricks he has included); raises OutOfBudget."""
+    return Paranoid(x).sure(b, budget=budget)
 
 
 def principal_line(b: Board, x: int, sure_of) -> list[int]:

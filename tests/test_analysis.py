@@ -72,7 +72,7 @@ def test_analyze_json_has_the_documented_shape(tmp_path):
 def test_an_exhausted_budget_is_reported_as_not_solved(tmp_path):
     from foreman_cli.generate import generate
     (rec, _), = generate(1, 5, stacked=0.0, max_deals=1)
-    res = runner.invoke(app, ["analyze", write(tmp_path, rec), "--json", "--budget-ms", "0"])
+    res = runner.invoke(app, ["analyze", write(tmp_path, rec), "--json", "--budget", "0"])
     d = json.loads(res.output)["deals"][0]
     assert res.exit_code == 0 and d["exact"] is False
     first = d["plays"][0]

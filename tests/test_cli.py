@@ -621,10 +621,10 @@ def test_settle_of_many_games_shows_the_summary_and_the_table_on_asking(tmp_path
 
 
 def test_an_option_that_needs_another_says_so(tmp_path):
-    for args in (["report", str(Path(SAMPLES) / "01-clean-win.json"), "-o", str(tmp_path / "p.html"), "--budget-ms", "5"],
-                 ["load", SAMPLES, "--db", str(tmp_path / "a.duckdb"), "--budget-ms", "5"]):
+    for args in (["report", str(Path(SAMPLES) / "01-clean-win.json"), "-o", str(tmp_path / "p.html"), "--budget", "5"],
+                 ["load", SAMPLES, "--db", str(tmp_path / "a.duckdb"), "--budget", "5"]):
         done = foreman(*args)
-        assert done.returncode == 2 and "--budget-ms needs --analyze" in done.stderr, args
+        assert done.returncode == 2 and "--budget needs --analyze" in done.stderr, args
         assert f"hint: see 'foreman {args[0]} --help'" in done.stderr
 
 

@@ -149,7 +149,7 @@ def _html_pages(tmp_path: Path) -> Path:
     jobs = [(s.name, None, ()) for s in sorted(SAMPLES.glob("*.json"))]
     jobs += [("08-friday-evenings.jsonl", f"friday-{g}", ()) for g in ("1127-g1", "1204-g2", "1204-g3")]
     jobs += [("01-clean-win.json", None, ("--analyze",)), ("09-contested-claim.json", None, ("--analyze",)),
-             ("02-four-deals.json", None, ("--analyze", "--budget-ms", "1"))]
+             ("02-four-deals.json", None, ("--analyze", "--budget", "1000"))]
     for i, (sample, game, extra) in enumerate(jobs):
         res = runner.invoke(app, ["report", str(SAMPLES / sample), "-o", str(out / f"{i}.html"),
                                   *(["--game", game] if game else []), *extra])

@@ -141,8 +141,23 @@ def test_an_exhausted_budget_gives_none_never_a_number(pure):
     b = random_board(random.Random(1), 16, target=12)
     b.tallies, b.played = [0, 0, 0], 0
     key = b.key()
-    assert core.SureTricks(0, b, pure=pure).sure(b, budget_ms=0) is None
+    assert core.SureTricks(0, b, pure=pure).sure(b, budget=0) is None
     assert b.key() == key, "a search cut short leaves the board as it found it"
+
+
+@pytest.mark.parametrize("pure", [False, True])
+def test_a_budget_is_work_so_the_same_search_decides_the_same_way(pure):
+    rng = random.Random(5)
+    for _ in range(20):
+        b = random_board(rng, rng.randint(4, 7))
+        x = rng.randrange(3)
+        fresh = core.SureTricks(x, b, pure=pure)
+        v = fresh.sure(b)
+        needed = fresh.nodes
+        if not needed:
+            continue
+        assert core.SureTricks(x, b, pure=pure).sure(b, budget=needed) == v
+        assert core.SureTricks(x, b, pure=pure).sure(b, budget=needed - 1) is None
 
 
 @settings(max_examples=60, deadline=None)

@@ -243,12 +243,12 @@ def _flatten(b: _Batch, r: GameResult, now: datetime, n: int) -> None:
             add_payout((gid, p, fitted, text, currency, p in short, p == winner, disputed, n))
 
 
-def _flatten_analysis(b: _Batch, r: GameResult, budget_ms: float, n: int) -> None:
+def _flatten_analysis(b: _Batch, r: GameResult, budget: int, n: int) -> None:
     """Add one game's play analysis: a row a card analysed, a row a player of each deal."""
     from ..analysis import analyze_game
     from ..cards import CANONICAL
     P = r.players
-    for d in analyze_game(r, budget_ms=budget_ms).deals:
+    for d in analyze_game(r, budget=budget).deals:
         for p in d.plays:
             best = None if p.best is None else [CANONICAL[c] for c in p.best]
             b.costs.append((r.id, d.deal, p.trick, P[p.seat], CANONICAL[p.card], p.sure_before[p.seat], best,
@@ -408,7 +408,7 @@ def stage_tables(results: list[GameResult], analyze: float | None = None,
     """Flatten a batch of replayed games into Arrow staging tables (one row a game, a deal, ...).
 
     The pipeline's stage for `load` (audit.checked_batches runs it where the games were
-    replayed). With `analyze` (a search budget in ms) every deal is analysed too (analysis.py).
+    replayed). With `analyze` (a budget in nodes for each search) every deal is analysed too (analysis.py).
     With `texts` (where the records lie in their file, one span a result) the games' text is
     staged as those places, for the reading process to take from the file (_text_views).
     """
