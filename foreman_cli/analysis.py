@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections import deque
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from . import core, engine
@@ -58,18 +59,39 @@ class GameAnalysis:
 
 
 def analyze_game(res: GameResult, deal: int | None = None, from_trick: int = 1,
-                 budget: int | None = None, on_deal=None) -> GameAnalysis:
-    """Analyse every deal of a replayed game (or one), from trick `from_trick` on; `on_deal()` is
-    called as each deal is done (a progress bar)."""
-    data: GameData = res.data
-    numbers = [deal] if deal is not None else [d.number for d in res.deals]
+                 budget: int | None = None, on_deal=None, jobs: int = 1) -> GameAnalysis:
+    """Analyse every deal of a replayed game (or one), from trick `from_trick` on, its deals over
+    `jobs` worker processes; `on_deal()` is called as each deal is done (a progress bar)."""
     out = []
-    for n in numbers:
-        if n <= len(res.deals):
-            out.append(analyze_deal(data, res, n, from_trick, budget))
-            if on_deal is not None:
-                on_deal()
-    return GameAnalysis(res.id, res.source, data.players, tuple(out))
+    for answer in _answers(_deal_tasks(res, deal, from_trick, budget), jobs):
+        out.append(answer)
+        if on_deal is not None:
+            on_deal()
+    return GameAnalysis(res.id, res.source, res.data.players, tuple(out))
+
+
+def _answers(tasks: Iterable[tuple], jobs: int) -> Iterator[DealAnalysis]:
+    """The deal tasks' analyses in task order, in this process or in `jobs` workers."""
+    if jobs > 1:
+        from .workers import ordered_map
+        return ordered_map(_analyse_task, tasks, jobs)
+    return map(_analyse_task, tasks)
+
+
+def _deal_tasks(res: GameResult, deal: int | None, from_trick: int, budget: int | None) -> list[tuple]:
+    """The independent searches of a game's analysis, a task a deal (what a worker is given)."""
+    numbers = [deal] if deal is not None else [d.number for d in res.deals]
+    return [(res.data, n, _winner(res, n), from_trick, budget) for n in numbers if n <= len(res.deals)]
+
+
+def _analyse_task(task: tuple) -> DealAnalysis:
+    return analyze_deal(*task)
+
+
+def _winner(res: GameResult, n: int) -> int | None:
+    """The seat that won deal n by reaching the target (None: nobody did)."""
+    d = res.deals[n - 1]
+    return next((s for s in range(3) if d.decided and d.tricks[s] >= res.data.rules.target), None)
 
 
 def _start(data: GameData, n: int) -> tuple[Board | None, str | None]:
@@ -103,7 +125,7 @@ def _breach(b: Board, seat_of: dict[str, int], t) -> str | None:
     return None
 
 
-def analyze_deal(data: GameData, res: GameResult, n: int, from_trick: int = 1,
+def analyze_deal(data: GameData, n: int, winner: int | None, from_trick: int = 1,
                  budget: int | None = None) -> DealAnalysis:
     """Analyse the recorded plays of deal n from trick `from_trick` until the play stops or a breach."""
     b, why = _start(data, n)
@@ -113,8 +135,6 @@ def analyze_deal(data: GameData, res: GameResult, n: int, from_trick: int = 1,
     last: list[int | None] = [None, None, None]  # each seat's last value: the next search's guess
     plays: list[PlayAnalysis] = []
     starts: dict[int, int | None] = {}  # trick -> the eventual winner's sure tricks at its start
-    deal_res = res.deals[n - 1]
-    winner = next((s for s in range(3) if deal_res.decided and deal_res.tricks[s] >= b.target), None)
     stopped = None
     for tn, t in enumerate(data.deals[n - 1].tricks, 1):
         if b.is_over():
@@ -199,19 +219,53 @@ def to_dict(g: GameAnalysis) -> dict:
 
 
 def analyze_results(results, game_id: str | None = None, deal: int | None = None, from_trick: int = 1,
-                    budget: int | None = None, on_deal=None) -> Iterator[GameAnalysis | GameResult]:
-    """Analyse each replayable game of an audit (or the one with `game_id`); invalid ones pass through."""
+                    budget: int | None = None, on_deal=None, jobs: int = 1) -> Iterator[GameAnalysis | GameResult]:
+    """Analyse each replayable game of an audit (or the one with `game_id`); invalid ones pass through.
+
+    With jobs > 1 the deals are searched in that many worker processes, a deal a task; the games
+    come out in input order, the same as with one.
+    """
+    pending: deque[list] = deque()  # [game, its deal tasks not yet answered, the deals answered]
+    tasks = _tasks_of(_chosen(results, game_id, deal), deal, from_trick, budget, pending)
+    for answer in _answers(tasks, jobs):
+        yield from _finished(pending)
+        pending[0][1] -= 1
+        pending[0][2].append(answer)
+        if on_deal is not None:
+            on_deal()
+        yield from _finished(pending)
+    yield from _finished(pending)
+
+
+def _chosen(results, game_id: str | None, deal: int | None) -> Iterator[GameResult]:
+    """The games to analyse: one game's first copy when `game_id` is given, else every first copy."""
     found = False
     for r in results:
         if (game_id is not None and r.id != game_id) or r.repeat:  # a repeat is analysed once, as its first copy
             continue
         found = True
-        if r.status == "invalid" or r.data is None:
-            yield r
-            continue
-        if deal is not None and deal > len(r.deals):
+        if deal is not None and r.status != "invalid" and r.data is not None and deal > len(r.deals):
             raise UsageError(f"--deal {deal}: game {r.id} has {len(r.deals)} deal{'s' if len(r.deals) != 1 else ''}",
                              hint="see 'foreman analyze --help'")
-        yield analyze_game(r, deal, from_trick, budget, on_deal)
+        yield r
     if game_id is not None and not found:
         raise UsageError(f"no game {game_id!r} in the input", hint="'foreman validate --json PATH' lists the ids")
+
+
+def _tasks_of(games: Iterable[GameResult], deal: int | None, from_trick: int, budget: int | None,
+              pending: deque) -> Iterator[tuple]:
+    """Each game's deal tasks in order, noting the game in `pending` before its first task goes."""
+    for r in games:
+        tasks = [] if r.status == "invalid" or r.data is None else _deal_tasks(r, deal, from_trick, budget)
+        pending.append([r, len(tasks), []])
+        yield from tasks
+
+
+def _finished(pending: deque) -> Iterator[GameAnalysis | GameResult]:
+    """The games at the head of `pending` whose every deal is answered, in order."""
+    while pending and pending[0][1] == 0:
+        r, _, deals = pending.popleft()
+        if r.status == "invalid" or r.data is None:
+            yield r
+        else:
+            yield GameAnalysis(r.id, r.source, r.data.players, tuple(deals))

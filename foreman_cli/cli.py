@@ -189,6 +189,7 @@ def report(
         "--analyze", help="Add each deal's chart of sure tricks, costly cards marked (foreman analyze).")] = False,
     budget: Annotated[Optional[int], typer.Option(
         min=0, metavar="NODES", help="Needs --analyze: positions one search may visit (default 100000000).")] = None,
+    jobs: JobsOpt = None,
 ) -> None:
     """Write one self-contained HTML page of a game's replay: for both sides of a dispute, printable on A4.
 
@@ -201,7 +202,7 @@ def report(
     budget = _analysis_budget(analyze, budget)
     with render.WorkProgress("analysing", "deals") as bar:
         page = dispute.dispute_page(tracing.trace_game([path], game, parse_overrides(rule)), analyze, budget,
-                                    on_deal=bar.advance)
+                                    on_deal=bar.advance, jobs=_jobs(jobs))
     if output == "-":
         sys.stdout.write(page)
         return
@@ -221,6 +222,7 @@ def analyze(
         "solved, never guessed. Work, not time: the same answer on any machine.")] = DEFAULT_BUDGET,
     rule: RuleOpt = None,
     json_out: Annotated[bool, typer.Option("--json", help="One JSON object per game (docs/analysis.md).")] = False,
+    jobs: JobsOpt = None,
 ) -> None:
     """Cost every card: what each player could be sure of before it, the best cards, accuracy, where it turned.
 
@@ -235,7 +237,7 @@ def analyze(
     from . import analysis
     with render.WorkProgress("analysing", "deals", streams_to_terminal=True) as bar:
         items = analysis.analyze_results(audit.audit_paths([path], parse_overrides(rule)), game, deal, from_trick,
-                                         budget, on_deal=bar.advance)
+                                         budget, on_deal=bar.advance, jobs=_jobs(jobs))
         summary = (game_view.analysis_json if json_out else game_view.analysis_view)(items)
     if not summary.games:
         _no_game([path])

@@ -84,12 +84,13 @@ def _finding_html(f: Finding, anchor: str) -> str:
             f'<br><small>{escape(CODES[f.code].rule)}</small></div>')
 
 
-def dispute_page(t, analyze: bool = False, budget: int | None = None, on_deal=None) -> str:
-    """The page for a traced game, with every deal analysed first when asked (`on_deal` is told of each)."""
+def dispute_page(t, analyze: bool = False, budget: int | None = None, on_deal=None, jobs: int = 1) -> str:
+    """The page for a traced game, with every deal analysed first when asked (`on_deal` is told of
+    each), over `jobs` worker processes."""
     analysis = None
     if analyze:
         from .analysis import analyze_game
-        analysis = analyze_game(t.result, budget=budget, on_deal=on_deal)
+        analysis = analyze_game(t.result, budget=budget, on_deal=on_deal, jobs=jobs)
     return dispute_html(t, analysis)
 
 

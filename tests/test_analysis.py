@@ -95,3 +95,20 @@ def test_analysis_stops_at_a_breach_of_play(tmp_path):
     deal["tricks"][3]["cards"][1] = "AC"  # carol plays a club she does not hold
     d = analysis.analyze_game(run(game([deal]))).deals[0]
     assert d.stopped == "trick 4: AC was not a legal card" and max(p.trick for p in d.plays) == 3
+
+
+def test_analysis_spread_over_workers_gives_the_same_output_in_input_order(tmp_path):
+    from foreman_cli.generate import generate
+    games = [rec for rec, _ in generate(3, 11, stacked=0.0, max_deals=2)]
+    lines = [json.dumps(games[0]), '{"format": "foreman/1"}', json.dumps(games[1]), json.dumps(games[2])]
+    path = tmp_path / "evening.jsonl"
+    path.write_text("\n".join(lines) + "\n")
+    outputs = [runner.invoke(app, ["analyze", str(path), "--json", "--from-trick", "12", "--jobs", j])
+               for j in ("1", "2")]
+    assert [o.exit_code for o in outputs] == [1, 1]  # the broken record is said, the others analysed
+    assert outputs[0].stdout == outputs[1].stdout
+    objects = [json.loads(line) for line in outputs[1].stdout.splitlines()]
+    assert [o["source"].rsplit(":", 1)[1] for o in objects] == ["1", "2", "3", "4"]
+    analysed = [objects[0], objects[2], objects[3]]
+    assert [o["id"] for o in analysed] == [g["id"] for g in games]
+    assert [len(o["deals"]) for o in analysed] == [len(g["deals"]) for g in games]

@@ -6,7 +6,7 @@ from decimal import Decimal
 
 import pytest
 
-from builders import base_deal, clone, codes, game, no_win_deal, only, position, run, run_many
+from builders import base_deal, codes, game, no_win_deal, only, position, run, run_many
 from foreman_cli import cards as C, money
 from foreman_cli.board import legal_cards
 

@@ -14,7 +14,7 @@ import pytest
 from typer.testing import CliRunner
 
 from builders import game
-from foreman_cli import audit, reader, archive as store, workers
+from foreman_cli import audit, reader, archive as store
 from foreman_cli.archive import loading as archive_load
 from foreman_cli.archive import sql as archive_query
 from foreman_cli.archive import staging

@@ -116,11 +116,11 @@ def load(results: Iterable[GameResult], path: str, replace: bool = False, batch_
 
 def load_paths(paths: list[str], path: str, overrides: dict[str, Any] | None = None, replace: bool = False,
                batch_games: int = TRANSACTION_GAMES, jobs: int = 1, max_record_bytes: int = DEFAULT_MAX_RECORD_BYTES,
-               progress: Callable[[int], None] | None = None, analyze: float | None = None) -> LoadReport:
+               progress: Callable[[int], None] | None = None, analyze: int | None = None) -> LoadReport:
     """Read, replay and load record files through the audit's pipeline, `batch_games` games a
     transaction; with jobs > 1 the replays and the flattening run in workers.
 
-    With `analyze` (a search budget in ms) every deal added is analysed into play_costs and
+    With `analyze` (a search budget in nodes) every deal added is analysed into play_costs and
     deal_accuracy.
     """
     stage = stage_tables if analyze is None else functools.partial(stage_tables, analyze=analyze)

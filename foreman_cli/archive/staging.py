@@ -403,7 +403,7 @@ def _kept(t: pa.Table, keep: list[int]) -> pa.Table:
     return t.filter(pc.is_in(n, value_set=pa.array(keep, type=pa.int32())))
 
 
-def stage_tables(results: list[GameResult], analyze: float | None = None,
+def stage_tables(results: list[GameResult], analyze: int | None = None,
                  texts: ChunkText | None = None) -> dict[str, pa.Table]:
     """Flatten a batch of replayed games into Arrow staging tables (one row a game, a deal, ...).
 
