@@ -1,5 +1,6 @@
 """Solver benchmark (make bench): seeded random endings, timed on the C core, and the twins compared.
 
+Whole deals: `analyze` of generated fair deals (every card costed, one core), timed deal by deal.
 Positions (8, 10, 12, 14 and 16 tricks left): 48 of the 52 cards dealt at random into three hands of `tricks` cards, random
 tallies that sum to the tricks played with nobody at the target of 12, a random leader and a
 random player X; each timing is one `sure(X)` from a fresh bounds table. The agreement check
@@ -10,6 +11,7 @@ of the player to move. Never part of `make test`.
 from __future__ import annotations
 
 import argparse
+import json
 import random
 import statistics
 import sys
@@ -19,7 +21,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from foreman_cli import core  # noqa: E402
-from foreman_cli.analysis import _analyse_play  # noqa: E402
+from foreman_cli.analysis import _analyse_play, analyze_game  # noqa: E402
 from foreman_cli.board import Board  # noqa: E402
 
 
@@ -57,6 +59,22 @@ def timing(tricks: int, count: int, seed: int, pure: bool = False) -> dict:
             "nodes_per_s": sum(nodes) / sum(times), "nodes": nodes}
 
 
+def whole_deals(count: int, seed: int) -> list[float]:
+    """Seconds to analyse each of `count` generated fair deals from the first lead, every card costed."""
+    from foreman_cli import engine
+    from foreman_cli.generate import generate
+    from foreman_cli.records import decode
+    times = []
+    for rec, _ in generate(count, seed, stacked=0.0, max_deals=1):
+        res = engine.replay(decode(json.dumps(rec)))
+        t = time.perf_counter()
+        d = analyze_game(res, deal=1)
+        times.append(time.perf_counter() - t)
+        if not d.deals[0].exact:
+            print(f"  {rec['id']}: not exact within the default budget", file=sys.stderr)
+    return sorted(times)
+
+
 def quantile(sorted_values: list[int], q: float) -> int:
     """The value at quantile q of a sorted list (nearest rank)."""
     return sorted_values[min(len(sorted_values) - 1, int(q * len(sorted_values)))]
@@ -81,6 +99,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--positions", type=int, default=100, help="random positions per size (default 100)")
     ap.add_argument("--agree", type=int, default=10_000, help="endings for the C/Python agreement (default 10,000)")
+    ap.add_argument("--deals", type=int, default=20, help="whole deals analysed (default 20)")
     ap.add_argument("--seed", type=int, default=1)
     args = ap.parse_args()
     if core.NAME != "C":
@@ -103,6 +122,10 @@ def main() -> None:
     print(f"16 tricks, median:  {sixteen['median_ms']:8.1f} ms   (target < 2,000 ms)")
     print(f"16 tricks, nodes:   median {quantile(sixteen['nodes'], .5) / 1e6:.2f} M (target <= 0.6 M), "
           f"p99 {quantile(sixteen['nodes'], .99) / 1e6:.2f} M (target <= 10 M)")
+    if args.deals:
+        w = whole_deals(args.deals, args.seed)
+        print(f"whole-deal analyze, {len(w)} fair deals: median {quantile(w, .5):.2f} s (target < 1 s), "
+              f"p99 {quantile(w, .99):.2f} s (target < 10 s), max {w[-1]:.2f} s")
     if args.agree:
         t = time.perf_counter()
         n, bad = agree(args.agree, args.seed)
