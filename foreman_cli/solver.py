@@ -3,9 +3,10 @@
 This is the reference: `core.py` has the compiled fast path of each search, tested against it for
 the same values. Both play one card per run of equivalent cards (cards of one suit in one hand
 with no live card of another hand or of the trick between them; played cards are gaps) and make
-zero-window tests on "X ends the deal with at least v tricks", with quick-trick bounds at the
-start of a trick and a table of bounds keyed by the position at trick boundaries; the compiled
-search also has length winners, tally-free and partition entries (not yet here).
+zero-window tests on "X ends the deal with at least v tricks", with quick-trick bounds (length
+winners included) at the start of a trick, and bounds stored at trick boundaries for the exact
+position and for its class (partition search), without the tallies where they cannot matter
+(docs/solver.md). The compiled search keeps the same tables in fixed memory.
 """
 
 from __future__ import annotations
@@ -62,53 +63,148 @@ def _winning(b: Board) -> tuple[int, int]:
     return best, w
 
 
-def ordered_moves(b: Board, x: int) -> list[int]:
-    """One card per run of the mover's legal cards, the likeliest best first (for X's side or not)."""
-    runs = groups(b.legal_mask(), live_cards(b))
+def ordered_runs(b: Board, x: int) -> list[int]:
+    """The mover's runs of equivalent legal cards, the likeliest best first (for X's side or not)."""
+    live = live_cards(b)
+    runs = groups(b.legal_mask(), live)
     if not b.trick:
         # Leading: a run holding the suit's top live card first, then low cards.
-        live = live_cards(b)
         tops, rest = [], []
         for r in runs:
             hi = r.bit_length() - 1
             (tops if not live & SUIT_MASK[SUIT_OF[hi]] & ~((2 << hi) - 1) else rest).append(r)
-        return [lowest(r) for r in tops] + [lowest(r) for r in sorted(rest)]
+        return tops + sorted(rest)
     best, w = _winning(b)
-    mover = b.turn
-    ally_winning = (w == x) == (mover == x)
+    ally_winning = (w == x) == (b.turn == x)
     led = SUIT_OF[b.trick[0]]
     beats = [r for r in runs if SUIT_OF[lowest(r)] == led and r.bit_length() - 1 > best]
     others = [r for r in runs if r not in beats]
-    if ally_winning:
-        return [lowest(r) for r in sorted(others)] + [lowest(r) for r in sorted(beats)]
-    return [lowest(r) for r in sorted(beats)] + [lowest(r) for r in sorted(others)]
+    return sorted(others) + sorted(beats) if ally_winning else sorted(beats) + sorted(others)
 
 
-def _quick(b: Board, x: int) -> tuple[int, int]:
-    """Tricks the leader can cash in a row with cards no one else can beat: (for X, for X's opponents)."""
-    h = b.hands
-    ld = b.leader
-    others = h[(ld + 1) % 3] | h[(ld + 2) % 3]
-    n = 0
+def ordered_moves(b: Board, x: int) -> list[int]:
+    """One card per run of the mover's legal cards (its lowest), the likeliest best first."""
+    return [lowest(r) for r in ordered_runs(b, x)]
+
+
+def from_card(c: int) -> int:
+    """Every card of card c's suit ranked c or higher: the form each suit's relevant ranks take."""
+    return SUIT_MASK[SUIT_OF[c]] & ~((1 << c) - 1)
+
+
+def decided(trick: list[int]) -> int:
+    """The ranks that decided a finished trick: from the winning card up, when another card followed suit."""
+    led = SUIT_OF[trick[0]]
+    same = [c for c in trick if SUIT_OF[c] == led]
+    return from_card(max(same)) if len(same) > 1 else 0
+
+
+def quick(b: Board) -> tuple[int, int]:
+    """Tricks the leader can cash in a row, and the ranks that count (a mask).
+
+    Cards nobody else can beat count, and a whole suit counts when its top winners are at least as
+    many as either other hand's cards in it (length winners)."""
+    h, ld = b.hands, b.leader
+    a, c = h[(ld + 1) % 3], h[(ld + 2) % 3]
+    n = rel = 0
     for s in range(4):
         mine = h[ld] & SUIT_MASK[s]
         if not mine:
             continue
-        theirs = others & SUIT_MASK[s]
-        if theirs:
-            mine &= ~((2 << (theirs.bit_length() - 1)) - 1)
-        n += mine.bit_count()
-    return (n, 0) if ld == x else (0, n)
+        theirs = (a | c) & SUIT_MASK[s]
+        if not theirs:
+            n += mine.bit_count()
+            continue
+        top = theirs.bit_length() - 1
+        winners = (mine & ~((2 << top) - 1)).bit_count()
+        if not winners:
+            continue
+        longest = max((a & SUIT_MASK[s]).bit_count(), (c & SUIT_MASK[s]).bit_count())
+        n += mine.bit_count() if winners >= longest else winners
+        rel |= from_card(top)
+    return n, rel
+
+
+def close_runs(rel: int, runs: list[int]) -> int:
+    """Widen ranks so no run of the mover's equivalent cards is split: one card tried stands for
+    its run only while the run's cards stay equivalent."""
+    for r in runs:
+        if r & rel:
+            rel |= from_card(lowest(r))
+    return rel
+
+
+def holders(b: Board) -> tuple[tuple[int, ...], ...]:
+    """Each suit's live cards as the seats holding them, highest first (the position by relative rank)."""
+    h0, h1 = b.hands[0], b.hands[1]
+    every = b.hands[0] | b.hands[1] | b.hands[2]
+    out = []
+    for s in range(4):
+        m, seats = every & SUIT_MASK[s], []
+        while m:
+            c = m.bit_length() - 1
+            m ^= 1 << c
+            seats.append(0 if h0 >> c & 1 else 1 if h1 >> c & 1 else 2)
+        out.append(tuple(seats))
+    return tuple(out)
+
+
+def tallies_matter(b: Board, x: int, v: int, rem: int) -> bool:
+    """Whether an opponent can reach the target before "X ends with v" is decided; if none can,
+    the test is one on the tricks still to come, whatever the tallies."""
+    t = b.tallies
+    return any(o != x and t[o] + rem >= b.target and t[x] + t[o] + rem - b.target >= v for o in range(3))
+
+
+def top_counts(rel: int, every: int) -> tuple[int, int, int, int]:
+    """How many live cards of each suit a set of ranks covers (its top m, since ranks run upward)."""
+    return tuple((every & SUIT_MASK[s] & rel).bit_count() for s in range(4))
+
+
+def counts_rel(counts: tuple[int, ...], every: int) -> int:
+    """Each suit's top m live cards, m from `counts`, as a set of ranks of this position."""
+    rel = 0
+    for s, m in enumerate(counts):
+        cards = every & SUIT_MASK[s]
+        if m:
+            for _ in range(m - 1):
+                cards ^= 1 << (cards.bit_length() - 1)
+            rel |= from_card(cards.bit_length() - 1)
+    return rel
+
+
+class _Class:
+    """The keys of a position at a trick's start: its class (leader, tricks left, suit lengths, the
+    tallies or None when they cannot matter), its seats by relative rank, X's tricks when free."""
+
+    __slots__ = ("key", "seats", "base", "every")
+
+    def __init__(self, b: Board, x: int, v: int, rem: int) -> None:
+        self.seats = holders(b)
+        free = not tallies_matter(b, x, v, rem)
+        lengths = tuple(tuple(s.count(h) for s in self.seats) for h in range(3))
+        self.key = (b.leader, rem, lengths, None if free else tuple(b.tallies))
+        self.base = b.tallies[x] if free else 0
+        self.every = b.hands[0] | b.hands[1] | b.hands[2]
 
 
 class Paranoid:
-    """Sure tricks of one player X in one deal; the bounds table lives as long as the object."""
+    """Sure tricks of one player X in one deal; the bounds tables live as long as the object.
+
+    Zero-window tests "X ends the deal with at least v tricks". Each answer comes with the ranks
+    it depended on (per suit, the top live cards from the lowest that decided a trick, a quick
+    trick or a stored bound), and is stored twice at a trick's start: for the exact position, and
+    for its class (leader, tricks left, suit lengths, the tallies where they matter), where it
+    answers every position whose holders of those ranks are the same (partition search).
+    """
 
     def __init__(self, x: int) -> None:
         self.x = x
-        self.table: dict[tuple, list[int]] = {}
+        self.exact: dict[tuple, list] = {}  # (class key, seats) -> [lo, hi, lo's ranks, hi's ranks]
+        self.classes: dict[tuple, dict] = {}  # class key -> top counts -> top seats -> [lo, hi]
         self.nodes = 0
         self._limit: int | None = None
+        self._target: int | None = None
 
     def sure(self, b: Board, guess: int | None = None, budget: int | None = None) -> int:
         """The most tricks X ends the deal with against the other two together; raises OutOfBudget
@@ -116,70 +212,109 @@ class Paranoid:
 
         A guess of the value (e.g. the last position's) is probed first and its neighbour next.
         """
-        x = self.x
+        if b.target != self._target:  # entries that name tallies hold for one target
+            self.exact.clear()
+            self.classes.clear()
+            self._target = b.target
         self._limit = None if budget is None else self.nodes + budget
         b = b.copy()  # running out of budget unwinds past the undo of each card: the caller's board stays whole
-        lo = b.tallies[x]
+        lo = b.tallies[self.x]
         if b.is_over():
             return lo
         hi = min(b.target, lo + b.tricks_left())
         if guess is not None and lo < guess <= hi:
-            if self._ge(b, guess):
+            if self._ge(b, guess)[0]:
                 lo = guess
             else:
                 hi = guess - 1
         while lo < hi:
             mid = lo + 1 if lo == guess else (lo + hi + 1) // 2
-            if self._ge(b, mid):
+            if self._ge(b, mid)[0]:
                 lo = mid
             else:
                 hi = mid - 1
         return lo
 
-    def _ge(self, b: Board, v: int) -> bool:
-        """True when X can end the deal with at least v tricks (v at most the target)."""
+    def _ge(self, b: Board, v: int) -> tuple[bool, int]:
+        """Whether X can end the deal with at least v tricks, and the ranks that answer rests on."""
         x = self.x
         t = b.tallies[x]
         if t >= v:
-            return True
+            return True, 0
         if b.is_over():
-            return False
+            return False, 0
         rem = b.tricks_left()
         if t + rem < v:
-            return False
+            return False, 0
         if self._limit is not None and self.nodes >= self._limit:
             raise OutOfBudget
         self.nodes += 1
-        key = None
+        k = None
         if not b.trick:
-            key = b.key()
-            entry = self.table.get(key)
-            if entry is not None:
-                if entry[0] >= v:
-                    return True
-                if entry[1] < v:
-                    return False
-            mine, theirs = _quick(b, x)
-            if t + min(mine, rem) >= v:
-                return True
-            if t + rem - min(theirs, rem) < v:
-                return False
-        ours = b.turn == x
-        result = not ours
-        for c in ordered_moves(b, x):
+            k = _Class(b, x, v, rem)
+            known = self._known(k, v - k.base)
+            if known is not None:
+                return known
+            q, qrel = quick(b)
+            q = min(q, rem)
+            if b.leader == x:
+                if t + q >= v:
+                    return True, qrel
+            elif t + rem - q < v:
+                return False, qrel
+        result, rel = self._moves(b, v)
+        if k is not None:
+            self._store(k, v - k.base, result, rel)
+        return result, rel
+
+    def _moves(self, b: Board, v: int) -> tuple[bool, int]:
+        """The test answered by trying the mover's runs: one success (for the side to move) is enough."""
+        runs = ordered_runs(b, self.x)
+        ours = b.turn == self.x
+        acc = 0
+        for r in runs:
+            c = lowest(r)
+            done = b.trick + [c] if len(b.trick) == 2 else None
             b.play(c)
-            r = self._ge(b, v)
+            result, crel = self._ge(b, v)
             b.undo()
-            if r == ours:
-                result = r
-                break
-        if key is not None:
-            entry = self.table.setdefault(key, [0, 16])
-            if result:
-                entry[0] = max(entry[0], v)
-            else:
-                entry[1] = min(entry[1], v - 1)
-        return result
+            if done is not None:
+                crel |= decided(done)
+            if result == ours:
+                return result, crel
+            acc |= crel
+        return not ours, close_runs(acc, runs)
+
+    def _known(self, k: _Class, w: int) -> tuple[bool, int] | None:
+        """A stored bound that decides "w more tricks" (or w in all) here, with its ranks; else None."""
+        e = self.exact.get((k.key, k.seats))
+        if e is not None:
+            if e[0] >= w:
+                return True, counts_rel(e[2], k.every)
+            if e[1] < w:
+                return False, counts_rel(e[3], k.every)
+        for counts, bounds in self.classes.get(k.key, {}).items():
+            e = bounds.get(tuple(seats[:m] for seats, m in zip(k.seats, counts)))
+            if e is not None:
+                if e[0] >= w:
+                    return True, counts_rel(counts, k.every)
+                if e[1] < w:
+                    return False, counts_rel(counts, k.every)
+        return None
+
+    def _store(self, k: _Class, w: int, result: bool, rel: int) -> None:
+        counts = top_counts(rel, k.every)
+        e = self.exact.setdefault((k.key, k.seats), [0, 16, None, None])
+        if result and w > e[0]:
+            e[0], e[2] = w, counts
+        elif not result and w - 1 < e[1]:
+            e[1], e[3] = w - 1, counts
+        bounds = self.classes.setdefault(k.key, {}).setdefault(counts, {})
+        p = bounds.setdefault(tuple(seats[:m] for seats, m in zip(k.seats, counts)), [0, 16])
+        if result:
+            p[0] = max(p[0], w)
+        else:
+            p[1] = min(p[1], w - 1)
 
 
 def sure(b: Board, x: int, budget: int | None = None) -> int:
