@@ -11,7 +11,7 @@ from .board import Board
 from .errors import UsageError
 from .cards import BIT, CARD_OF, CANONICAL, hand_cards
 from .records import GameData
-from .results import GameResult
+from .results import DealResult, GameResult
 from .solver import groups, live_cards
 
 
@@ -28,6 +28,31 @@ class PlayAnalysis:
 
 
 @dataclass(frozen=True, slots=True)
+class LuckSkill:
+    """What one player's deal came to, split: tricks = par - cost + gifts (+ claim)."""
+
+    par: int  # his sure tricks at the first lead: what his cards were worth
+    cost: int  # tricks his own cards gave away
+    gifts: int  # tricks the other two's cards gave him
+    claim: int | None  # credited minus sure at the claim, where a claim ended the deal
+    tricks: int  # what he was credited with
+    quota: int
+
+    @property
+    def luck(self) -> int:
+        """What the cards gave him against his role's quota."""
+        return self.par - self.quota
+
+    @property
+    def skill(self) -> int:
+        return -self.cost
+
+    def holds(self) -> bool:
+        """The identity every analysed deal keeps (a deal where it fails is a bug)."""
+        return self.tricks == self.par - self.cost + self.gifts + (self.claim or 0)
+
+
+@dataclass(frozen=True, slots=True)
 class DealAnalysis:
     """The analysed plays of one deal, and where the deal turned."""
 
@@ -36,6 +61,7 @@ class DealAnalysis:
     plays: tuple[PlayAnalysis, ...]
     turned: tuple[int, int] | None  # (trick, seat of the winner)
     stopped: str | None = None  # why the analysis ends before the recorded play does
+    split: tuple[LuckSkill, LuckSkill, LuckSkill] | None = None  # None: analysed in part
 
     @property
     def exact(self) -> bool:
@@ -81,17 +107,11 @@ def _answers(tasks: Iterable[tuple], jobs: int) -> Iterator[DealAnalysis]:
 def _deal_tasks(res: GameResult, deal: int | None, from_trick: int, budget: int | None) -> list[tuple]:
     """The independent searches of a game's analysis, a task a deal (what a worker is given)."""
     numbers = [deal] if deal is not None else [d.number for d in res.deals]
-    return [(res.data, n, _winner(res, n), from_trick, budget) for n in numbers if n <= len(res.deals)]
+    return [(res.data, n, res.deals[n - 1], from_trick, budget) for n in numbers if n <= len(res.deals)]
 
 
 def _analyse_task(task: tuple) -> DealAnalysis:
     return analyze_deal(*task)
-
-
-def _winner(res: GameResult, n: int) -> int | None:
-    """The seat that won deal n by reaching the target (None: nobody did)."""
-    d = res.deals[n - 1]
-    return next((s for s in range(3) if d.decided and d.tricks[s] >= res.data.rules.target), None)
 
 
 def _start(data: GameData, n: int) -> tuple[Board | None, str | None]:
@@ -125,12 +145,14 @@ def _breach(b: Board, seat_of: dict[str, int], t) -> str | None:
     return None
 
 
-def analyze_deal(data: GameData, n: int, winner: int | None, from_trick: int = 1,
+def analyze_deal(data: GameData, n: int, deal: DealResult, from_trick: int = 1,
                  budget: int | None = None) -> DealAnalysis:
-    """Analyse the recorded plays of deal n from trick `from_trick` until the play stops or a breach."""
+    """Analyse the recorded plays of deal n (`deal`: its replayed result) from trick `from_trick`
+    until the play stops or a breach."""
     b, why = _start(data, n)
     if b is None:
         return DealAnalysis(n, from_trick, (), None, why)
+    winner = next((s for s in range(3) if deal.decided and deal.tricks[s] >= b.target), None)
     searches = [core.SureTricks(x, b) for x in range(3)]
     last: list[int | None] = [None, None, None]  # each seat's last value: the next search's guess
     plays: list[PlayAnalysis] = []
@@ -152,10 +174,39 @@ def analyze_deal(data: GameData, n: int, winner: int | None, from_trick: int = 1
                 if j == 0 and winner is not None:
                     starts[tn] = p.sure_before[winner]
             b.play(c)
-    if winner is not None and stopped is None and not b.is_over() and len(data.deals[n - 1].tricks) + 1 >= from_trick:
-        # A claim ended the deal: its position is the start of the first claimed trick.
-        starts[len(data.deals[n - 1].tricks) + 1] = searches[winner].sure(b, budget, last[winner])
-    return DealAnalysis(n, from_trick, tuple(plays), _turned(starts, winner, b.target), stopped)
+    end = None if stopped else _end_values(b, deal, searches, budget, last)
+    claimed = len(data.deals[n - 1].tricks) + 1
+    if winner is not None and end is not None and not b.is_over() and claimed >= from_trick:
+        starts[claimed] = end[winner]  # a claim ended the deal: the start of the first claimed trick
+    split = _split(plays, end, deal, b.is_over()) if from_trick == 1 and end is not None else None
+    return DealAnalysis(n, from_trick, tuple(plays), _turned(starts, winner, b.target), stopped, split)
+
+
+def _end_values(b: Board, deal: DealResult, searches: list[core.SureTricks], budget: int | None,
+                guess: list[int | None]) -> tuple[int | None, ...] | None:
+    """Each seat's sure tricks where the recorded play ends: his tricks when the deal is over, the
+    searched values at a claim, None for a deal the record leaves unfinished."""
+    if b.is_over():
+        return tuple(b.tallies)
+    if deal.claim is None:
+        return None
+    return tuple(searches[s].sure(b, budget, guess[s]) for s in range(3))
+
+
+def _split(plays: list[PlayAnalysis], end: tuple[int | None, ...], deal: DealResult,
+           over: bool) -> tuple[LuckSkill, LuckSkill, LuckSkill] | None:
+    """Par, cost and gifts of each seat (docs/analysis.md, "Luck and skill"), when every position
+    of the deal was solved; None otherwise."""
+    if None in end or any(p.cost is None or None in p.sure_before for p in plays):
+        return None
+    values = [p.sure_before for p in plays] + [end]
+    out = []
+    for s in range(3):
+        gifts = sum(values[i + 1][s] - values[i][s] for i, p in enumerate(plays) if p.seat != s)
+        cost = sum(p.cost for p in plays if p.seat == s)
+        claim = None if over else deal.tricks[s] - end[s]
+        out.append(LuckSkill(values[0][s], cost, gifts, claim, deal.tricks[s], deal.quotas[s]))
+    return tuple(out)
 
 
 def _analyse_play(b: Board, searches: list[core.SureTricks], tn: int, card: int,
@@ -206,16 +257,24 @@ def to_dict(g: GameAnalysis) -> dict:
                   "sure_before": {P[s]: p.sure_before[s] for s in range(3)},
                   "best": None if p.best is None else [CANONICAL[c] for c in p.best], "cost": p.cost}
                  for p in d.plays]
-        players = {}
-        for s in range(3):
-            cards, cost, acc = d.player_totals(s)
-            if cards:
-                players[P[s]] = {"cards": cards, "cost": cost, "accuracy": round(acc, 4)}
+        players = {P[s]: _player_dict(d, s) for s in range(3) if d.player_totals(s)[0] or d.split}
         deals.append({"deal": d.deal, "from_trick": d.from_trick, "exact": d.exact, "plays": plays,
                       "players": players,
                       "turned": None if d.turned is None else {"trick": d.turned[0], "player": P[d.turned[1]]},
                       "stopped": d.stopped})
     return {"id": g.id, "source": g.source, "deals": deals}
+
+
+def _player_dict(d: DealAnalysis, s: int) -> dict:
+    """A seat's figures in a deal: accuracy, and the split of his tricks (null when analysed in part)."""
+    cards, cost, acc = d.player_totals(s)
+    out = {"cards": cards, "cost": cost, "accuracy": None if acc is None else round(acc, 4)}
+    sp = d.split[s] if d.split is not None else None
+    out.update({"par": sp.par, "gifts": sp.gifts, "luck": sp.luck, "tricks": sp.tricks} if sp is not None
+               else {"par": None, "gifts": None, "luck": None, "tricks": None})
+    if sp is not None and sp.claim is not None:
+        out["claim"] = sp.claim
+    return out
 
 
 def analyze_results(results, game_id: str | None = None, deal: int | None = None, from_trick: int = 1,

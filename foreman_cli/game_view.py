@@ -305,10 +305,19 @@ def _analysed_deal(con: Console, P, d) -> None:
         cards, cost, acc = d.player_totals(s)
         if cards:
             con.print(f"  {P[s]}: {plural(cards, 'card')} analysed, {plural(cost, 'trick')} lost, accuracy {rate(acc)}")
+    for s, sp in enumerate(d.split or ()):
+        con.print(f"  {P[s]}: {_split_words(sp)}")
     if d.turned is not None:
         con.print(f"  The deal turned at trick {d.turned[0]}: from then on {P[d.turned[1]]} was sure of the target.")
     if d.stopped:
         con.print(f"  Analysis stops at {d.stopped}.")
+
+
+def _split_words(sp) -> str:
+    """One player's deal as par - cost + gifts (+ claim) = tricks, with his luck against the quota."""
+    claim = "" if sp.claim is None else f" {'+' if sp.claim >= 0 else '-'} claim {abs(sp.claim)}"
+    return (f"par {sp.par} - cost {sp.cost} + gifts {sp.gifts}{claim} = {plural(sp.tricks, 'trick')}"
+            f" against a quota of {sp.quota} (luck {sp.luck:+d}, skill {sp.skill:+d})")
 
 
 def verdict(v, out: IO[str] | None = None) -> None:

@@ -281,19 +281,21 @@ def _result_row(d: dict[str, Any]) -> dict[str, Any]:
 # ---- load -------------------------------------------------------------------------------------
 
 
-def archive_schemas() -> dict[str, Any]:
-    """The Spark schema of every archive table, from the archive itself."""
+def archive_schemas(analyze: int | None = None) -> dict[str, Any]:
+    """The Spark schema of every archive table (the analysis tables with `analyze`), from the archive itself."""
     from pyspark.sql.pandas.types import from_arrow_schema
     from . import archive
-    return {name: from_arrow_schema(t.schema) for name, t in archive.archive_rows([]).items()}
+    return {name: from_arrow_schema(t.schema) for name, t in archive.archive_rows([], analyze).items()}
 
 
-def load(records, overrides: dict[str, Any] | None = None) -> dict[str, Any]:
+def load(records, overrides: dict[str, Any] | None = None, analyze: int | None = None) -> dict[str, Any]:
     """The archive's tables (as `foreman load` then `export --parquet` would write them), as DataFrames.
 
     As `load` does: invalid records are left out, and so is every record the audit marks as a
     repeat (DUPLICATE_GAME: its id was read before, even in an unreadable record); dealer
-    succession is judged as `validate` judges it (a repeat is not present for it).
+    succession is judged as `validate` judges it (a repeat is not present for it). With `analyze`
+    (a budget in nodes a search, as `load --analyze`), each game's deals are analysed where the
+    game is flattened, into play_costs and deal_accuracy.
     """
     from pyspark.sql import functions as F
     from pyspark.sql.window import Window
@@ -302,19 +304,19 @@ def load(records, overrides: dict[str, Any] | None = None) -> dict[str, Any]:
     kept = (games.withColumn("rank", F.when(F.col("id").isNotNull(), F.row_number().over(by_id)))
             .where("status != 'invalid' AND rank = 1").drop("rank"))
     kept_records = records.join(kept.select("file_index", "line"), ["file_index", "line"], "left_semi")
-    tables = _tables(kept_records, overrides)
+    tables = _tables(kept_records, overrides, analyze)
     late = _successions(kept).join(kept.select("file_index", "line", "id"), ["file_index", "line"])
     return _add_late(tables, late)
 
 
-def _tables(records, overrides: dict[str, Any] | None) -> dict[str, Any]:
+def _tables(records, overrides: dict[str, Any] | None, analyze: int | None) -> dict[str, Any]:
     from . import archive
-    schemas = archive_schemas()
+    schemas = archive_schemas(analyze)
 
     def flatten(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         for b in batches:
-            results = [check_record(raw, overrides, fast=True) for raw in _raws(b)]
-            for name, t in archive.archive_rows(results).items():
+            results = [check_record(raw, overrides, fast=analyze is None) for raw in _raws(b)]
+            for name, t in archive.archive_rows(results, analyze).items():
                 sink = io.BytesIO()
                 with pa.ipc.new_stream(sink, t.schema) as w:
                     w.write_table(t)
@@ -364,10 +366,13 @@ def _add_late(tables: dict[str, Any], late) -> dict[str, Any]:
 # ---- the job ----------------------------------------------------------------------------------
 
 USAGE = """usage: spark-submit foreman_cli/spark_submit.py validate|load INPUT... OUTPUT [--whole-files] [--rule KEY=VALUE]
+           [--analyze NODES]
        python -m foreman_cli.spark [--master local[2]] validate|load INPUT... OUTPUT
 
 validate writes OUTPUT as Parquet, one row a game (the columns of `foreman validate --json`);
-load writes OUTPUT/<table>/ as Parquet, the tables of `foreman export --parquet`."""
+load writes OUTPUT/<table>/ as Parquet, the tables of `foreman export --parquet`; with
+--analyze NODES (load only: a search's budget, as `foreman load --analyze --budget NODES`) also
+play_costs and deal_accuracy."""
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -379,7 +384,8 @@ def main(argv: list[str] | None = None) -> int:
     items = []
     while (rule := _option(args, "--rule")) is not None:
         items.append(rule)
-    if len(args) < 3 or args[0] not in ("validate", "load"):
+    budget = _option(args, "--analyze")
+    if len(args) < 3 or args[0] not in ("validate", "load") or not _budget_ok(budget, args[0]):
         print(USAGE, file=sys.stderr)
         return 2
     from .errors import ForemanError
@@ -396,7 +402,7 @@ def main(argv: list[str] | None = None) -> int:
         if command == "validate":
             validate(frame, rules).write.mode("overwrite").parquet(output)
         else:
-            for name, df in load(frame, rules).items():
+            for name, df in load(frame, rules, None if budget is None else int(budget)).items():
                 df.write.mode("overwrite").parquet(os.path.join(output, name))
     finally:
         spark.stop()
@@ -417,6 +423,11 @@ def session(master: str | None = None):
             # Parquet timestamps marked as UTC instants, as DuckDB's export writes them.
             .config("spark.sql.parquet.outputTimestampType", "TIMESTAMP_MICROS")
             .getOrCreate())
+
+
+def _budget_ok(budget: str | None, command: str) -> bool:
+    """--analyze belongs to load and takes a whole number of nodes."""
+    return budget is None or (command == "load" and budget.isdigit())
 
 
 def _option(args: list[str], name: str) -> str | None:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from builders import base_deal, game, run
@@ -65,7 +67,8 @@ def test_analyze_json_has_the_documented_shape(tmp_path):
     assert d["from_trick"] == 10 and d["exact"] is True
     assert d["plays"][0] == {"trick": 10, "player": "bob", "card": "5H",
                              "sure_before": {"alice": 0, "bob": 12, "carol": 0}, "best": d["plays"][0]["best"], "cost": 0}
-    assert d["players"]["bob"] == {"cards": 3, "cost": 0, "accuracy": 1.0}
+    assert d["players"]["bob"] == {"cards": 3, "cost": 0, "accuracy": 1.0,
+                                   "par": None, "gifts": None, "luck": None, "tricks": None}  # analysed in part
     assert d["turned"] is None  # sure from trick 10 on: it may have turned before the span analysed
 
 
@@ -112,3 +115,39 @@ def test_analysis_spread_over_workers_gives_the_same_output_in_input_order(tmp_p
     analysed = [objects[0], objects[2], objects[3]]
     assert [o["id"] for o in analysed] == [g["id"] for g in games]
     assert [len(o["deals"]) for o in analysed] == [len(g["deals"]) for g in games]
+
+
+def _analysed(seed: int, target: int, claims: float):
+    """The analyses of one generated game played to a small target (whole deals solve in moments)."""
+    from foreman_cli.generate import generate
+    from foreman_cli.rules import HouseRules
+    (rec, _), = generate(1, seed, rules=HouseRules(target=target), max_deals=3, stacked=0.0, claims=claims)
+    res = run(rec)
+    return res, analysis.analyze_game(res)
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 10_000), target=st.integers(2, 5), claims=st.sampled_from([0.0, 1.0]))
+def test_every_analysed_deal_splits_its_tricks_into_par_cost_and_gifts(seed, target, claims):
+    res, a = _analysed(seed, target, claims)
+    for d, played in zip(a.deals, res.deals):
+        assert d.split is not None, (seed, d.deal, d.stopped)
+        claimed = played.claim is not None and played.tricks_played > len(res.data.deals[d.deal - 1].tricks)
+        for s, sp in enumerate(d.split):
+            assert sp.tricks == played.tricks[s] and sp.quota == played.quotas[s]
+            assert sp.tricks == sp.par - sp.cost + sp.gifts + (sp.claim or 0)  # the identity
+            assert sp.gifts >= 0 and sp.cost == sum(p.cost for p in d.plays if p.seat == s)
+            assert sp.par == d.plays[0].sure_before[s] if d.plays else True
+            assert sp.luck == sp.par - sp.quota and sp.skill == -sp.cost
+            assert (sp.claim is not None) == claimed
+
+
+def test_a_deal_analysed_in_part_has_no_split(tmp_path):
+    res = runner.invoke(app, ["analyze", write(tmp_path, game()), "--json", "--from-trick", "10"])
+    players = json.loads(res.output)["deals"][0]["players"]
+    assert players["bob"]["par"] is None and players["bob"]["luck"] is None and "claim" not in players["bob"]
+    whole = runner.invoke(app, ["analyze", write(tmp_path, game()), "--json"])
+    bob = json.loads(whole.output)["deals"][0]["players"]["bob"]
+    assert bob["tricks"] == bob["par"] - bob["cost"] + bob["gifts"] and bob["luck"] == bob["par"] - run(game()).deals[0].quotas[1]
+    text = runner.invoke(app, ["analyze", write(tmp_path, game())]).output
+    assert f"bob: par {bob['par']} - cost {bob['cost']} + gifts {bob['gifts']} = {bob['tricks']} tricks" in text

@@ -130,6 +130,25 @@ def test_load_on_spark_equals_load_then_export_row_for_row(spark, inputs, tmp_pa
     assert games > 1800 and late > 0
 
 
+def test_load_on_spark_with_analysis_equals_load_analyze(spark, tmp_path):
+    samples = Path(__file__).resolve().parent.parent / "samples"
+    chosen = [str(samples / n) for n in ("01-clean-win.json", "09-contested-claim.json")]
+    out = tmp_path / "spark-archive"
+    for name, df in fspark.load(fspark.records_frame(spark, chosen), analyze=5000).items():
+        df.write.mode("overwrite").parquet(str(out / name))
+    db, exp = tmp_path / "ref.duckdb", tmp_path / "export"
+    subprocess.run([FOREMAN, "load", *chosen, "--db", str(db), "--analyze", "--budget", "5000"], check=True,
+                   capture_output=True)
+    subprocess.run([FOREMAN, "export", "--parquet", str(exp), "--db", str(db)], check=True, capture_output=True)
+    con = duckdb.connect()
+    for name in store.ANALYSIS_TABLES:
+        cols = [c[0] for c in con.execute(f"DESCRIBE SELECT * FROM read_parquet('{exp}/{name}/*.parquet')").fetchall()]
+        want = _rows(con, str(exp / name), cols)
+        assert want and _rows(con, str(out / name), cols) == want, name
+    split = con.execute(f"SELECT count(par) FROM read_parquet('{out}/deal_accuracy/*.parquet')").fetchone()[0]
+    assert split == 6  # both deals wholly analysed: par, gifts and luck for each player
+
+
 def test_the_job_writes_parquet_that_duckdb_reads(inputs, tmp_path):
     out = tmp_path / "results"
     proc = subprocess.run([sys.executable, "-m", "foreman_cli.spark", "--master", "local[2]", "validate",
@@ -146,6 +165,9 @@ def test_the_job_refuses_a_bad_command_line():
     proc = subprocess.run([sys.executable, "-m", "foreman_cli.spark", "validate", "in", "out", "--rule", "quota=1-2-3"],
                           capture_output=True, text=True)
     assert proc.returncode == 2 and "quota" in proc.stderr
+    proc = subprocess.run([sys.executable, "-m", "foreman_cli.spark", "validate", "in", "out", "--analyze", "5000"],
+                          capture_output=True, text=True)
+    assert proc.returncode == 2 and "--analyze NODES (load only" in proc.stderr
 
 
 def test_spark_submit_runs_the_job_file(inputs, tmp_path):

@@ -357,12 +357,33 @@ def test_load_analyze_stores_costs_and_accuracy(tmp_path):
     acc = store.query(db, """SELECT player, cards, cost, exact FROM deal_accuracy
                              WHERE game_id = 'fri-09-claim' ORDER BY player""").rows
     assert acc == [("alice", 10, 0, True), ("bob", 10, 0, True), ("carol", 10, 1, True)]
+    # each wholly analysed deal's split adds up to the tricks credited, a claim's term included
+    split = store.query(db, """SELECT a.game_id, a.player, a.par - a.cost + a.gifts + coalesce(a.claim, 0), dp.tricks,
+                                    a.luck, a.par - dp.quota, a.claim IS NOT NULL
+                             FROM deal_accuracy a JOIN deal_players dp USING (game_id, deal, player)
+                             WHERE a.par IS NOT NULL ORDER BY a.game_id, a.player""").rows
+    assert len(split) == 6 and all(r[2] == r[3] and r[4] == r[5] for r in split)
+    assert [r[6] for r in split] == [False] * 3 + [True] * 3  # 09's deal ended by a claim
+    luck = store.query(db, "SELECT player, deals, skill FROM player_luck ORDER BY player").rows
+    assert [r[:2] for r in luck] == [("alice", 2), ("bob", 2), ("carol", 2)] and luck[2][2] <= -1
     st = store.stats(db)
     assert st.accuracy.columns == ["player", "role", "deals", "cards", "cost", "accuracy"] and st.accuracy.rows
     # without --analyze the tables stay empty and stats has no accuracy
     db2 = str(tmp_path / "b.duckdb")
     store.load_paths([claim], db2)
     assert store.counts(db2)["play_costs"] == 0 and store.stats(db2).accuracy.rows == []
+
+
+def test_an_archive_analysed_before_the_split_gains_its_columns(tmp_path):
+    db = str(tmp_path / "a.duckdb")
+    clean, claim = str(Path(SAMPLES) / "01-clean-win.json"), str(Path(SAMPLES) / "09-contested-claim.json")
+    store.load_paths([clean], db, analyze=5000)
+    with duckdb.connect(db) as con:  # the table as an earlier foreman made it
+        for col in ("par", "gifts", "luck", "claim"):
+            con.execute(f"ALTER TABLE deal_accuracy DROP COLUMN {col}")
+    store.load_paths([claim], db, analyze=5000)
+    rows = store.query(db, "SELECT game_id, count(par), count(claim) FROM deal_accuracy GROUP BY game_id ORDER BY 1").rows
+    assert dict((r[0], r[1:]) for r in rows) == {"fri-01-clean": (0, 0), "fri-09-claim": (3, 3)}
 
 
 # --- Hardening II: the query sandbox ---

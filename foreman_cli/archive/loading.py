@@ -357,20 +357,21 @@ def _add_late_findings(con: duckdb.DuckDBPyConnection, results: list[GameResult]
     con.execute("COMMIT")
 
 
-def archive_rows(results: list[GameResult]) -> dict[str, pa.Table]:
+def archive_rows(results: list[GameResult], analyze: int | None = None) -> dict[str, pa.Table]:
     """The archive's rows for replayed games (each id at most once), as `export --parquet` writes them.
 
     The same flattening and SQL as `load`, into a database in memory: what Spark's load runs per batch.
+    With `analyze` (a budget in nodes a search), the analysis tables too, as `load --analyze` fills them.
     """
     import pyarrow as pa
-    tables = stage_tables(results)
+    tables = stage_tables(results, analyze)
     con = duckdb.connect(":memory:", config=dict(NO_EXTENSIONS))
     try:
         init(con)
         _write(con, [(tables, list(range(len(results))))], LoadReport())
         out = {}
         for name in TABLES:
-            if name in ANALYSIS_TABLES:
+            if name in ANALYSIS_TABLES and analyze is None:
                 continue
             t = con.sql(f"SELECT * FROM {name}").to_arrow_table()
             # JSON columns come as an Arrow extension type: Parquet and Spark see the text.

@@ -37,6 +37,12 @@ CREATE TABLE IF NOT EXISTS play_costs (game_id VARCHAR, deal INTEGER, trick INTE
     sure_before INTEGER, best VARCHAR[], cost INTEGER);
 CREATE TABLE IF NOT EXISTS deal_accuracy (game_id VARCHAR, deal INTEGER, player VARCHAR, cards INTEGER, cost INTEGER,
     accuracy DOUBLE, exact BOOLEAN, turned_trick INTEGER, turned_by VARCHAR);
+-- The split of a player's deal (docs/analysis.md, "Luck and skill"); an earlier archive gains the
+-- columns, null: its deals were analysed before foreman split them.
+ALTER TABLE deal_accuracy ADD COLUMN IF NOT EXISTS par INTEGER;
+ALTER TABLE deal_accuracy ADD COLUMN IF NOT EXISTS gifts INTEGER;
+ALTER TABLE deal_accuracy ADD COLUMN IF NOT EXISTS luck INTEGER;
+ALTER TABLE deal_accuracy ADD COLUMN IF NOT EXISTS claim INTEGER;
 CREATE TABLE IF NOT EXISTS payouts (game_id VARCHAR, player VARCHAR, net DECIMAL(38, 10), net_text VARCHAR,
     currency VARCHAR, short_of_quota BOOLEAN, winner BOOLEAN, disputed BOOLEAN);
 """
@@ -131,6 +137,11 @@ SELECT a.player, dp.role, count(*) AS deals, sum(a.cards) AS cards, sum(a.cost) 
        round(sum(a.accuracy * a.cards) / nullif(sum(a.cards), 0), 3) AS accuracy
 FROM deal_accuracy a JOIN deal_players dp USING (game_id, deal, player)
 WHERE a.cards > 0 GROUP BY a.player, dp.role;
+
+CREATE OR REPLACE VIEW player_luck AS
+SELECT player, count(*) AS deals, sum(luck) AS luck, -sum(cost) AS skill, sum(gifts) AS gifts,
+       coalesce(sum(claim), 0) AS claims, round(avg(luck), 3) AS mean_luck, round(-avg(cost), 3) AS mean_skill
+FROM deal_accuracy WHERE par IS NOT NULL GROUP BY player;
 
 CREATE OR REPLACE VIEW head_to_head AS
 SELECT a.player AS player, b.player AS opponent, count(*) AS games,

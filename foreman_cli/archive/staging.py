@@ -44,7 +44,8 @@ _CLAIM_COLS = ("game_id", "deal", "player", "accepted", "first_trick", "tricks",
 
 _COST_COLS = ("game_id", "deal", "trick", "player", "card", "sure_before", "best", "cost")
 
-_ACCURACY_COLS = ("game_id", "deal", "player", "cards_analysed", "cost", "accuracy", "exact", "turned_trick", "turned_by")
+_ACCURACY_COLS = ("game_id", "deal", "player", "cards_analysed", "cost", "accuracy", "exact", "turned_trick", "turned_by",
+                  "par", "gifts", "luck", "claim")
 
 _PAYOUT_COLS = ("game_id", "player", "net", "net_text", "currency", "short_of_quota", "winner", "disputed")
 
@@ -256,7 +257,9 @@ def _flatten_analysis(b: _Batch, r: GameResult, budget: int, n: int) -> None:
         turned = (d.turned[0], P[d.turned[1]]) if d.turned else (None, None)
         for s in range(3):
             cards, cost, acc = d.player_totals(s)
-            b.accuracy.append((r.id, d.deal, P[s], cards, cost, acc, d.exact, *turned, n))
+            sp = d.split[s] if d.split else None
+            split = (sp.par, sp.gifts, sp.luck, sp.claim) if sp else (None, None, None, None)
+            b.accuracy.append((r.id, d.deal, P[s], cards, cost, acc, d.exact, *turned, *split, n))
 
 
 @lru_cache(maxsize=1)
@@ -276,6 +279,7 @@ def _arrow_types() -> dict[str, Any]:
         "accuracy": pa.float64(), "exact": pa.bool_(), "turned_trick": pa.int32(), "turned_by": pa.string(),
         "first_trick": pa.int32(), "tricks": pa.int32(), "accepted": pa.bool_(), "holds": pa.bool_(),
         "claim_rule": pa.string(), "statement": pa.string(),
+        "par": pa.int32(), "gifts": pa.int32(), "luck": pa.int32(), "claim": pa.int32(),
         "_n": pa.int32(),
     }
 
