@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 FOREMAN := $(BIN)/foreman
 
-.PHONY: demo test golden bench bench-solver bench-fairness sanitize fuzz schema clean
+.PHONY: demo test golden bench bench-solver bench-fairness bench-ratings sanitize fuzz schema clean
 
 DEMO_STAMP := $(VENV)/.demo-stamp
 
@@ -83,6 +83,9 @@ bench-solver: $(STAMP)
 
 bench-fairness: $(STAMP)
 	$(BIN)/python bench/fairness.py
+
+bench-ratings: $(STAMP)
+	$(BIN)/python bench/ratings.py
 
 # The solver tests against the C core built with AddressSanitizer and UBSan, in a copy of the
 # package (leaks are not checked: CPython keeps objects alive on purpose until exit).

@@ -9,7 +9,7 @@ from typing import Annotated, Any, Optional
 import typer
 
 from . import audit, records, render
-from .command import app, guarded, run_app, version_text
+from .command import DbOpt, app, guarded, run_app, version_text
 from .errors import UsageError
 from .findings import CODES, INJECTABLE
 from .reader import DEFAULT_MAX_RECORD_BYTES
@@ -320,8 +320,6 @@ def fairness(
     raise typer.Exit(1 if result.flagged else 0)
 
 
-DbOpt = Annotated[Optional[str], typer.Option(
-    "--db", metavar="FILE", help="The DuckDB archive (default: $FOREMAN_DB, else foreman.duckdb here).")]
 
 
 @app.command()
@@ -460,7 +458,11 @@ def generate(
     series_size: Annotated[int, typer.Option(
         min=0, metavar="N", help="Group games into series of this many, with dealer succession (0: no series).")] = 0,
     players: Annotated[Optional[str], typer.Option(
-        metavar="A,B,C", help="The three players of every game, in seating order (default: drawn from a list).")] = None,
+        metavar="A,B,C", help="The three players of every game, in seating order; more than three names are a club's "
+                               "regulars, three seated at random each game or series (default: drawn from a list).")] = None,
+    weak: Annotated[Optional[str], typer.Option(
+        "--weak", metavar="NAME", help="Make NAME a weak player: he plays a random legal card every time, where the "
+                                       "others mostly play their highest.")] = None,
     stacked_by: Annotated[Optional[str], typer.Option(
         "--stacked-by", metavar="NAME", help="Make NAME (one of --players) a cheat: --stacked is then the chance that his "
                                              "own deal gives him the 16 highest cards.")] = None,
@@ -485,7 +487,7 @@ def generate(
     out = sys.stdout
     for rec, _ in gen.generate(games, seed, inject.upper() if inject else None, rules, max_deals, stacked, series_size,
                                claims=claims, stacked_by=stacked_by, players=players.split(",") if players else None,
-                               play_only=play_only):
+                               play_only=play_only, weak=weak):
         render.json_line(rec, out)
 
 
@@ -568,6 +570,9 @@ def codes(
         render.schema(code_dicts(selected))
     else:
         render.codes(selected)
+
+
+from . import season_cli  # noqa: E402,F401  (registers ratings after the archive's commands, in help too)
 
 
 def main() -> None:

@@ -7,7 +7,7 @@ import os
 import signal
 import sys
 import threading
-from typing import Annotated, Any
+from typing import Annotated, Any, Optional
 
 import typer
 from typer.core import TyperGroup
@@ -15,6 +15,10 @@ from typer.exceptions import TyperException
 
 from . import render
 from .errors import ForemanError, UsageError
+
+
+DbOpt = Annotated[Optional[str], typer.Option(
+    "--db", metavar="FILE", help="The DuckDB archive (default: $FOREMAN_DB, else foreman.duckdb here).")]
 
 
 class OneLineErrors(TyperGroup):

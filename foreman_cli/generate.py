@@ -52,10 +52,13 @@ def generate(games: int, seed: int, inject: str | None = None, rules: HouseRules
              max_deals: int = 20, stacked: float = 0.3, series_size: int = 0,
              players: list[str] | None = None, inject_trick: int = 1,
              prefix: str | None = None, claims: float = 0.0,
-             stacked_by: str | None = None, play_only: float = 0.0) -> Iterator[tuple[dict, Injected | None]]:
+             stacked_by: str | None = None, play_only: float = 0.0,
+             weak: str | None = None) -> Iterator[tuple[dict, Injected | None]]:
     """Yield `games` records (and where the injected breach is), reproducible from `seed`.
 
-    `players` fixes the table; `inject_trick` makes a breach of play no earlier than that trick;
+    `players` fixes the table (three names), or is the pool of regulars (more than three) from which
+    each game, or each series, seats three; `weak` (one of them) plays a random legal card every
+    time, where the others mostly play their highest; `inject_trick` makes a breach of play no earlier than that trick;
     `prefix` names the games and series (default 'gen-SEED'); `claims` is the chance that a deal
     ends with a claim once few tricks remain (sound ones, and some that fail); `stacked_by` makes
     one player a cheat: the stacked deals are his own, and the top cards go to him. `play_only` is
@@ -65,7 +68,7 @@ def generate(games: int, seed: int, inject: str | None = None, rules: HouseRules
     """
     prefix = prefix or f"gen-{seed}"
     rules = rules or HouseRules()
-    _check_options(inject, rules, max_deals, stacked, claims, players, stacked_by, play_only)
+    _check_options(inject, rules, max_deals, stacked, claims, players, stacked_by, play_only, weak)
     import random  # the generator's own: a validate run loads this module but never draws
     rng = random.Random(seed)
     prev: dict | None = None
@@ -78,13 +81,15 @@ def generate(games: int, seed: int, inject: str | None = None, rules: HouseRules
             if seq and prev is not None and prev["_winner"] is not None:
                 first_dealer = rng.choice([prev["_winner"], *prev["_losers"]])
         table = players
+        if players is not None and len(players) > 3:
+            table = rng.sample(players, 3)
         if prev is not None and series and series["seq"] > 1:
             table = prev["players"]
         for attempt in range(200):
             try:
                 rec, where = _game(rng, f"{prefix}-{i:06d}", i, rules, inject, max_deals,
                                    stacked if attempt < 20 else 1.0, table, first_dealer, inject_trick, claims,
-                                   stacked_by)
+                                   stacked_by, weak)
                 break
             except _Retry:
                 continue
@@ -100,7 +105,8 @@ def generate(games: int, seed: int, inject: str | None = None, rules: HouseRules
 
 
 def _check_options(inject: str | None, rules: HouseRules, max_deals: int, stacked: float, claims: float,
-                   players: list[str] | None, stacked_by: str | None, play_only: float = 0.0) -> None:
+                   players: list[str] | None, stacked_by: str | None, play_only: float = 0.0,
+                   weak: str | None = None) -> None:
     """Refuse options the generator cannot honour, saying which and why."""
     if inject is not None and inject not in INJECTABLE:
         raise UsageError(f"--inject {inject!r}: can inject one of {', '.join(INJECTABLE)}")
@@ -112,10 +118,12 @@ def _check_options(inject: str | None, rules: HouseRules, max_deals: int, stacke
         raise UsageError("--claims is a probability, from 0 to 1")
     if not 0.0 <= play_only <= 1.0:
         raise UsageError("--play-only is a share of deals, from 0 to 1")
-    if players is not None and (len(players) != 3 or len(set(players)) != 3 or not all(players)):
-        raise UsageError(f"--players: three distinct names, got {','.join(players)!r}")
-    if stacked_by is not None and (players is None or stacked_by not in players):
-        raise UsageError(f"--stacked-by {stacked_by!r}: name one of the --players")
+    if players is not None and (len(players) < 3 or len(set(players)) != len(players) or not all(players)):
+        raise UsageError(f"--players: three distinct names or more, got {','.join(players)!r}")
+    if stacked_by is not None and (players is None or len(players) != 3 or stacked_by not in players):
+        raise UsageError(f"--stacked-by {stacked_by!r}: name one of three --players")
+    if weak is not None and weak not in (players or NAMES):
+        raise UsageError(f"--weak {weak!r}: name one of the players ({', '.join(players or NAMES)})")
     if inject == WrongDealer.code and rules.deal_rotation == "free":
         raise UsageError("--inject WRONG_DEALER needs deal_rotation=left: under 'free' any dealer is right")
     if inject == WrongDealer.code and rules.target < 7:
@@ -153,8 +161,9 @@ def as_seen(rec: dict, deals: dict[int, bool]) -> dict:
 def _game(rng: random.Random, gid: str, index: int, rules: HouseRules, inject: str | None,
           max_deals: int, stacked: float, players: list[str] | None,
           first_dealer: str | None, inject_trick: int = 1, claims: float = 0.0,
-          stacked_by: str | None = None) -> tuple[dict, Injected | None]:
+          stacked_by: str | None = None, weak: str | None = None) -> tuple[dict, Injected | None]:
     players = list(players) if players else rng.sample(NAMES, 3)
+    weak_seat = players.index(weak) if weak in players else None
     stake = rng.choice(STAKES)
     dealer = players.index(first_dealer) if first_dealer else rng.randrange(3)
     deals: list[dict] = []
@@ -171,7 +180,7 @@ def _game(rng: random.Random, gid: str, index: int, rules: HouseRules, inject: s
         for _ in range(50):
             deal, res, w, win, inj_where = _deal(rng, players, dealer, dn, rules, inj,
                                                  stacked if dn >= need_deals else 0.0, inject_trick, claims,
-                                                 stacked_by)
+                                                 stacked_by, weak_seat)
             if dn < need_deals and win is not None:
                 continue  # a deal that ends the game too soon for the injection: deal again
             break
@@ -233,7 +242,8 @@ def _record(rng: random.Random, gid: str, index: int, rules: HouseRules, inject:
 
 
 def _deal(rng: random.Random, players: list[str], dealer: int, dn: int, rules: HouseRules, inject: str | None,
-          stacked: float, inject_trick: int = 1, claims: float = 0.0, stacked_by: str | None = None):
+          stacked: float, inject_trick: int = 1, claims: float = 0.0, stacked_by: str | None = None,
+          weak: int | None = None):
     """Deal and play one deal; return its record, result, tallies, winner seat and injection place."""
     left, right = (dealer + 1) % 3, (dealer + 2) % 3
     dealt, kitty, strong, where = _dealt(rng, players, dealer, dn, stacked, stacked_by, inject)
@@ -242,8 +252,8 @@ def _deal(rng: random.Random, players: list[str], dealer: int, dn: int, rules: H
     if inject == ReturnWrongCard.code and where is None:
         return None, None, None, None, None
     discards, where = _bot_kitty(players, dealer, dn, hands, kitty, rules, inject, where)
-    tricks, won, winner, claim, where = _bot_play(rng, players, dn, hands, strong, rules, inject, inject_trick, claims,
-                                                  list(discards), left, where)
+    tricks, won, winner, claim, where = _bot_play(rng, players, dn, hands, (strong, weak), rules, inject, inject_trick,
+                                                  claims, list(discards), left, where)
     quotas = [0, 0, 0]
     quotas[dealer], quotas[left], quotas[right] = rules.quotas
     record = {"dealer": players[dealer], "hands": {players[s]: [CANONICAL[c] for c in dealt[s]] for s in range(3)},
@@ -350,10 +360,11 @@ def _bot_kitty(players: list[str], dealer: int, dn: int, hands: list[list[int]],
     return discards, where
 
 
-def _bot_play(rng: random.Random, players: list[str], dn: int, hands: list[list[int]], strong: int | None,
+def _bot_play(rng: random.Random, players: list[str], dn: int, hands: list[list[int]], styles: tuple[int | None, int | None],
               rules: HouseRules, inject: str | None, inject_trick: int, claims: float, set_aside: list[int],
               leader: int, where):
-    """The tricks until the target or a claim: (tricks, won, winner seat, claim, injection place)."""
+    """The tricks until the target or a claim: (tricks, won, winner seat, claim, injection place).
+    `styles`: the seats of the strong hand (plays its highest) and of the weak player (plays at random)."""
     tricks = []
     won = [0, 0, 0]
     winner = None
@@ -373,7 +384,7 @@ def _bot_play(rng: random.Random, players: list[str], dn: int, hands: list[list[
         if inject == LeadOutOfTurn.code and where is None and late:
             lead_seat = (leader + 1) % 3
             where = Injected(LeadOutOfTurn.code, deal=dn, trick=tn, player=players[lead_seat])
-        cards, wseat, where = _bot_trick(rng, players, dn, tn, hands, lead_seat, strong, inject, late, set_aside, where)
+        cards, wseat, where = _bot_trick(rng, players, dn, tn, hands, lead_seat, styles, inject, late, set_aside, where)
         tricks.append({"leader": players[lead_seat], "cards": [CANONICAL[c] for c in cards]})
         won[wseat] += 1
         leader = wseat
@@ -384,7 +395,7 @@ def _bot_play(rng: random.Random, players: list[str], dn: int, hands: list[list[
 
 
 def _bot_trick(rng: random.Random, players: list[str], dn: int, tn: int, hands: list[list[int]], lead_seat: int,
-               strong: int | None, inject: str | None, late: bool, set_aside: list[int], where):
+               styles: tuple[int | None, int | None], inject: str | None, late: bool, set_aside: list[int], where):
     """One trick as the bots play it: (cards in play order, winning seat, injection place)."""
     cards: list[int] = []
     led = None
@@ -396,7 +407,7 @@ def _bot_trick(rng: random.Random, players: list[str], dn: int, tn: int, hands: 
         if not hands[p]:
             break
         legal = legal_cards(hands[p], led)
-        c = max(legal, key=lambda x: (RANK_OF[x], x)) if (p == strong or rng.random() < 0.5) else rng.choice(legal)
+        c = _bot_card(rng, legal, p, *styles)
         if inject == Revoke.code and where is None and j > 0 and late:
             off = [x for x in hands[p] if SUIT_OF[x] != led]
             if off and len(legal) < len(set(hands[p])):
@@ -413,6 +424,16 @@ def _bot_trick(rng: random.Random, players: list[str], dn: int, tn: int, hands: 
             led = SUIT_OF[c]
         cards.append(c)
     return cards, (trick_winner(lead_seat, cards) if cards else lead_seat), where
+
+
+def _bot_card(rng: random.Random, legal: list[int], seat: int, strong: int | None, weak: int | None) -> int:
+    """A bot's card: the strong hand plays its highest, the weak player any legal card, the others
+    their highest half the time."""
+    if seat == weak:
+        return rng.choice(legal)
+    if seat == strong or rng.random() < 0.5:
+        return max(legal, key=lambda x: (RANK_OF[x], x))
+    return rng.choice(legal)
 
 
 def _claim(rng: random.Random, players: list[str], hands: list[list[int]], leader: int, won: list[int], tn: int,

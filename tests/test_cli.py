@@ -104,6 +104,27 @@ def test_generate_is_reproducible_and_valid():
     assert res.exit_code == 0
 
 
+def test_generate_seats_three_of_a_clubs_regulars_and_a_weak_player_wins_less():
+    from foreman_cli.generate import generate
+    club = ["ann", "ben", "cat", "dan", "eve", "fay"]
+    games = [r for r, _ in generate(400, 3, players=club, weak="fay", stacked=0.0)]
+    assert {p for g in games for p in g["players"]} == set(club) and all(len(set(g["players"])) == 3 for g in games)
+    res = runner.invoke(app, ["validate", "--json", "-"], input="".join(json.dumps(g) + "\n" for g in games))
+    results = [json.loads(line) for line in res.output.splitlines()]
+    assert res.exit_code == 0 and all(v["severity"] == "warning" for r in results for v in r["violations"])  # legal
+    won = [(r["winner"], g["players"]) for r, g in zip(results, games) if r["winner"]]
+    fay = sum(w == "fay" for w, _ in won) / sum("fay" in ps for _, ps in won)
+    others = sum(w != "fay" for w, _ in won) / sum(len(set(ps) - {"fay"}) for _, ps in won)
+    assert fay < others - 0.05  # a share of the games she sat in, against the others' together
+
+
+def test_generate_refuses_a_weak_player_who_is_not_at_the_table():
+    res = runner.invoke(app, ["generate", "--players", "a,b,c", "--weak", "d"])
+    assert res.exit_code == 2 and "--weak 'd': name one of the players (a, b, c)" in res.output
+    res = runner.invoke(app, ["generate", "--players", "a,b,c,d", "--stacked-by", "a"])
+    assert res.exit_code == 2 and "name one of three --players" in res.output
+
+
 def test_generate_inject_refuses_unknown_code():
     res = runner.invoke(app, ["generate", "--inject", "NOPE"])
     assert res.exit_code == 2 and "can inject one of" in res.output

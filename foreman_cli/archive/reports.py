@@ -75,3 +75,39 @@ def dealt_hands(path: str):
         raise DatabaseError(f"{path} is not a foreman archive: {str(e).splitlines()[0]}") from None
     finally:
         con.close()
+
+
+def ratings(path: str, season: str | None = None, keep_history: bool = False):
+    """`foreman ratings`: every player's rating from the won games of the archive (of a season,
+    `FROM..TO`), in the order played (ratings.py)."""
+    from ..ratings import rate_games, season_bounds
+    start, end = season_bounds(season)
+    return rate_games(won_games(path, start, end), keep_history=keep_history)
+
+
+def won_games(path: str, start: str | None = None, end: str | None = None):
+    """The archive's won games in the order played (ratings.WonGame): by time, then series and its
+    order, then id; games without a time after the timed ones. `start`/`end` (ISO dates, inclusive)
+    keep the games played in a season, and leave out those without a time."""
+    from ..ratings import WonGame
+    con = read_archive(path)
+    season = ""
+    if start is not None or end is not None:
+        season = (" AND g.played_at IS NOT NULL"
+                  + (" AND g.played_at >= $start::DATE" if start else "")
+                  + (" AND g.played_at < $end::DATE + INTERVAL 1 DAY" if end else ""))
+    params = {k: v for k, v in (("start", start), ("end", end)) if v}
+    try:
+        cur = con.execute(f"""
+            SELECT g.id, strftime(g.played_at, '%Y-%m-%dT%H:%M:%SZ'), g.players,
+                   list_position(g.players, g.winner) - 1, d.dealer_seat, d.won, d.quotas
+            FROM games g JOIN deal_facts d ON d.game_id = g.id AND d.deal = g.deals_played
+            WHERE g.status = 'won'{season}
+            ORDER BY g.played_at NULLS LAST, g.series_id NULLS LAST, g.series_seq, g.id""", params)
+        while rows := cur.fetchmany(5000):
+            for gid, at, players, winner, dealer, won, quotas in rows:
+                yield WonGame(gid, at, tuple(players), winner, dealer, tuple(won), tuple(quotas))
+    except duckdb.CatalogException as e:
+        raise DatabaseError(f"{path} is not a foreman archive: {str(e).splitlines()[0]}") from None
+    finally:
+        con.close()

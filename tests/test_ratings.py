@@ -1,0 +1,95 @@
+"""foreman ratings: a rating per player over the archive's won games, in the order played."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from typer.testing import CliRunner
+
+from foreman_cli import archive
+from foreman_cli.audit import audit_paths
+from foreman_cli.cli import app
+from foreman_cli.generate import generate
+from foreman_cli.ratings import PROVISIONAL_GAMES, WonGame, rate_games
+
+runner = CliRunner()
+REGULARS = ["ann", "ben", "cat", "dan", "eve", "fay"]
+
+
+@pytest.fixture(scope="module")
+def season(tmp_path_factory) -> str:
+    """A season of 300 games of six regulars on fair deals; fay plays a random legal card every time."""
+    d = tmp_path_factory.mktemp("season")
+    path = d / "season.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r, _ in generate(
+        300, 8, players=REGULARS, weak="fay", series_size=5, stacked=0.0)))
+    db = str(d / "season.duckdb")
+    archive.load(audit_paths([str(path)]), db)
+    return db
+
+
+def test_the_weak_player_has_the_lowest_rating(season):
+    res = runner.invoke(app, ["ratings", "--db", season, "--json"])
+    assert res.exit_code == 0, res.output
+    doc = json.loads(res.output)
+    players = doc["players"]
+    assert [p["player"] for p in players][-1] == "fay"
+    assert sorted(p["player"] for p in players) == REGULARS
+    assert [p["rank"] for p in players] == list(range(1, 7))
+    assert all(a["rating"] >= b["rating"] for a, b in zip(players, players[1:]))
+    assert all(round(p["mu"] - 3 * p["sigma"], 1) == round(p["rating"], 1) for p in players)
+    won = archive.query(season, "SELECT count(*) FROM games WHERE status = 'won'").rows[0][0]
+    assert doc["games"] == won and sum(p["games"] for p in players) == 3 * won
+    assert sum(p["wins"] for p in players) == won
+
+
+def test_the_same_archive_gives_the_same_ratings(season):
+    first = runner.invoke(app, ["ratings", "--db", season, "--csv"]).output
+    assert first.startswith("rank,player,rating,mu,sigma,games,wins,provisional\n")
+    assert runner.invoke(app, ["ratings", "--db", season, "--csv"]).output == first
+
+
+def test_the_role_of_the_deciding_deal_is_worth_rating(season):
+    # The deciding deal's dealer wins most games: the model that knows the role foresees the
+    # winners better than chance, the one that does not barely at all.
+    games = list(archive.won_games(season))
+    with_roles, without = rate_games(games), rate_games(games, role_term=False)
+    assert with_roles.log_loss < without.log_loss - 0.1
+    dealer = {p.player: p.mu for p in with_roles.roles}
+    assert dealer["D"] > dealer["L"] and dealer["D"] > dealer["R"]
+    text = runner.invoke(app, ["ratings", "--db", season]).output
+    assert "The role in the deciding deal is rated too" in text and "fay" in text
+
+
+def test_a_season_keeps_its_games_and_says_what_a_bad_one_is(season):
+    everything = json.loads(runner.invoke(app, ["ratings", "--db", season, "--json"]).output)
+    first_days = json.loads(runner.invoke(app, ["ratings", "--db", season, "--json", "--season", "..2026-01-03"]).output)
+    # generated games are an hour apart from 2026-01-01 19:00: 2026-01-01 and -02 and -03 hold 5 + 24 + 24 hours
+    timed = archive.query(season, "SELECT count(*) FROM games WHERE status = 'won' AND played_at < '2026-01-04'").rows[0][0]
+    assert first_days["games"] == timed < everything["games"] and first_days["season"] == {"from": None, "to": "2026-01-03"}
+    later = json.loads(runner.invoke(app, ["ratings", "--db", season, "--json", "--season", "2026-01-04.."]).output)
+    assert later["games"] + first_days["games"] == everything["games"]
+    bad = runner.invoke(app, ["ratings", "--db", season, "--season", "2026-01-32..2026-02-01"])
+    assert bad.exit_code == 2 and "'2026-01-32' is not a date" in bad.output
+    bad = runner.invoke(app, ["ratings", "--db", season, "--season", "2026"])
+    assert bad.exit_code == 2 and "FROM..TO" in bad.output
+    empty = runner.invoke(app, ["ratings", "--db", season, "--season", "2030-01-01.."])
+    assert empty.exit_code == 0 and "No won games to rate" in empty.output
+
+
+def test_the_order_of_finish_ranks_the_winner_first_then_by_tricks_ties_tied():
+    g = WonGame("g", None, ("a", "b", "c"), winner=1, dealer=0, tricks=(3, 12, 1), quotas=(8, 5, 3))
+    assert g.ranks() == [2, 1, 3] and [g.role(s) for s in range(3)] == ["D", "L", "R"]
+    # by tricks, not by quota outcome: the dealer a (3 of 8) finishes ahead of c (1 of 3)
+    tie = WonGame("g", None, ("a", "b", "c"), winner=0, dealer=2, tricks=(12, 2, 2), quotas=(3, 8, 5))
+    assert tie.ranks() == [1, 2, 2]
+
+
+def test_a_player_with_few_games_is_provisional():
+    games = [WonGame(f"g{i}", None, ("a", "b", "c") if i % 2 else ("a", "b", "d"), winner=i % 3, dealer=i % 3,
+                     tricks=(12, 2, 2), quotas=(8, 5, 3)) for i in range(2 * PROVISIONAL_GAMES)]
+    r = {p.player: p for p in rate_games(games).players}
+    assert not r["a"].provisional and r["c"].games == PROVISIONAL_GAMES and not r["c"].provisional
+    short = {p.player: p for p in rate_games(games[:PROVISIONAL_GAMES]).players}
+    assert short["c"].provisional and short["c"].games == PROVISIONAL_GAMES // 2
