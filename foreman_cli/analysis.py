@@ -328,3 +328,35 @@ def _finished(pending: deque) -> Iterator[GameAnalysis | GameResult]:
             yield r
         else:
             yield GameAnalysis(r.id, r.source, r.data.players, tuple(deals))
+
+
+def card_values(data: GameData, deal: int, trick: int, card: int,
+                budget: int | None = None) -> dict[int, int | None] | None:
+    """What each legal card of the player who played `card` in (deal, trick) would have made: his
+    sure tricks after it (None where the search ran out of budget). None when the recorded play
+    up to that card cannot be followed on a board (hands not recorded, a breach before it)."""
+    b, _ = _start(data, deal)
+    if b is None:
+        return None
+    seat_of = data.seat
+    for tn, t in enumerate(data.deals[deal - 1].tricks[:trick], 1):
+        if _breach(b, seat_of, t) is not None:
+            return None
+        for tok in t.cards:
+            c = CARD_OF[tok]
+            if tn == trick and c == card:
+                return _values_of_each(b, budget)
+            b.play(c)
+    return None
+
+
+def _values_of_each(b: Board, budget: int | None) -> dict[int, int | None]:
+    mover = b.turn
+    search = core.SureTricks(mover, b)
+    out: dict[int, int | None] = {}
+    for run in groups(b.legal_mask(), live_cards(b)):
+        b.play((run & -run).bit_length() - 1)
+        value = search.sure(b, budget, None)
+        b.undo()
+        out.update((c, value) for c in hand_cards(run))
+    return out

@@ -55,21 +55,21 @@ nav.deals a { margin-right: 10px; }
 """
 
 
-def _card(tok: str) -> str:
+def card_html(tok: str) -> str:
     sym, colour = _SUIT[tok[-1]]
     return f'<span class="card {colour}">{escape(tok[:-1])}{sym}</span>'
 
 
-def _cards(toks) -> str:
-    return " ".join(_card(t) for t in toks) or "—"
+def cards_html(toks) -> str:
+    return " ".join(card_html(t) for t in toks) or "—"
 
 
-def _hand(toks) -> str:
+def hand_html(toks) -> str:
     parts = []
     for s in "SHDC":
         ranks = [t for t in toks if t[-1] == s]
         if ranks:
-            parts.append(" ".join(_card(t) for t in ranks))
+            parts.append(" ".join(card_html(t) for t in ranks))
     return " &nbsp; ".join(parts) or "—"
 
 
@@ -217,8 +217,8 @@ class _Page(Visitor):
         else:
             self.w('<table><tr><th colspan="2" scope="colgroup">Hands as dealt</th></tr>')
             for p in self.P:
-                self.w(f'<tr><th scope="row">{escape(p)}</th><td>{_hand(ev["hands"][p])}</td></tr>')
-            self.w(f'<tr><th scope="row">kitty</th><td>{_cards(ev["kitty"])}</td></tr></table>')
+                self.w(f'<tr><th scope="row">{escape(p)}</th><td>{hand_html(ev["hands"][p])}</td></tr>')
+            self.w(f'<tr><th scope="row">kitty</th><td>{cards_html(ev["kitty"])}</td></tr></table>')
         self.passes_due = True
 
     def _passes_open(self) -> None:
@@ -230,8 +230,8 @@ class _Page(Visitor):
         proof = pass_proof(event, self.t.data.rules.return_rule, self.players)
         self._passes_open()
         ev = event.to_dict(self.players)
-        self.w(f'<li value="{ev["pass"]}">{escape(ev["from"])} gave {_card(ev["card"])} to {escape(ev["to"])}; '
-               f"{escape(ev['to'])} returned {_card(ev['returned'])} <span class=\"proof\">({escape(proof)})</span></li>")
+        self.w(f'<li value="{ev["pass"]}">{escape(ev["from"])} gave {card_html(ev["card"])} to {escape(ev["to"])}; '
+               f"{escape(ev['to'])} returned {card_html(ev['returned'])} <span class=\"proof\">({escape(proof)})</span></li>")
 
     def on_kitty(self, event: KittyExchanged) -> None:
         if event.unknown is None:  # a full record lists its passes, even none, under their heading
@@ -239,14 +239,14 @@ class _Page(Visitor):
         self.close_passes()
         ev = event.to_dict(self.players)
         unknown = ev.get("unknown") or {p: 0 for p in self.P}
-        kitty = "the kitty (not recorded)" if ev["kitty"] is None else _cards(ev["kitty"])
-        discards = "his discards (not recorded)" if ev["discards"] is None else _cards(ev["discards"])
+        kitty = "the kitty (not recorded)" if ev["kitty"] is None else cards_html(ev["kitty"])
+        discards = "his discards (not recorded)" if ev["discards"] is None else cards_html(ev["discards"])
         title = "Hands at the first lead" + ("" if event.unknown is None else ", as far as the record shows them")
         self.w(f"<p><strong>Kitty:</strong> {escape(ev['dealer'])} took {kitty} and set aside "
                f'{discards}</p><table><tr><th colspan="2" scope="colgroup">{title}</th></tr>')
         for p in self.P:
             more = f' <span class="proof">+ {plural(unknown[p], "card")} not shown</span>' if unknown[p] else ""
-            self.w(f'<tr><th scope="row">{escape(p)}</th><td>{_hand(ev["hands"][p])}{more}</td></tr>')
+            self.w(f'<tr><th scope="row">{escape(p)}</th><td>{hand_html(ev["hands"][p])}{more}</td></tr>')
         self.w("</table>")
         self.w(_chart(self.t, self.analysis, event.deal))
         self.w('<div class="scroll"><table class="tricks"><thead><tr><th scope="col">trick</th>'
@@ -346,7 +346,7 @@ def money_status(r) -> str:
 
 def _played(player: str, card: str, bad: bool) -> str:
     return (f'<span class="play{" offending" if bad else ""}"><small>{escape(player)}</small> '
-            f"{_card(card)}</span>")
+            f"{card_html(card)}</span>")
 
 
 def _table_picture(P: list[str], ev: dict[str, Any]) -> str:

@@ -40,3 +40,54 @@ def ratings(
         season_view.ratings_csv(result)
     else:
         season_view.ratings_view(result)
+
+
+@app.command()
+@guarded
+def player(
+    name: Annotated[str, typer.Argument(metavar="NAME", help="The player, as the records name him.")],
+    db: DbOpt = None,
+    html: Annotated[Optional[str], typer.Option("--html", metavar="FILE", help="Also write the report as one self-contained HTML page.")] = None,
+    lessons: Annotated[int, typer.Option(min=0, max=1000, metavar="N", help="How many positions to learn from.")] = 10,
+) -> None:
+    """One player's season: results against quota split into luck, skill and gifts, rating over
+    time, accuracy by role and by trick, head to head, and the positions to learn from.
+
+    Luck and skill need the deals analysed: foreman load --analyze.
+
+    Example: foreman player alice --html alice.html
+    """
+    from . import archive, season_view
+    from .player import player_report
+    report = player_report(archive.db_path(db), name, lessons)
+    season_view.player_view(report)
+    if html is not None:
+        from .files import write_text_atomically
+        from .player_page import page
+        write_text_atomically(html, page(report))
+
+
+@app.command()
+@guarded
+def drill(
+    name: Annotated[str, typer.Argument(metavar="NAME", help="The player whose positions to drill.")],
+    db: DbOpt = None,
+    positions: Annotated[int, typer.Option(min=1, max=1000, metavar="N", help="How many of his costliest positions.")] = 10,
+) -> None:
+    """Learn from your mistakes: your costliest positions one at a time; type the card you would
+    play, hear whether it was among the best and what it costs, and see what was best.
+
+    Reads the answers from standard input, so it can be scripted: a card (QH, 10S, TS), Enter to
+    see the answer, q to stop. Needs the deals analysed: foreman load --analyze.
+
+    Example: foreman drill alice
+    """
+    import sys
+    from . import archive
+    from .archive.season import player_rows
+    from .drill import run_drill
+    rows = player_rows(archive.db_path(db), name, positions).costly
+    if not rows:
+        raise UsageError(f"no costly card of {name!r} in the archive to drill",
+                         hint="foreman load --analyze costs every card of the games it adds")
+    run_drill(rows, (line.rstrip("\n") for line in sys.stdin), lambda text: print(text, flush=True))

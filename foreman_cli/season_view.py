@@ -46,3 +46,48 @@ def ratings_json(r: Ratings, season: tuple[str | None, str | None], out: IO[str]
 
 def ratings_csv(r: Ratings, out: IO[str] | None = None) -> None:
     query_csv(QueryResult(RATING_COLUMNS, _rows(r)), out)
+
+
+def lesson_words(x) -> list[str]:
+    """A position to learn from, in lines: where, his hand, the trick so far, his card against the best."""
+    from .cards import names
+    P = x.players
+    so_far = ", ".join(f"{P[s]} {names([c])[0]}" for s, c in x.trick_so_far) or f"{P[x.seat]} to lead"
+    best = " ".join(names(x.best)) or "?"
+    return [f"{x.game_id}, deal {x.deal}, trick {x.trick}: {P[x.seat]} held {' '.join(names(x.hand))}",
+            f"  the trick so far: {so_far}",
+            f"  played {names([x.played])[0]}: sure of {plural(x.made, 'trick')} after it; "
+            f"{best} {'would each have kept' if len(x.best) > 1 else 'would have kept'} {x.sure_before} (cost {x.cost})"]
+
+
+def player_view(r, out: IO[str] | None = None) -> None:
+    """`foreman player NAME` in the terminal: the same content as the HTML page."""
+    con = console(out)
+    con.print(f"{r.name}: {plural(r.games, 'game')}, {plural(r.wins, 'win')}")
+    con.print()
+    if r.totals is None:
+        con.print("Luck and skill: no deal of his was wholly analysed (foreman load --analyze costs every card).")
+    else:
+        t = r.totals
+        con.print(f"Luck and skill over {plural(t.deals, 'wholly analysed deal')}: {t.against_quota:+d} against quota "
+                  f"= luck {t.luck:+d} + skill {t.skill:+d} + gifts {t.gifts:+d}"
+                  + (f" + claims {t.claims:+d}" if t.claims else ""))
+        rows = [(p.period, p.deals, p.against_quota, p.luck, p.skill, p.gifts, p.claims) for p in r.periods]
+        query_table(QueryResult(["period", "deals", "against quota", "luck", "skill", "gifts", "claims"], iter(rows)),
+                    con=con)
+    con.print()
+    if r.rating:
+        first, last = r.rating[0], r.rating[-1]
+        con.print(f"Rating (mu - 3 sigma) over {plural(len(r.rating), 'won game')}: {first.mu - 3 * first.sigma:.2f} after "
+                  f"the first, {last.mu - 3 * last.sigma:.2f} now (mu {last.mu:.2f}, sigma {last.sigma:.2f})")
+        con.print()
+    for title, res in (("Accuracy by role (D dealer, L left, R right)", r.by_role),
+                       ("Accuracy by trick of the deal", r.by_trick), ("Head to head", r.head_to_head)):
+        if res.rows:
+            query_table(QueryResult(res.columns, iter(res.rows)), title, con=con, people=True)
+            con.print()
+    if r.lessons:
+        con.print("Positions to learn from (his costliest cards):")
+        for x in r.lessons:
+            for line in lesson_words(x):
+                con.print(line, soft_wrap=True)

@@ -129,3 +129,42 @@ def test_prints_on_a4_without_rows_split_or_the_controls(browser, tmp_path):
     assert pdf[:4] == b"%PDF" and pdf.count(b"/Type /Page") - pdf.count(b"/Type /Pages") >= 2
     _shot(page, "print.png", full_page=True)
     assert problems == []
+
+
+@pytest.fixture(scope="module")
+def player_page(tmp_path_factory) -> Path:
+    """carol's season page from three analysed samples."""
+    d = tmp_path_factory.mktemp("player")
+    db, out = d / "a.duckdb", d / "carol.html"
+    samples = [str(SAMPLES / n) for n in ("01-clean-win.json", "02-four-deals.json", "09-contested-claim.json")]
+    assert runner.invoke(app, ["load", *samples, "--db", str(db), "--analyze", "--quiet"]).exit_code == 0
+    res = runner.invoke(app, ["player", "carol", "--db", str(db), "--html", str(out)])
+    assert res.exit_code == 0, res.output
+    return out
+
+
+def test_the_player_page_shows_the_season_the_terminal_shows(browser, player_page):
+    page, problems = _open(browser, player_page)
+    text = page.inner_text("body")
+    assert page.inner_text("h1") == "carol" and "3 games, 1 win" in text
+    assert page.locator("svg.chart").count() == 2  # luck and skill by evening, rating over time
+    for anchor in ("luck", "rating", "roles", "tricks", "rivals", "lessons"):
+        assert page.locator(f"h2#{anchor}").is_visible(), anchor
+    # the season's sum says the identity: against quota = luck + skill + gifts + claims
+    line = page.locator("h2#luck + p").inner_text()
+    nums = [int(w.rstrip(".,")) for w in line.replace(":", " ").split() if w.rstrip(".,").lstrip("+-").isdigit()]
+    against, parts = nums[1], nums[2:]
+    assert against == sum(parts)
+    lessons = page.locator("li.lesson")
+    assert lessons.count() >= 3 and "would each have kept" in lessons.first.inner_text()  # several best cards
+    assert lessons.first.locator(".card").count() > 5  # his hand drawn as cards
+    _shot(page, "player.png", full_page=True)
+    assert problems == []
+
+
+def test_the_player_page_reads_on_a_phone_and_prints(browser, player_page):
+    page, problems = _open(browser, player_page, width=390, height=844)
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    page.emulate_media(media="print")
+    assert page.pdf(format="A4")[:4] == b"%PDF"
+    assert problems == []

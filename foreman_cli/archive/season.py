@@ -1,0 +1,74 @@
+"""The archive's rows behind one player's season report (foreman player, foreman drill)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import duckdb
+
+from ..errors import DatabaseError, UsageError
+from .sql import QueryResult, read_archive
+
+
+@dataclass(frozen=True)
+class PlayerRows:
+    """What the archive holds of one player, as rows the report is made from."""
+
+    games: int
+    wins: int
+    deals: list[tuple]  # (day, month, par, cost, gifts, claim, luck, tricks, quota) of his wholly analysed deals
+    by_role: QueryResult  # role, cards, cost, accuracy
+    by_trick: QueryResult  # trick, cards, cost, accuracy
+    head_to_head: QueryResult  # opponent, games, wins, losses
+    costly: list[tuple]  # (game_id, deal, trick, card, sure_before, best, cost, raw): his costliest cards
+
+
+def player_rows(path: str, name: str, costly: int = 10) -> PlayerRows:
+    """The rows of `name`'s report; a name the archive does not hold is a usage error naming who it holds."""
+    con = read_archive(path)
+    p = {"p": name}
+    try:
+        _known(con, path, name)
+        games, wins = con.execute("SELECT count(*), count(*) FILTER (WHERE won) FROM player_games WHERE player = $p",
+                                  p).fetchone()
+        deals = con.execute("""
+            SELECT strftime(g.played_at, '%Y-%m-%d'), strftime(g.played_at, '%Y-%m'), a.par, a.cost, a.gifts,
+                   a.claim, a.luck, dp.tricks, dp.quota
+            FROM deal_accuracy a JOIN deal_players dp USING (game_id, deal, player) JOIN games g ON g.id = a.game_id
+            WHERE a.player = $p AND a.par IS NOT NULL ORDER BY g.played_at NULLS LAST, a.game_id, a.deal""", p).fetchall()
+        rows = PlayerRows(
+            games, wins, deals,
+            _result(con, """SELECT dp.role, count(*) AS cards, sum(c.cost) AS cost,
+                                   round(avg(CASE WHEN c.cost = 0 THEN 1 ELSE 0 END), 3) AS accuracy
+                            FROM play_costs c JOIN deal_players dp USING (game_id, deal, player)
+                            WHERE c.player = $p AND c.cost IS NOT NULL GROUP BY dp.role ORDER BY dp.role""", p),
+            _result(con, """SELECT trick, count(*) AS cards, sum(cost) AS cost,
+                                   round(avg(CASE WHEN cost = 0 THEN 1 ELSE 0 END), 3) AS accuracy
+                            FROM play_costs WHERE player = $p AND cost IS NOT NULL GROUP BY trick ORDER BY trick""", p),
+            _result(con, """SELECT opponent, games, wins, losses FROM head_to_head WHERE player = $p
+                            ORDER BY games DESC, opponent""", p),
+            con.execute("""
+                SELECT c.game_id, c.deal, c.trick, c.card, c.sure_before, c.best, c.cost, g.raw
+                FROM play_costs c JOIN games g ON g.id = c.game_id
+                WHERE c.player = $p AND c.cost > 0
+                ORDER BY c.cost DESC, g.played_at NULLS LAST, c.game_id, c.deal, c.trick LIMIT $n""",
+                        {**p, "n": costly}).fetchall())
+        return rows
+    except duckdb.CatalogException as e:
+        raise DatabaseError(f"{path} is not a foreman archive: {str(e).splitlines()[0]}") from None
+    finally:
+        con.close()
+
+
+def _known(con: duckdb.DuckDBPyConnection, path: str, name: str) -> None:
+    if con.execute("SELECT 1 FROM game_players WHERE player = $p LIMIT 1", {"p": name}).fetchone():
+        return
+    known = [r[0] for r in con.execute("SELECT DISTINCT player FROM game_players ORDER BY player").fetchall()]
+    raise UsageError(f"no player {name!r} in {path}",
+                     hint=f"known: {', '.join(known[:30])}{' ...' if len(known) > 30 else ''}"
+                     if known else "the archive holds no games yet")
+
+
+def _result(con: duckdb.DuckDBPyConnection, sql: str, params: dict) -> QueryResult:
+    cur = con.execute(sql, params)
+    return QueryResult([d[0] for d in cur.description], cur.fetchall())

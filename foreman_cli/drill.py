@@ -1,0 +1,105 @@
+"""`foreman drill`: a player's costliest positions one at a time, a card asked for, judged by the exact search."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable, Iterator
+
+from .cards import CANONICAL, EN_TOKENS, names, parse_token
+from .player import Lesson, lesson_of
+from .words import plural
+
+QUIT = {"q", "quit", "exit"}
+SKIP = {"", "?", "skip", "pass"}
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    """What a card chosen in a drill comes to against the best there."""
+
+    card: int
+    made: int | None  # his sure tricks after it (None: not solved in the budget)
+    best: int  # what a best card keeps
+
+    @property
+    def among_best(self) -> bool:
+        return self.made == self.best
+
+    @property
+    def cost(self) -> int | None:
+        return None if self.made is None else self.best - self.made
+
+
+def judge(values: dict[int, int | None], card: int, best: int) -> Verdict:
+    return Verdict(card, values.get(card), best)
+
+
+def read_card(text: str, legal: set[int]) -> tuple[int | None, str]:
+    """The card a line names, or why it names none of the legal cards ('QH', 'qh', '10h', 'TH' all read)."""
+    token = text.strip().upper()
+    if len(token) == 2 and token[0] == "T":
+        token = "10" + token[1]  # T for ten, as many players write it
+    c = parse_token(token, EN_TOKENS)
+    if c is None:
+        return None, f"{text.strip()!r} is not a card: write it as rank then suit, e.g. QH or 10S"
+    if c not in legal:
+        return None, f"{CANONICAL[c]} is not one of your legal cards here: {' '.join(names(legal))}"
+    return c, ""
+
+
+def run_drill(rows: list[tuple], lines: Iterator[str], say: Callable[[str], None],
+              budget: int | None = None) -> tuple[int, int]:
+    """Put each costly position of `rows` (archive.season.player_rows' `costly`) to the player, read
+    his card from `lines`, and say what it comes to; returns (positions answered, among the best)."""
+    from .analysis import card_values
+    from .audit import check_record
+    from .reader import RawRecord
+    from .season_view import lesson_words
+    answered = best_found = 0
+    for n, row in enumerate(rows, 1):
+        lesson = lesson_of(row)
+        data = check_record(RawRecord(row[0], 1, row[-1])).data
+        values = card_values(data, lesson.deal, lesson.trick, lesson.played, budget) if lesson and data else None
+        if lesson is None or values is None:
+            continue
+        say(f"Position {n} of {len(rows)}")
+        for line in lesson_words(lesson)[:2]:
+            say(line)
+        verdict, stop = _ask(lesson, values, lines, say)
+        if verdict is not None:
+            answered += 1
+            best_found += verdict.among_best
+        say((_verdict_words(lesson, verdict) + " " if verdict is not None else "") + _answer(lesson))
+        if stop:
+            break
+    say(f"{plural(answered, 'position')} answered, {best_found} among the best.")
+    return answered, best_found
+
+
+def _ask(lesson: Lesson, values: dict[int, int | None], lines: Iterator[str], say) -> tuple[Verdict | None, bool]:
+    """Read lines until one names a legal card: (its verdict, False); (None, False) on a skip;
+    (None, True) on a quit or the end of the input."""
+    while True:
+        say("Your card? (Enter: show the answer, q: stop)")
+        text = next(lines, None)
+        if text is None or text.strip().lower() in QUIT:
+            return None, True
+        if text.strip().lower() in SKIP:
+            return None, False
+        card, why = read_card(text, set(values))
+        if card is not None:
+            return judge(values, card, lesson.sure_before), False
+        say(why)
+
+
+def _verdict_words(lesson: Lesson, v: Verdict) -> str:
+    if v.made is None:
+        return f"{CANONICAL[v.card]}: not solved within the budget."
+    if v.among_best:
+        return f"{CANONICAL[v.card]}: among the best, it keeps {plural(v.made, 'sure trick')}."
+    return f"{CANONICAL[v.card]} costs {plural(v.cost, 'trick')}: sure of {v.made} after it, {v.best} with the best."
+
+
+def _answer(lesson: Lesson) -> str:
+    return (f"Best: {' '.join(names(lesson.best))}. At the table {lesson.players[lesson.seat]} played "
+            f"{CANONICAL[lesson.played]} (cost {lesson.cost}).")

@@ -1,0 +1,108 @@
+"""One player's season: luck, skill and gifts by period, rating over time, accuracy, rivals, positions to learn from."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .ratings import RatingPoint
+
+PERIOD_BY_DAY_UP_TO = 62  # a season of up to this many days is shown evening by evening, a longer one by month
+
+
+@dataclass(frozen=True, slots=True)
+class PeriodSplit:
+    """His wholly analysed deals of one evening or month, summed: result against quota and its parts."""
+
+    period: str
+    deals: int
+    against_quota: int  # tricks - quota
+    luck: int  # par - quota
+    skill: int  # -cost
+    gifts: int
+    claims: int
+
+
+@dataclass(frozen=True, slots=True)
+class Lesson:
+    """A costly card and its position: his hand, the trick so far, what he played and what was best."""
+
+    game_id: str
+    deal: int
+    trick: int
+    seat: int
+    players: tuple[str, str, str]
+    hand: tuple[int, ...]  # his cards just before he played (None-free: a full record's hand)
+    trick_so_far: tuple[tuple[int, int], ...]  # (seat, card) before his
+    played: int
+    best: tuple[int, ...]
+    sure_before: int  # what a best card would have made: the tricks he could be sure of
+    cost: int  # his card made sure_before - cost
+
+    @property
+    def made(self) -> int:
+        return self.sure_before - self.cost
+
+
+@dataclass(frozen=True)
+class PlayerReport:
+    name: str
+    games: int
+    wins: int
+    periods: list[PeriodSplit]
+    totals: PeriodSplit | None  # the whole season's split (None: no deal wholly analysed)
+    rating: list[RatingPoint]
+    by_role: object  # QueryResult: role, cards, cost, accuracy
+    by_trick: object  # QueryResult: trick, cards, cost, accuracy
+    head_to_head: object  # QueryResult: opponent, games, wins, losses
+    lessons: list[Lesson]
+
+
+def player_report(db: str, name: str, lessons: int = 10) -> PlayerReport:
+    """`foreman player NAME`: everything the archive says of one player's season."""
+    from . import archive
+    from .archive.season import player_rows
+    rows = player_rows(db, name, lessons)
+    history = archive.ratings(db, keep_history=True).history.get(name, [])
+    periods = _periods(rows.deals)
+    return PlayerReport(name, rows.games, rows.wins, periods, _sum("season", periods) if periods else None,
+                        history, rows.by_role, rows.by_trick, rows.head_to_head,
+                        [x for x in map(lesson_of, rows.costly) if x is not None])
+
+
+def _periods(deals: list[tuple]) -> list[PeriodSplit]:
+    """His deals summed evening by evening (or month by month over a long season), in order."""
+    days = sorted({d[0] for d in deals if d[0]})
+    by_day = len(days) <= PERIOD_BY_DAY_UP_TO
+    groups: dict[str, list[PeriodSplit]] = {}
+    for day, month, par, cost, gifts, claim, luck, tricks, quota in deals:
+        key = (day if by_day else month) or "undated"
+        groups.setdefault(key, []).append(PeriodSplit(key, 1, tricks - quota, luck, -cost, gifts, claim or 0))
+    return [_sum(k, v) for k, v in groups.items()]
+
+
+def _sum(period: str, parts: list[PeriodSplit]) -> PeriodSplit:
+    return PeriodSplit(period, *(sum(getattr(p, f) for p in parts)
+                                 for f in ("deals", "against_quota", "luck", "skill", "gifts", "claims")))
+
+
+def lesson_of(row: tuple) -> Lesson | None:
+    """A costly card's position, replayed from the stored record (None if the record no longer gives it)."""
+    from .audit import check_record
+    from .cards import CARD_OF
+    from .engine import position_at
+    from .reader import RawRecord
+    game_id, deal, trick, card, sure_before, best, cost, raw = row
+    res = check_record(RawRecord(game_id, 1, raw))
+    if res.data is None:
+        return None
+    pos = position_at(res.data, deal, trick)
+    cards = [CARD_OF[t] for t in res.data.deals[deal - 1].tricks[trick - 1].cards]
+    played = CARD_OF[card]
+    if pos is None or played not in cards:
+        return None
+    at = cards.index(played)
+    seats = [(pos.to_move + i) % 3 for i in range(3)]
+    hand = tuple(sorted(pos.hands[seats[at]]))
+    return Lesson(game_id, deal, trick, seats[at], res.data.players, hand,
+                  tuple((seats[i], cards[i]) for i in range(at)), played,
+                  tuple(CARD_OF[c] for c in best or ()), sure_before, cost)
