@@ -21,8 +21,8 @@ $(STAMP): $(DEMO_STAMP)
 	touch $(STAMP)
 
 # The main job on the samples: audit every record, show a disputed game at its breach and a
-# contested claim, cost the cards of a deal, load the archive and print its statistics, then
-# settle the evening.
+# contested claim, cost the cards of a deal, load the archive and print its statistics and
+# ratings, then settle the evening.
 demo: $(DEMO_STAMP)
 	@echo '$$ foreman validate samples/'
 	@$(FOREMAN) validate samples/ || true
@@ -51,6 +51,9 @@ demo: $(DEMO_STAMP)
 	@echo '$$ foreman load samples/ --db .demo.duckdb && foreman stats --db .demo.duckdb'
 	@$(FOREMAN) load samples/ --db .demo.duckdb || true
 	@$(FOREMAN) stats --db .demo.duckdb || true
+	@echo
+	@echo '$$ foreman ratings --db .demo.duckdb   # who is the strongest'
+	@$(FOREMAN) ratings --db .demo.duckdb || true
 	@echo
 	@echo '$$ foreman settle samples/'
 	@$(FOREMAN) settle samples/ || true
