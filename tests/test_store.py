@@ -374,6 +374,18 @@ def test_load_analyze_stores_costs_and_accuracy(tmp_path):
     assert store.counts(db2)["play_costs"] == 0 and store.stats(db2).accuracy.rows == []
 
 
+def test_load_analyze_over_workers_stores_what_one_process_stores(tmp_path):
+    from foreman_cli.rules import HouseRules
+    recs = [r for r, _ in generate(9, 4, rules=HouseRules(target=5), max_deals=2, stacked=0.0)]
+    path = write(tmp_path, "g.jsonl", recs)
+    tables = []
+    for jobs in (1, 2):
+        db = str(tmp_path / f"j{jobs}.duckdb")
+        assert store.load_paths([path], db, analyze=100_000, jobs=jobs).added == 9
+        tables.append([store.query(db, f"SELECT * FROM {t} ORDER BY ALL").rows for t in ("play_costs", "deal_accuracy")])
+    assert tables[0] == tables[1] and tables[0][0] and tables[0][1]
+
+
 def test_an_archive_analysed_before_the_split_gains_its_columns(tmp_path):
     db = str(tmp_path / "a.duckdb")
     clean, claim = str(Path(SAMPLES) / "01-clean-win.json"), str(Path(SAMPLES) / "09-contested-claim.json")

@@ -138,6 +138,9 @@ def load_paths(paths: list[str], path: str, overrides: dict[str, Any] | None = N
     return _store(archive, batches, replace, progress, CrossChecks(hold=False), batch_games, opened_as_workers_start=early)
 
 
+ANALYSED_BATCH_GAMES = 4  # games a worker analyses as one task under --analyze
+
+
 def load_pieces(paths: list[str], max_record_bytes: int = DEFAULT_MAX_RECORD_BYTES,
                 batch_games: int = TRANSACTION_GAMES, analysed: bool = False) -> Iterator[Any]:
     """The input of a load as its workers' tasks (audit.pieces)."""
@@ -145,8 +148,8 @@ def load_pieces(paths: list[str], max_record_bytes: int = DEFAULT_MAX_RECORD_BYT
     if not analysed:
         # Plain JSON Lines in chunks the workers read, as validate's are: this process has the writes to do.
         return pieces(paths, max_record_bytes, batch=batch, batch_bytes=BATCH_BYTES)
-    # the analysis takes a second or more a game: a worker's task stays a batch of games
-    return record_batches(read_records(paths, max_record_bytes), batch, BATCH_BYTES)
+    # the analysis takes seconds a game: a task of a few games keeps every worker busy to the end
+    return record_batches(read_records(paths, max_record_bytes), min(batch, ANALYSED_BATCH_GAMES), BATCH_BYTES)
 
 
 class _Transaction:
