@@ -366,6 +366,9 @@ def test_load_analyze_stores_costs_and_accuracy(tmp_path):
     assert [r[6] for r in split] == [False] * 3 + [True] * 3  # 09's deal ended by a claim
     luck = store.query(db, "SELECT player, deals, skill FROM player_luck ORDER BY player").rows
     assert [r[:2] for r in luck] == [("alice", 2), ("bob", 2), ("carol", 2)] and luck[2][2] <= -1
+    # luck against the field: par above the role's mean, so over everyone it sums to nothing
+    field = store.query(db, "SELECT sum(deals * mean_luck_vs_role), count(*) FROM player_luck").rows[0]
+    assert abs(field[0]) < 0.01 and field[1] == 3
     st = store.stats(db)
     assert st.accuracy.columns == ["player", "role", "deals", "cards", "cost", "accuracy"] and st.accuracy.rows
     # without --analyze the tables stay empty and stats has no accuracy

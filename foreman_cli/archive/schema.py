@@ -139,9 +139,13 @@ FROM deal_accuracy a JOIN deal_players dp USING (game_id, deal, player)
 WHERE a.cards > 0 GROUP BY a.player, dp.role;
 
 CREATE OR REPLACE VIEW player_luck AS
+WITH split AS (
+    SELECT a.player, a.luck, a.cost, a.gifts, a.claim, a.par - avg(a.par) OVER (PARTITION BY dp.role) AS above_role
+    FROM deal_accuracy a JOIN deal_players dp USING (game_id, deal, player) WHERE a.par IS NOT NULL)
 SELECT player, count(*) AS deals, sum(luck) AS luck, -sum(cost) AS skill, sum(gifts) AS gifts,
-       coalesce(sum(claim), 0) AS claims, round(avg(luck), 3) AS mean_luck, round(-avg(cost), 3) AS mean_skill
-FROM deal_accuracy WHERE par IS NOT NULL GROUP BY player;
+       coalesce(sum(claim), 0) AS claims, round(avg(luck), 3) AS mean_luck, round(-avg(cost), 3) AS mean_skill,
+       round(avg(above_role), 3) AS mean_luck_vs_role
+FROM split GROUP BY player;
 
 CREATE OR REPLACE VIEW head_to_head AS
 SELECT a.player AS player, b.player AS opponent, count(*) AS games,
