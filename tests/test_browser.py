@@ -132,13 +132,10 @@ def test_prints_on_a4_without_rows_split_or_the_controls(browser, tmp_path):
 
 
 @pytest.fixture(scope="module")
-def player_page(tmp_path_factory) -> Path:
+def player_page(tmp_path_factory, analysed_archive) -> Path:
     """carol's season page from three analysed samples."""
-    d = tmp_path_factory.mktemp("player")
-    db, out = d / "a.duckdb", d / "carol.html"
-    samples = [str(SAMPLES / n) for n in ("01-clean-win.json", "02-four-deals.json", "09-contested-claim.json")]
-    assert runner.invoke(app, ["load", *samples, "--db", str(db), "--analyze", "--quiet"]).exit_code == 0
-    res = runner.invoke(app, ["player", "carol", "--db", str(db), "--html", str(out)])
+    out = tmp_path_factory.mktemp("player") / "carol.html"
+    res = runner.invoke(app, ["player", "carol", "--db", analysed_archive, "--html", str(out)])
     assert res.exit_code == 0, res.output
     return out
 

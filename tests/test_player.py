@@ -20,12 +20,9 @@ runner = CliRunner()
 SAMPLES = Path(__file__).resolve().parent.parent / "samples"
 
 
-@pytest.fixture(scope="module")
-def analysed(tmp_path_factory) -> str:
-    db = str(tmp_path_factory.mktemp("player") / "a.duckdb")
-    samples = [str(SAMPLES / n) for n in ("01-clean-win.json", "02-four-deals.json", "09-contested-claim.json")]
-    assert runner.invoke(app, ["load", *samples, "--db", db, "--analyze", "--quiet"]).exit_code == 0
-    return db
+@pytest.fixture
+def analysed(analysed_archive) -> str:
+    return analysed_archive
 
 
 def test_the_season_splits_into_luck_skill_and_gifts_as_the_deals_do(analysed):
