@@ -126,7 +126,7 @@ def _analysed(seed: int, target: int, claims: float):
     return res, analysis.analyze_game(res)
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(0, 10_000), target=st.integers(2, 5), claims=st.sampled_from([0.0, 1.0]))
 def test_every_analysed_deal_splits_its_tricks_into_par_cost_and_gifts(seed, target, claims):
     res, a = _analysed(seed, target, claims)

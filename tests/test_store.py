@@ -379,12 +379,12 @@ def test_load_analyze_stores_costs_and_accuracy(tmp_path):
 
 def test_load_analyze_over_workers_stores_what_one_process_stores(tmp_path):
     from foreman_cli.rules import HouseRules
-    recs = [r for r, _ in generate(9, 4, rules=HouseRules(target=5), max_deals=2, stacked=0.0)]
+    recs = [r for r, _ in generate(6, 4, rules=HouseRules(target=4), max_deals=2, stacked=0.0)]
     path = write(tmp_path, "g.jsonl", recs)
     tables = []
     for jobs in (1, 2):
         db = str(tmp_path / f"j{jobs}.duckdb")
-        assert store.load_paths([path], db, analyze=100_000, jobs=jobs).added == 9
+        assert store.load_paths([path], db, analyze=100_000, jobs=jobs).added == 6
         tables.append([store.query(db, f"SELECT * FROM {t} ORDER BY ALL").rows for t in ("play_costs", "deal_accuracy")])
     assert tables[0] == tables[1] and tables[0][0] and tables[0][1]
 
