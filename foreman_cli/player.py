@@ -20,6 +20,7 @@ class PeriodSplit:
     skill: int  # -cost
     gifts: int
     claims: int
+    vs_field: float  # luck against the field: par above the archive's mean par for his role, summed
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,15 +75,16 @@ def _periods(deals: list[tuple]) -> list[PeriodSplit]:
     days = sorted({d[0] for d in deals if d[0]})
     by_day = len(days) <= PERIOD_BY_DAY_UP_TO
     groups: dict[str, list[PeriodSplit]] = {}
-    for day, month, par, cost, gifts, claim, luck, tricks, quota in deals:
+    for day, month, par, cost, gifts, claim, luck, tricks, quota, vs_field in deals:
         key = (day if by_day else month) or "undated"
-        groups.setdefault(key, []).append(PeriodSplit(key, 1, tricks - quota, luck, -cost, gifts, claim or 0))
+        groups.setdefault(key, []).append(PeriodSplit(key, 1, tricks - quota, luck, -cost, gifts, claim or 0,
+                                                      vs_field))
     return [_sum(k, v) for k, v in groups.items()]
 
 
 def _sum(period: str, parts: list[PeriodSplit]) -> PeriodSplit:
     return PeriodSplit(period, *(sum(getattr(p, f) for p in parts)
-                                 for f in ("deals", "against_quota", "luck", "skill", "gifts", "claims")))
+                                 for f in ("deals", "against_quota", "luck", "skill", "gifts", "claims", "vs_field")))
 
 
 def lesson_of(row: tuple) -> Lesson | None:

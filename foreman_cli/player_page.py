@@ -95,6 +95,8 @@ def page(r: PlayerReport) -> str:
         t = r.totals
         out.append(f"<p>Over {plural(t.deals, 'wholly analysed deal')}: {t.against_quota:+d} against quota = "
                    f"luck {t.luck:+d} + skill {t.skill:+d} + gifts {t.gifts:+d} + claims {t.claims:+d}.</p>")
+        out.append(f"<p>Luck against the field (par above the archive's mean for his role): {t.vs_field / t.deals:+.2f} "
+                   "a deal. Luck itself is below zero for everyone: par is what he was sure of against perfect play.</p>")
         out.append(split_chart(r.periods))
         out.append('<p class="key">' + "".join(f'<span style="color:{c}">■ {f}</span>' for f, c in PARTS)
                    + "<span>● against quota</span></p>")

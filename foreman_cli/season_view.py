@@ -72,6 +72,8 @@ def player_view(r, out: IO[str] | None = None) -> None:
         con.print(f"Luck and skill over {plural(t.deals, 'wholly analysed deal')}: {t.against_quota:+d} against quota "
                   f"= luck {t.luck:+d} + skill {t.skill:+d} + gifts {t.gifts:+d}"
                   + (f" + claims {t.claims:+d}" if t.claims else ""))
+        con.print(f"Luck against the field (par above the archive's mean for his role): {t.vs_field / t.deals:+.2f} a deal; "
+                  "luck itself is below zero for everyone, par being what he was sure of against perfect play")
         rows = [(p.period, p.deals, p.against_quota, p.luck, p.skill, p.gifts, p.claims) for p in r.periods]
         query_table(QueryResult(["period", "deals", "against quota", "luck", "skill", "gifts", "claims"], iter(rows)),
                     con=con)

@@ -36,6 +36,9 @@ def test_the_season_splits_into_luck_skill_and_gifts_as_the_deals_do(analysed):
     assert (t.against_quota, t.luck, t.skill, t.gifts) == tuple(rows)
     assert {row[0] for row in r.by_role.rows} <= {"D", "L", "R"}
     assert r.games == 3 and len(r.rating) == 3  # a rating point after each of his won games
+    # luck against the field is par above the role's mean: over every player it sums to nothing
+    field = sum(player_report(analysed, p, lessons=0).totals.vs_field for p in ("alice", "bob", "carol"))
+    assert abs(field) < 1e-9
 
 
 def test_each_position_to_learn_from_is_the_recorded_one(analysed):

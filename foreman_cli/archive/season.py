@@ -16,7 +16,7 @@ class PlayerRows:
 
     games: int
     wins: int
-    deals: list[tuple]  # (day, month, par, cost, gifts, claim, luck, tricks, quota) of his wholly analysed deals
+    deals: list[tuple]  # (day, month, par, cost, gifts, claim, luck, tricks, quota, par above his role's mean)
     by_role: QueryResult  # role, cards, cost, accuracy
     by_trick: QueryResult  # trick, cards, cost, accuracy
     head_to_head: QueryResult  # opponent, games, wins, losses
@@ -32,10 +32,13 @@ def player_rows(path: str, name: str, costly: int = 10) -> PlayerRows:
         games, wins = con.execute("SELECT count(*), count(*) FILTER (WHERE won) FROM player_games WHERE player = $p",
                                   p).fetchone()
         deals = con.execute("""
-            SELECT strftime(g.played_at, '%Y-%m-%d'), strftime(g.played_at, '%Y-%m'), a.par, a.cost, a.gifts,
-                   a.claim, a.luck, dp.tricks, dp.quota
-            FROM deal_accuracy a JOIN deal_players dp USING (game_id, deal, player) JOIN games g ON g.id = a.game_id
-            WHERE a.player = $p AND a.par IS NOT NULL ORDER BY g.played_at NULLS LAST, a.game_id, a.deal""", p).fetchall()
+            WITH field AS (
+                SELECT a.*, dp.tricks, dp.quota, a.par - avg(a.par) OVER (PARTITION BY dp.role) AS above_role
+                FROM deal_accuracy a JOIN deal_players dp USING (game_id, deal, player) WHERE a.par IS NOT NULL)
+            SELECT strftime(g.played_at, '%Y-%m-%d'), strftime(g.played_at, '%Y-%m'), f.par, f.cost, f.gifts,
+                   f.claim, f.luck, f.tricks, f.quota, f.above_role
+            FROM field f JOIN games g ON g.id = f.game_id
+            WHERE f.player = $p ORDER BY g.played_at NULLS LAST, f.game_id, f.deal""", p).fetchall()
         rows = PlayerRows(
             games, wins, deals,
             _result(con, """SELECT dp.role, count(*) AS cards, sum(c.cost) AS cost,
