@@ -47,10 +47,6 @@ class LuckSkill:
     def skill(self) -> int:
         return -self.cost
 
-    def holds(self) -> bool:
-        """The identity every analysed deal keeps (a deal where it fails is a bug)."""
-        return self.tricks == self.par - self.cost + self.gifts + (self.claim or 0)
-
 
 @dataclass(frozen=True, slots=True)
 class DealAnalysis:
@@ -66,7 +62,7 @@ class DealAnalysis:
     @property
     def exact(self) -> bool:
         """True when every figure of every play was solved (costs and sure tricks alike)."""
-        return all(p.cost is not None and None not in p.sure_before for p in self.plays)
+        return _all_solved(self.plays)
 
     def player_totals(self, seat: int) -> tuple[int, int, float | None]:
         """(cards analysed, their total cost, share with cost 0) for a seat."""
@@ -182,6 +178,11 @@ def analyze_deal(data: GameData, n: int, deal: DealResult, from_trick: int = 1,
     return DealAnalysis(n, from_trick, tuple(plays), _turned(starts, winner, b.target), stopped, split)
 
 
+def _all_solved(plays: Iterable[PlayAnalysis]) -> bool:
+    """Every figure of these plays solved within the budget: costs and sure tricks alike."""
+    return all(p.cost is not None and None not in p.sure_before for p in plays)
+
+
 def _end_values(b: Board, deal: DealResult, searches: list[core.SureTricks], budget: int | None,
                 guess: list[int | None]) -> tuple[int | None, ...] | None:
     """Each seat's sure tricks where the recorded play ends: his tricks when the deal is over, the
@@ -197,7 +198,7 @@ def _split(plays: list[PlayAnalysis], end: tuple[int | None, ...], deal: DealRes
            over: bool) -> tuple[LuckSkill, LuckSkill, LuckSkill] | None:
     """Par, cost and gifts of each seat (docs/analysis.md, "Luck and skill"), when every position
     of the deal was solved; None otherwise."""
-    if None in end or any(p.cost is None or None in p.sure_before for p in plays):
+    if None in end or not _all_solved(plays):
         return None
     values = [p.sure_before for p in plays] + [end]
     out = []

@@ -320,8 +320,6 @@ def fairness(
     raise typer.Exit(1 if result.flagged else 0)
 
 
-
-
 @app.command()
 @guarded
 def load(

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from typing import Callable, Iterator
 
 from .cards import CANONICAL, EN_TOKENS, names, parse_token
-from .player import Lesson, lesson_of
+from .player import Lesson, game_data, lesson_of
 from .words import plural
 
 QUIT = {"q", "quit", "exit"}
@@ -52,14 +52,12 @@ def run_drill(rows: list[tuple], lines: Iterator[str], say: Callable[[str], None
     """Put each costly position of `rows` (archive.season.player_rows' `costly`) to the player, read
     his card from `lines`, and say what it comes to; returns (positions answered, among the best)."""
     from .analysis import card_values
-    from .audit import check_record
-    from .reader import RawRecord
     from .season_view import lesson_words
     answered = best_found = 0
     for n, row in enumerate(rows, 1):
-        lesson = lesson_of(row)
-        data = check_record(RawRecord(row[0], 1, row[-1])).data
-        values = card_values(data, lesson.deal, lesson.trick, lesson.played, budget) if lesson and data else None
+        data = game_data(row[0], row[-1])
+        lesson = lesson_of(row, data)
+        values = card_values(data, lesson.deal, lesson.trick, lesson.played, budget) if lesson else None
         if lesson is None or values is None:
             continue
         say(f"Position {n} of {len(rows)}")

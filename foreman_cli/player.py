@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 from .ratings import RatingPoint
+from .records import GameData
 
 PERIOD_BY_DAY_UP_TO = 62  # a season of up to this many days is shown evening by evening, a longer one by month
 
@@ -63,11 +65,12 @@ def player_report(db: str, name: str, lessons: int = 10) -> PlayerReport:
     from . import archive
     from .archive.season import player_rows
     rows = player_rows(db, name, lessons)
-    history = archive.ratings(db, keep_history=True).history.get(name, [])
+    history = archive.ratings(db, history_of=name).history.get(name, [])
     periods = _periods(rows.deals)
+    lessons_found = (lesson_of(row, game_data(row[0], row[-1])) for row in rows.costly)
     return PlayerReport(name, rows.games, rows.wins, periods, _sum("season", periods) if periods else None,
                         history, rows.by_role, rows.by_trick, rows.head_to_head,
-                        [x for x in map(lesson_of, rows.costly) if x is not None])
+                        [x for x in lessons_found if x is not None])
 
 
 def _periods(deals: list[tuple]) -> list[PeriodSplit]:
@@ -87,24 +90,30 @@ def _sum(period: str, parts: list[PeriodSplit]) -> PeriodSplit:
                                  for f in ("deals", "against_quota", "luck", "skill", "gifts", "claims", "vs_field")))
 
 
-def lesson_of(row: tuple) -> Lesson | None:
-    """A costly card's position, replayed from the stored record (None if the record no longer gives it)."""
+@lru_cache(maxsize=8)
+def game_data(game_id: str, raw: str) -> GameData | None:
+    """A stored record decoded for replay (None if it no longer decodes): the positions of one game
+    are often several of a player's costliest cards, and the drill searches them again."""
     from .audit import check_record
+    from .reader import RawRecord
+    return check_record(RawRecord(game_id, 1, raw)).data
+
+
+def lesson_of(row: tuple, data: GameData | None) -> Lesson | None:
+    """A costly card's position, replayed from its game (None if the record no longer gives it)."""
     from .cards import CARD_OF
     from .engine import position_at
-    from .reader import RawRecord
-    game_id, deal, trick, card, sure_before, best, cost, raw = row
-    res = check_record(RawRecord(game_id, 1, raw))
-    if res.data is None:
+    game_id, deal, trick, card, sure_before, best, cost, _ = row
+    if data is None:
         return None
-    pos = position_at(res.data, deal, trick)
-    cards = [CARD_OF[t] for t in res.data.deals[deal - 1].tricks[trick - 1].cards]
+    pos = position_at(data, deal, trick)
+    cards = [CARD_OF[t] for t in data.deals[deal - 1].tricks[trick - 1].cards]
     played = CARD_OF[card]
     if pos is None or played not in cards:
         return None
     at = cards.index(played)
     seats = [(pos.to_move + i) % 3 for i in range(3)]
     hand = tuple(sorted(pos.hands[seats[at]]))
-    return Lesson(game_id, deal, trick, seats[at], res.data.players, hand,
+    return Lesson(game_id, deal, trick, seats[at], data.players, hand,
                   tuple((seats[i], cards[i]) for i in range(at)), played,
                   tuple(CARD_OF[c] for c in best or ()), sure_before, cost)

@@ -20,7 +20,6 @@ class WonGame:
     winner: int  # seat
     dealer: int  # seat of the deciding deal's dealer
     tricks: tuple[int, int, int]  # in the deciding deal, when play stopped
-    quotas: tuple[int, int, int]
 
     def ranks(self) -> list[int]:
         """The game's order of finish: the winner first, the other two by their tricks in the
@@ -72,11 +71,12 @@ class Ratings:
     history: dict[str, list[RatingPoint]] = field(default_factory=dict)
 
 
-def rate_games(games: Iterable[WonGame], role_term: bool = True, keep_history: bool = False) -> Ratings:
+def rate_games(games: Iterable[WonGame], role_term: bool = True, history_of: str | None = None) -> Ratings:
     """Rate the players of `games`, taken in the order given (the order played).
 
     With `role_term` each seat's team is the player and his role in the deciding deal, so a win
-    that the role made likely moves the player's rating less.
+    that the role made likely moves the player's rating less. With `history_of`, that player's
+    rating after each of his games is kept (Ratings.history).
     """
     from openskill.models import PlackettLuce  # the ratings commands only
     model = PlackettLuce()
@@ -86,8 +86,9 @@ def rate_games(games: Iterable[WonGame], role_term: bool = True, keep_history: b
     loss, n = 0.0, 0
     for g in games:
         names = _team_names(g, role_term)
-        teams = [[state.get(name) or state.setdefault(name, model.rating(name=name)) for name in team]
-                 for team in names]
+        for name in (name for team in names for name in team if name not in state):
+            state[name] = model.rating(name=name)
+        teams = [[state[name] for name in team] for team in names]
         loss -= math.log(max(model.predict_win(teams)[g.winner], 1e-12))
         n += 1
         for team, team_names in zip(model.rate(teams, ranks=g.ranks()), names):
@@ -96,9 +97,8 @@ def rate_games(games: Iterable[WonGame], role_term: bool = True, keep_history: b
             c = counts.setdefault(p, [0, 0])
             c[0] += 1
             c[1] += s == g.winner
-            if keep_history:
-                r = state[p]
-                history.setdefault(p, []).append(RatingPoint(g.id, g.played_at, r.mu, r.sigma))
+            if p == history_of:
+                history.setdefault(p, []).append(RatingPoint(g.id, g.played_at, state[p].mu, state[p].sigma))
     players = [PlayerRating(p, state[p].mu, state[p].sigma, *counts[p]) for p in counts]
     roles = [PlayerRating(r, state["role " + r].mu, state["role " + r].sigma, n, 0)
              for r in ROLES if role_term and "role " + r in state]

@@ -23,7 +23,7 @@ def ratings(
 ) -> None:
     """A rating per player from every won game in the archive, in the order played.
 
-    OpenSkill's Plackett-Luce model: the winner first, the other two by their quota outcome in the
+    OpenSkill's Plackett-Luce model: the winner first, the other two by their tricks in the
     deciding deal; the role each had in that deal is rated beside him. Ranked by mu - 3 sigma;
     provisional below 10 games. The same archive gives the same ratings.
 

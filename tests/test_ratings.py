@@ -79,16 +79,16 @@ def test_a_season_keeps_its_games_and_says_what_a_bad_one_is(season):
 
 
 def test_the_order_of_finish_ranks_the_winner_first_then_by_tricks_ties_tied():
-    g = WonGame("g", None, ("a", "b", "c"), winner=1, dealer=0, tricks=(3, 12, 1), quotas=(8, 5, 3))
+    g = WonGame("g", None, ("a", "b", "c"), winner=1, dealer=0, tricks=(3, 12, 1))
     assert g.ranks() == [2, 1, 3] and [g.role(s) for s in range(3)] == ["D", "L", "R"]
     # by tricks, not by quota outcome: the dealer a (3 of 8) finishes ahead of c (1 of 3)
-    tie = WonGame("g", None, ("a", "b", "c"), winner=0, dealer=2, tricks=(12, 2, 2), quotas=(3, 8, 5))
+    tie = WonGame("g", None, ("a", "b", "c"), winner=0, dealer=2, tricks=(12, 2, 2))
     assert tie.ranks() == [1, 2, 2]
 
 
 def test_a_player_with_few_games_is_provisional():
     games = [WonGame(f"g{i}", None, ("a", "b", "c") if i % 2 else ("a", "b", "d"), winner=i % 3, dealer=i % 3,
-                     tricks=(12, 2, 2), quotas=(8, 5, 3)) for i in range(2 * PROVISIONAL_GAMES)]
+                     tricks=(12, 2, 2)) for i in range(2 * PROVISIONAL_GAMES)]
     r = {p.player: p for p in rate_games(games).players}
     assert not r["a"].provisional and r["c"].games == PROVISIONAL_GAMES and not r["c"].provisional
     short = {p.player: p for p in rate_games(games[:PROVISIONAL_GAMES]).players}

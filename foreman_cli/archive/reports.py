@@ -28,16 +28,11 @@ def stats(path: str, player: str | None = None) -> Stats:
     params = {"p": player} if player else {}
 
     def q(sql: str) -> QueryResult:
-        cur = con.execute(sql, params)
-        return QueryResult([d[0] for d in cur.description], cur.fetchall())
+        return result_of(con, sql, params)
 
     try:
-        if player is not None and not con.execute("SELECT 1 FROM game_players WHERE player = $p LIMIT 1",
-                                                  params).fetchone():
-            known = [r[0] for r in con.execute("SELECT DISTINCT player FROM game_players ORDER BY player").fetchall()]
-            raise UsageError(f"--player {player!r}: no such player in {path}",
-                             hint=f"known: {', '.join(known[:30])}{' ...' if len(known) > 30 else ''}"
-                             if known else "the archive holds no games yet")
+        if player is not None:
+            require_player(con, player, f"--player {player!r}: no such player in {path}")
         return Stats(
             players=q(f"SELECT * FROM player_summary {where} ORDER BY wins DESC, player"),
             roles=q(f"SELECT * FROM player_roles {where} ORDER BY player, role"),
@@ -50,6 +45,21 @@ def stats(path: str, player: str | None = None) -> Stats:
         raise DatabaseError(f"{path} is not a foreman archive: {str(e).splitlines()[0]}") from None
     finally:
         con.close()
+
+
+def result_of(con: duckdb.DuckDBPyConnection, sql: str, params: dict) -> QueryResult:
+    """A query's columns and all its rows."""
+    cur = con.execute(sql, params)
+    return QueryResult([d[0] for d in cur.description], cur.fetchall())
+
+
+def require_player(con: duckdb.DuckDBPyConnection, name: str, message: str) -> None:
+    """Refuse a name the archive does not hold with `message`, naming the players it does hold."""
+    if con.execute("SELECT 1 FROM game_players WHERE player = $p LIMIT 1", {"p": name}).fetchone():
+        return
+    known = [r[0] for r in con.execute("SELECT DISTINCT player FROM game_players ORDER BY player").fetchall()]
+    raise UsageError(message, hint=f"known: {', '.join(known[:30])}{' ...' if len(known) > 30 else ''}"
+                     if known else "the archive holds no games yet")
 
 
 def dealt_hands(path: str):
@@ -77,12 +87,13 @@ def dealt_hands(path: str):
         con.close()
 
 
-def ratings(path: str, season: str | None = None, keep_history: bool = False):
+def ratings(path: str, season: str | None = None, history_of: str | None = None):
     """`foreman ratings`: every player's rating from the won games of the archive (of a season,
-    `FROM..TO`), in the order played (ratings.py)."""
+    `FROM..TO`), in the order played (ratings.py); with `history_of`, that player's rating after
+    each of his games too."""
     from ..ratings import rate_games, season_bounds
     start, end = season_bounds(season)
-    return rate_games(won_games(path, start, end), keep_history=keep_history)
+    return rate_games(won_games(path, start, end), history_of=history_of)
 
 
 def won_games(path: str, start: str | None = None, end: str | None = None):
@@ -100,13 +111,13 @@ def won_games(path: str, start: str | None = None, end: str | None = None):
     try:
         cur = con.execute(f"""
             SELECT g.id, strftime(g.played_at, '%Y-%m-%dT%H:%M:%SZ'), g.players,
-                   list_position(g.players, g.winner) - 1, d.dealer_seat, d.won, d.quotas
+                   list_position(g.players, g.winner) - 1, d.dealer_seat, d.won
             FROM games g JOIN deal_facts d ON d.game_id = g.id AND d.deal = g.deals_played
             WHERE g.status = 'won'{season}
             ORDER BY g.played_at NULLS LAST, g.series_id NULLS LAST, g.series_seq, g.id""", params)
         while rows := cur.fetchmany(5000):
-            for gid, at, players, winner, dealer, won, quotas in rows:
-                yield WonGame(gid, at, tuple(players), winner, dealer, tuple(won), tuple(quotas))
+            for gid, at, players, winner, dealer, won in rows:
+                yield WonGame(gid, at, tuple(players), winner, dealer, tuple(won))
     except duckdb.CatalogException as e:
         raise DatabaseError(f"{path} is not a foreman archive: {str(e).splitlines()[0]}") from None
     finally:

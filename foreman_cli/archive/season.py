@@ -6,7 +6,8 @@ from dataclasses import dataclass
 
 import duckdb
 
-from ..errors import DatabaseError, UsageError
+from ..errors import DatabaseError
+from .reports import require_player, result_of
 from .sql import QueryResult, read_archive
 
 
@@ -28,7 +29,7 @@ def player_rows(path: str, name: str, costly: int = 10) -> PlayerRows:
     con = read_archive(path)
     p = {"p": name}
     try:
-        _known(con, path, name)
+        require_player(con, name, f"no player {name!r} in {path}")
         games, wins = con.execute("SELECT count(*), count(*) FILTER (WHERE won) FROM player_games WHERE player = $p",
                                   p).fetchone()
         deals = con.execute("""
@@ -41,14 +42,14 @@ def player_rows(path: str, name: str, costly: int = 10) -> PlayerRows:
             WHERE f.player = $p ORDER BY g.played_at NULLS LAST, f.game_id, f.deal""", p).fetchall()
         rows = PlayerRows(
             games, wins, deals,
-            _result(con, """SELECT dp.role, count(*) AS cards, sum(c.cost) AS cost,
+            result_of(con, """SELECT dp.role, count(*) AS cards, sum(c.cost) AS cost,
                                    round(avg(CASE WHEN c.cost = 0 THEN 1 ELSE 0 END), 3) AS accuracy
                             FROM play_costs c JOIN deal_players dp USING (game_id, deal, player)
                             WHERE c.player = $p AND c.cost IS NOT NULL GROUP BY dp.role ORDER BY dp.role""", p),
-            _result(con, """SELECT trick, count(*) AS cards, sum(cost) AS cost,
+            result_of(con, """SELECT trick, count(*) AS cards, sum(cost) AS cost,
                                    round(avg(CASE WHEN cost = 0 THEN 1 ELSE 0 END), 3) AS accuracy
                             FROM play_costs WHERE player = $p AND cost IS NOT NULL GROUP BY trick ORDER BY trick""", p),
-            _result(con, """SELECT opponent, games, wins, losses FROM head_to_head WHERE player = $p
+            result_of(con, """SELECT opponent, games, wins, losses FROM head_to_head WHERE player = $p
                             ORDER BY games DESC, opponent""", p),
             con.execute("""
                 SELECT c.game_id, c.deal, c.trick, c.card, c.sure_before, c.best, c.cost, g.raw
@@ -62,16 +63,3 @@ def player_rows(path: str, name: str, costly: int = 10) -> PlayerRows:
     finally:
         con.close()
 
-
-def _known(con: duckdb.DuckDBPyConnection, path: str, name: str) -> None:
-    if con.execute("SELECT 1 FROM game_players WHERE player = $p LIMIT 1", {"p": name}).fetchone():
-        return
-    known = [r[0] for r in con.execute("SELECT DISTINCT player FROM game_players ORDER BY player").fetchall()]
-    raise UsageError(f"no player {name!r} in {path}",
-                     hint=f"known: {', '.join(known[:30])}{' ...' if len(known) > 30 else ''}"
-                     if known else "the archive holds no games yet")
-
-
-def _result(con: duckdb.DuckDBPyConnection, sql: str, params: dict) -> QueryResult:
-    cur = con.execute(sql, params)
-    return QueryResult([d[0] for d in cur.description], cur.fetchall())
