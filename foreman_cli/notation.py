@@ -184,7 +184,7 @@ class _GameReader:
         read, due, first = [], self.due, len(played)
         for words in tricks:
             head = words[0]
-            if head[-1] == "." and head[:-1].isdigit():
+            if head[-1] == "." and _digits(head[:-1]):
                 if int(head[:-1]) != first + len(read) + 1:
                     return False
                 words = words[1:]
@@ -267,7 +267,7 @@ class _GameReader:
         self.rec["currency"] = _one(args, at, "a currency")
 
     def _series(self, args: list[Token], at: Token) -> None:
-        if len(args) != 2 or not args[1].text.isdigit():
+        if len(args) != 2 or not _digits(args[1].text):
             raise NotationError("series: write ID SEQ (SEQ a whole number)", at.column)
         self.rec["series"] = {"id": args[0].text, "seq": int(args[1].text)}
 
@@ -280,7 +280,7 @@ class _GameReader:
             key, sep, value = a.text.partition("=")
             if not sep:
                 raise NotationError(f"rules: {a.text!r} is not KEY=VALUE", a.column)
-            rules[key] = int(value) if key == "target" and value.isdigit() else value
+            rules[key] = int(value) if key == "target" and _digits(value) else value
 
     def _cards(self, args: list[Token], at: Token) -> None:
         notation = _one(args, at, "'seed' or 'en'")
@@ -314,7 +314,7 @@ class _GameReader:
                 raise NotationError("claimed tricks: write NAME N pairs", args[0].column)
             tricks = claimed.setdefault("tricks", {})
             for name, n in zip(rest[::2], rest[1::2]):
-                if not n.text.isdigit():
+                if not _digits(n.text):
                     raise NotationError(f"claimed tricks: {n.text!r} is not a whole number", n.column)
                 tricks[name.text] = int(n.text)
         elif part == "pay":
@@ -401,8 +401,8 @@ class _GameReader:
 
     def _trick(self, toks: list[Token]) -> None:
         deal, players = self.deals[-1], self.rec["players"]
-        n = len(deal["tricks"]) + 1
-        if toks[0].text.endswith(".") and toks[0].text[:-1].isdigit() and not toks[0].quoted:
+        n, column = len(deal["tricks"]) + 1, toks[0].column
+        if toks[0].text.endswith(".") and _digits(toks[0].text[:-1]) and not toks[0].quoted:
             if int(toks[0].text[:-1]) != n:
                 raise NotationError(f"trick number {toks[0].text} is trick {n} of the deal", toks[0].column)
             toks = toks[1:]
@@ -414,7 +414,7 @@ class _GameReader:
             leader, toks = toks[0].text, toks[2:]
         if leader is None:
             if self.due is None:
-                raise NotationError(f"trick {n}: write its leader (the dealer is not a player)", toks[0].column)
+                raise NotationError(f"trick {n}: write its leader (the dealer is not a player)", column)
             leader = players[self.due]
         cards = [] if len(toks) == 1 and toks[0].text == "-" and not toks[0].quoted else self._trick_cards(toks, n)
         deal["tricks"].append({"leader": leader, "cards": cards})
@@ -486,6 +486,12 @@ def _quick_cards(words: list[str]) -> list[int] | None:
                 return None
         out.append(c)
     return out
+
+
+def _digits(text: str) -> bool:
+    """Whether a word is a whole number as notation writes one: ASCII digits (str.isdigit also
+    takes '²', which int() refuses)."""
+    return text.isascii() and text.isdigit()
 
 
 def _one(args: list[Token], at: Token, what: str) -> str:

@@ -127,6 +127,17 @@ def test_a_line_that_cannot_be_read_is_placed_and_quoted_and_the_next_game_is_re
         assert said in games[0].error and (games[0].error_line, games[0].column) == (4, column)
 
 
+@pytest.mark.parametrize(("lines", "said", "line"), [
+    (["deal carlos", "1."], "trick 1: write its leader", 4),  # a numbered trick of nothing, nobody due
+    (["series friday \u00b2"], "series: write ID SEQ", 3),  # '²' is a digit to str.isdigit, not to int()
+    (["deal alice", "1. AS K Q", "\u0663. KS"], '"\u0663." is not a card', 5),  # an Arabic-Indic three
+])
+def test_a_line_that_looks_numbered_but_is_not_is_an_error_not_a_crash(lines, said, line):
+    text = "\n".join(["game g1", "players alice bob carol", *lines])
+    (game,) = read_games(text.split("\n"))
+    assert game.record is None and said in game.error and game.error_line == line
+
+
 def test_validate_reads_notation_and_json_mixed_and_converts_both_ways(tmp_path):
     fmn = tmp_path / "evening.fmn"
     res = runner.invoke(app, ["convert", str(SAMPLES), "--to", "fmn", "-o", str(fmn)])
