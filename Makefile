@@ -64,7 +64,7 @@ test: $(STAMP)
 	$(BIN)/python -m pytest
 	FOREMAN_PURE=1 $(BIN)/python -m pytest -p no:cacheprovider tests/test_claims.py tests/test_analysis.py \
 	    tests/test_solver.py tests/test_properties.py tests/test_fast_replay.py tests/test_engine.py tests/test_events.py \
-	    tests/test_store.py tests/test_lane.py tests/test_play_records.py
+	    tests/test_store.py tests/test_lane.py tests/test_play_records.py tests/test_notation.py tests/test_notation_stream.py
 
 # Regenerate the golden outputs of the samples (never edit them by hand).
 golden: $(STAMP)
@@ -97,7 +97,7 @@ sanitize: $(STAMP)
 	rm -rf $(SAN) && mkdir -p $(SAN) && cp -r foreman_cli $(SAN)/ && rm -f $(SAN)/foreman_cli/*.so
 	gcc -std=c99 -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer \
 	    -fPIC -shared $$($(BIN)/python -c "import sysconfig; print('-I' + sysconfig.get_paths()['include'])") \
-	    foreman_cli/_core.c -o $(SAN)/foreman_cli/_core$$($(BIN)/python -c "import sysconfig; print(sysconfig.get_config_var('EXT_SUFFIX'))")
+	    foreman_cli/_core.c foreman_cli/_fmn.c -o $(SAN)/foreman_cli/_core$$($(BIN)/python -c "import sysconfig; print(sysconfig.get_config_var('EXT_SUFFIX'))")
 	cd $(SAN) && LD_PRELOAD=$$(gcc -print-file-name=libasan.so):$$(gcc -print-file-name=libubsan.so) \
 	    ASAN_OPTIONS=detect_leaks=0 $(CURDIR)/$(BIN)/python -c "from foreman_cli import core; assert core.NAME == 'C', core.NAME"
 	cd $(SAN) && LD_PRELOAD=$$(gcc -print-file-name=libasan.so):$$(gcc -print-file-name=libubsan.so) \

@@ -30,7 +30,7 @@ if os.environ.get("FOREMAN_SANITIZE"):
     extra += ["-O1", "-g", "-fsanitize=address,undefined", "-fno-omit-frame-pointer"]
 
 setup(
-    ext_modules=[Extension("foreman_cli._core", ["foreman_cli/_core.c"], extra_compile_args=extra,
+    ext_modules=[Extension("foreman_cli._core", ["foreman_cli/_core.c", "foreman_cli/_fmn.c"], extra_compile_args=extra,
                            extra_link_args=["-fsanitize=address,undefined"] if os.environ.get("FOREMAN_SANITIZE") else [],
                            optional=True)],
     cmdclass={"build_ext": OptionalBuildExt},

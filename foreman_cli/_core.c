@@ -1471,7 +1471,12 @@ static PyObject *lane_codes(PyObject *self, PyObject *args) {
     Py_RETURN_NONE;
 }
 
+PyObject *fmn_game(PyObject *self, PyObject *arg); /* _fmn.c */
+
 static PyMethodDef core_methods[] = {
+    {"fmn_game", fmn_game, METH_O,
+     "fmn_game(text): the JSON text of the record a game's lines of notation hold, its 'game' line first, or None "
+     "for a game the reference must read (notation.read_games is the reference)."},
     {"lane_codes", lane_codes, METH_VARARGS,
      "lane_codes(blocks, index, n_tricks, columns): append deal `index` of the lane's blocks, its first n_tricks "
      "tricks, to the archive's nine flat columns as deal_codes does (archive.staging.deal_codes is the reference)."},

@@ -42,20 +42,18 @@ def check_record(raw: RawRecord, overrides: dict[str, Any] | None = None, fast: 
             line = raw.line + (data.line - 1 if data.line else 0)
             fs = [RecordSyntax(problem=p.message, line=line, column=data.column, path=p.path) for p in data.problems]
         else:
-            fs = [RecordSchema(problem=p.message, path=p.path, line=_placed(p.path, raw.places)) for p in data.problems]
+            fs = [RecordSchema(problem=p.message, path=p.path, line=_placed(raw, p.path)) for p in data.problems]
         return GameResult(id=data.id, source=raw.where, status=Status.INVALID, findings=fs, text=raw.text,
                           fingerprint=_fingerprint(raw.text))
     return engine.replay(data, source=raw.where, text=raw.text, fingerprint=_fingerprint(raw.text))
 
 
-def _placed(path: str, places: dict[str, int] | None) -> int | None:
-    """The line of a notation game that wrote the field at `path` (or its nearest written parent)."""
-    while places is not None and path:
-        if path in places:
-            return places[path]
-        cut = max(path.rfind("."), path.rfind("["))
-        path = path[:cut] if cut > 0 else ""
-    return None
+def _placed(raw: RawRecord, path: str) -> int | None:
+    """The line of a notation game that wrote the field at `path`; None for JSON."""
+    if raw.notation is None:
+        return None
+    from .notation_stream import line_of  # only for a notation game with a schema problem
+    return line_of(raw.notation, raw.line, path)
 
 
 def _fingerprint(text: str) -> bytes:

@@ -87,13 +87,13 @@ def _content(line: str) -> str:
     return line
 
 
-def read_games(lines: Iterable[str]) -> Iterator[ReadGame]:
+def read_games(lines: Iterable[str], first: int = 1) -> Iterator[ReadGame]:
     """Every game of notation's lines (a text's `splitlines()`, or a file read line by line), in
-    order; a game with a line that cannot be read is its error, and reading goes on at the next
-    `game` line."""
+    order, the first line numbered `first`; a game with a line that cannot be read is its error,
+    and reading goes on at the next `game` line."""
     game: _GameReader | None = None
     skipping = False
-    for number, line in enumerate(lines, 1):
+    for number, line in enumerate(lines, first):
         line = line.rstrip("\r\n")
         if game is not None and not skipping and game.quick(line, number):
             continue  # a plain line of tricks or cards, read without tokens

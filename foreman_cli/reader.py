@@ -36,7 +36,7 @@ class RawRecord:
     error: str | None = None  # the syntax problem, when the text could not be cut out
     column: int | None = None
     span: tuple[int, int] | None = None  # where the text lies in its file (offset, bytes): a load maps it
-    places: dict[str, int] | None = None  # a notation game's JSON paths and the lines that wrote them
+    notation: str | None = None  # a notation game's own lines: where a field was written is read from them again
 
     @property
     def where(self) -> str:
@@ -145,20 +145,10 @@ def is_notation(head: bytes) -> bool:
 
 
 def read_notation(stream: BinaryIO, name: str) -> Iterator[RawRecord]:
-    """The games of a `.fmn` stream, read line by line: each its record's JSON text, or its error."""
-    from . import notation  # only for notation files
-    text = io.TextIOWrapper(stream, encoding="utf-8-sig", errors="strict", newline="")
-    try:
-        for g in notation.read_games(text):
-            if g.record is not None:
-                text_of = json.dumps(g.record, ensure_ascii=False, separators=(",", ":"))
-                yield RawRecord(name, g.line, text_of, places=g.places)
-            else:
-                yield RawRecord(name, g.error_line, None, column=g.column, error=g.error)
-    except UnicodeDecodeError as e:
-        yield RawRecord(name, 1, None, error=f"not UTF-8 text: byte {e.object[e.start]:#04x}")
-    finally:
-        text.detach()
+    """The games of a `.fmn` stream, each its record's JSON text or its error."""
+    from .notation_stream import read_notation as games  # only for notation
+    for g in games(stream):
+        yield RawRecord(name, g.line, g.text, error=g.error, column=g.column, notation=g.game)
 
 
 def read_stream(stream: BinaryIO, name: str, max_record_bytes: int = DEFAULT_MAX_RECORD_BYTES,

@@ -243,7 +243,8 @@ def replay_lines(lines: list[str]) -> GameState:
     g = games[-1]
     if g.record is None:
         return GameState(lines, problem=g.error, problem_line=g.error_line)
-    raw = RawRecord("journal", 1, json.dumps(g.record, ensure_ascii=False, separators=(",", ":")), places=g.places)
+    raw = RawRecord("journal", 1, json.dumps(g.record, ensure_ascii=False, separators=(",", ":")),
+                    notation="\n".join(lines))
     res = audit.check_record(raw)
     if res.status == "invalid":
         f = res.findings[0]

@@ -35,7 +35,7 @@ def _struct(*fields: tuple[str, Any]) -> StructType:
 S, I, L = StringType(), IntegerType(), LongType()
 # A record frame: one row a record as cut from its file, in input order by (file_index, line).
 RECORDS = _struct(("file_index", I), ("file", S), ("line", L), ("value", S), ("error", S), ("column", I),
-                  ("places", S))
+                  ("notation", S))
 VIOLATION = _struct(("code", S), ("severity", S), ("deal", I), ("trick", I), ("pass", I), ("player", S),
                     ("card", S), ("path", S), ("message", S), ("evidence", S))
 # The columns of `validate --json`; a violation's evidence is JSON text.
@@ -165,14 +165,13 @@ def _raw_batch(rows: list[RawRecord], fidx: list[int]) -> pa.RecordBatch:
         "value": pa.array([r.text for r in rows], pa.string()),
         "error": pa.array([r.error for r in rows], pa.string()),
         "column": pa.array([r.column for r in rows], pa.int32()),
-        "places": pa.array([json.dumps(r.places) if r.places else None for r in rows], pa.string()),
+        "notation": pa.array([r.notation for r in rows], pa.string()),
     })
 
 
 def _raws(b: pa.RecordBatch) -> list[RawRecord]:
-    cols = [b.column(c).to_pylist() for c in ("file", "line", "value", "error", "column", "places")]
-    return [RawRecord(f, ln, v, error=e, column=c, places=json.loads(p) if p else None)
-            for f, ln, v, e, c, p in zip(*cols)]
+    cols = [b.column(c).to_pylist() for c in ("file", "line", "value", "error", "column", "notation")]
+    return [RawRecord(f, ln, v, error=e, column=c, notation=n) for f, ln, v, e, c, n in zip(*cols)]
 
 
 # ---- per game ---------------------------------------------------------------------------------
