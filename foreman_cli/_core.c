@@ -793,6 +793,40 @@ static int clean_codes(const DealCodes *d, int highest, int target, int pickup, 
     return plain_tricks(d, m, L, target, t);
 }
 
+/* A record of the play alone with nothing it proves amiss (seen.py words what it proves): every
+ * trick led by the player due with three cards never played before, and no player playing a suit
+ * he showed out of earlier (he held that card then); tallied as plain_tricks does. */
+static int plain_play(const DealCodes *d, int target, DealTally *t) {
+    u64 played = 0, out[3] = {0, 0, 0};
+    int due = (d->dealer + 1) % 3;
+    if (d->dealer < 0 || d->dealer > 2) return -1;
+    memset(t, 0, sizeof *t);
+    for (int i = 0; i < d->ntricks; i++) {
+        const unsigned char *tr = d->trick[i];
+        if (tr[0] != due) return -1;
+        int w = due, best = -1;
+        u64 led = 0;
+        for (int j = 0; j < 3; j++) {
+            int p = (due + j) % 3, c = tr[1 + j];
+            if (c > 51) return -1;
+            u64 b = 1ULL << c;
+            if ((played & b) || (out[p] & b)) return -1;
+            played |= b;
+            if (j == 0) led = SM(SUIT(c));
+            else if (!(b & led)) out[p] |= led;
+            if ((b & led) && c > best) { w = p; best = c; }
+        }
+        t->won[w]++;
+        t->winners[t->ntricks++] = (unsigned char)w;
+        due = w;
+        if (t->won[w] == target) {
+            t->decided = 1;
+            return i + 1 < d->ntricks ? -1 : 0;
+        }
+    }
+    return 0;
+}
+
 static PyObject *S_from, *S_to, *S_card, *S_returned, *S_leader, *S_cards;
 
 /* The code of a token (or a seat of a name) from a dict, or 255 (unknown: the full replay says so). */
@@ -822,6 +856,8 @@ static unsigned char attr_code(PyObject *obj, PyObject *attr, PyObject *table, i
 }
 
 /* The decoder's structs of one deal as codes; -1 when a list has the wrong length. */
+static int deal_tricks(DealCodes *d, PyObject *tricks, PyObject *seats, PyObject *cards);
+
 static int deal_from_structs(DealCodes *d, PyObject *hands, PyObject *kitty, PyObject *passes, PyObject *discards,
                              PyObject *tricks, PyObject *seats, PyObject *cards) {
     if (!PyTuple_Check(hands) || PyTuple_GET_SIZE(hands) != 3 || !PyList_Check(passes) || !PyList_Check(tricks)
@@ -836,6 +872,12 @@ static int deal_from_structs(DealCodes *d, PyObject *hands, PyObject *kitty, PyO
             d->pass[i][k] = attr_code(PyList_GET_ITEM(passes, i), attrs[k], k < 2 ? seats : cards, k < 2 ? 3 : 52);
             if (PyErr_Occurred()) return -1;
         }
+    return deal_tricks(d, tricks, seats, cards);
+}
+
+/* A deal's tricks as codes: -1 for more than sixteen or a trick not of three cards. */
+static int deal_tricks(DealCodes *d, PyObject *tricks, PyObject *seats, PyObject *cards) {
+    if (!PyList_Check(tricks) || PyList_GET_SIZE(tricks) > 16) return -1;
     d->ntricks = (int)PyList_GET_SIZE(tricks);
     for (int i = 0; i < d->ntricks; i++) {
         PyObject *t = PyList_GET_ITEM(tricks, i), *cs = PyObject_GetAttr(t, S_cards);
@@ -863,13 +905,17 @@ static PyObject *clean_deal(PyObject *self, PyObject *args) {
     DealCodes d;
     DealTally t;
     d.dealer = dealer;
-    int r = deal_from_structs(&d, hands, kitty, passes, discards, tricks, seats, cards);
+    /* a record of the play alone: no hands, kitty, passes nor discards */
+    int seen = hands == Py_None && kitty == Py_None && passes == Py_None && discards == Py_None;
+    int r = seen ? deal_tricks(&d, tricks, seats, cards) : deal_from_structs(&d, hands, kitty, passes, discards,
+                                                                                tricks, seats, cards);
     if (PyErr_Occurred()) {
         if (!PyErr_ExceptionMatches(PyExc_AttributeError) && !PyErr_ExceptionMatches(PyExc_TypeError)) return NULL;
         PyErr_Clear();  /* an odd object: the full replay looks at it */
         r = -1;
     }
-    if (r < 0 || clean_codes(&d, highest, target, pickup, &t) < 0) Py_RETURN_NONE;
+    if (r < 0 || (seen ? plain_play(&d, target, &t) : clean_codes(&d, highest, target, pickup, &t)) < 0)
+        Py_RETURN_NONE;
     return tally_tuple(&t);
 }
 
@@ -1484,7 +1530,8 @@ static PyMethodDef core_methods[] = {
      "count_lines(buffer, start, end): the newlines in buffer[start:end] (reader.count_lines is the reference)."},
     {"clean_deal", clean_deal, METH_VARARGS,
      "clean_deal(hands, kitty, passes, discards, tricks, seats, dealer, highest, target, cards, pickup=False): "
-     "(won0, won1, won2, winners, decided) for a deal with nothing amiss, else None (engine.py replays in full)."},
+     "(won0, won1, won2, winners, decided) for a deal with nothing amiss, else None (engine.py replays in full); "
+     "hands, kitty, passes and discards all None for a record of the play alone."},
     {"deal_codes", deal_codes, METH_VARARGS,
      "deal_codes(deal, players, seats, cards, n_tricks, columns): append a deal's kitty, discards, hands, "
      "passes and first n_tricks tricks as codes to the archive's nine flat columns (archive.staging.deal_codes is the reference)."},

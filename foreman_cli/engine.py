@@ -11,7 +11,7 @@ from .board import (DISCARDS, HAND_SIZE, KITTY_SIZE, TRICKS_PER_DEAL, Hands, Pos
                     returns_allowed, revokes, role, trick_winner, wrong_return)
 from .cards import BIT, BIT_OF, CANONICAL, CARD_OF, SUIT_MASK, SUIT_OF, SUITS, hand_cards, names, sort_cards
 from .outcome import game_result, quotas
-from .records import GameData, is_full
+from .records import GameData, is_full, is_play_alone
 from .results import DealResult, GameResult
 
 if TYPE_CHECKING:  # the events load only for a traced replay, the claims' judge for a claim
@@ -122,7 +122,7 @@ def _run(g: GameData, source: str, trace: ev.Visitor | None, stop_at: tuple[int,
         dealer = g.seat[d.dealer]
         _deal_started(ctx, dn, d, dealer, prev_dealer)
         prev_dealer = dealer
-        plain = fast is not None and d.claim is None and d.left is None and is_full(d)
+        plain = fast is not None and d.claim is None and d.left is None and (is_full(d) or is_play_alone(d))
         out = _fast_deal(ctx, fast, dn, d, dealer, len(g.deals)) if plain else None
         if out is None:
             out = _replay_deal(ctx, dn, d, dealer, stop_at, len(g.deals))
@@ -161,7 +161,7 @@ def _deal_started(ctx: _Game, dn: int, d, dealer: int, prev_dealer: int | None) 
 def _fast_deal(ctx: _Game, fast, dn: int, d, dealer: int, n_deals: int):
     """A deal with nothing amiss, tallied in one compiled pass; None when it needs the full replay."""
     players, target = ctx.players, ctx.rules.target
-    dealt = (d.hands[players[0]], d.hands[players[1]], d.hands[players[2]])
+    dealt = None if d.hands is None else (d.hands[players[0]], d.hands[players[1]], d.hands[players[2]])
     r = fast(dealt, d.kitty, d.passes, d.discards, d.tricks, ctx.seat, dealer, ctx.highest, target, CARD_OF, ctx.pickup)
     if r is None:
         return None

@@ -296,6 +296,11 @@ def is_full(deal: Any) -> bool:
     return deal.hands is not None and deal.kitty is not None and deal.passes is not None and deal.discards is not None
 
 
+def is_play_alone(deal: Any) -> bool:
+    """Whether a deal records none of its hands, kitty, passes and discards: the tricks alone."""
+    return deal.hands is None and deal.kitty is None and deal.passes is None and deal.discards is None
+
+
 def names_ok(deals: list[Any], seat: dict[str, int]) -> bool:
     """Every deal's hands, dealer, leaders, passes, claim and `left` name only the three players,
     the hands and `left`, when recorded, each of the three."""

@@ -65,6 +65,45 @@ def test_the_compiled_pass_leaves_the_replay_as_the_reference_gives_it(decoded, 
     assert any(r[0]["violations"] for r in without) and any(not r[0]["violations"] for r in without)
 
 
+def _played_alone(rnd: random.Random):
+    """The games as records of the play alone (foreman/1.2, some deals with `left`), and copies with
+    two cards of a deal's tricks swapped: revokes shown by a later card, leads out of turn, cards
+    played twice."""
+    import json
+    from foreman_cli.generate import as_seen
+    for rec, _ in _games():
+        seen = as_seen(rec, {dn: rnd.random() < 0.1 for dn in range(1, len(rec["deals"]) + 1)})
+        yield seen
+        swapped = json.loads(json.dumps(seen))
+        for deal in swapped["deals"]:
+            cards = [(t, i) for t in deal["tricks"] for i in range(len(t["cards"]))]
+            if len(cards) > 1 and rnd.random() < 0.5:
+                (t1, i1), (t2, i2) = rnd.sample(cards, 2)
+                t1["cards"][i1], t2["cards"][i2] = t2["cards"][i2], t1["cards"][i1]
+        yield swapped
+
+
+@need_c
+def test_the_compiled_pass_leaves_a_record_of_the_play_as_the_reference_replays_it(monkeypatch):
+    import json
+    games = [records.decode(json.dumps(rec)) for rec in _played_alone(random.Random(7))]
+    assert all(isinstance(g, records.GameData) for g in games)
+    answers = {"plain": 0, "closer": 0}
+    for g in games:
+        for d in g.deals:
+            if records.is_play_alone(d):
+                r = core.clean_deal(None, None, None, None, d.tricks, g.seat, g.seat[d.dealer], False,
+                                    g.rules.target, CARD_OF)
+                answers["plain" if r is not None else "closer"] += 1
+    assert answers["plain"] > 300 and answers["closer"] > 100  # both answers are exercised
+    with_fast = [_result(engine.replay(g)) for g in games]
+    monkeypatch.setattr(core, "clean_deal", None)
+    without = [_result(engine.replay(g)) for g in games]
+    assert with_fast == without
+    codes = {v["code"] for r in without for v in r[0]["violations"]}
+    assert {"REVOKE", "CARD_NOT_HELD", "LEAD_OUT_OF_TURN"} <= codes
+
+
 def test_the_name_check_refuses_a_stranger_wherever_a_name_stands(decoded):
     import copy
     checked = 0
