@@ -930,7 +930,9 @@ static PyObject *clean_deal(PyObject *self, PyObject *args) {
  */
 
 #define LANE_DEPTH 64 /* nesting a skipped value may have; deeper goes to the full path */
-#define BLOCK 134     /* a deal's block: dealer, 3 hands of 16, kitty 4, discards 4, passes 3x4, tricks, 16x4 */
+#define BLOCK 135     /* a deal's block: dealer, 3 hands of 16, kitty 4, discards 4, passes 3x4, tricks, 16x4,
+                       * then 1 for a deal that records its play alone (dealer and tricks) */
+#define ALONE 134
 
 typedef struct {
     const unsigned char *p, *end;
@@ -1144,19 +1146,24 @@ static int hands_at(Scan *s, DealCodes *d) {
 /* An object of the given keys, each once and all of them; `one` reads the value of key k. */
 typedef int (*MemberFn)(Scan *s, int k, void *into);
 
-static int object_at(Scan *s, const char *const *keys, int nkeys, MemberFn one, void *into) {
+/* The keys read, as bits, or -1: an object of some of the given keys, each at most once. */
+static int keys_at(Scan *s, const char *const *keys, int nkeys, MemberFn one, void *into) {
     const unsigned char *a;
     Py_ssize_t n;
     int seen = 0;
-    if (!eat(s, '{')) return 0;
+    if (!eat(s, '{')) return -1;
     do {
-        if (!member(s, &a, &n)) return 0;
+        if (!member(s, &a, &n)) return -1;
         int k = 0;
         while (k < nkeys && !key_is(a, n, keys[k])) k++;
-        if (k == nkeys || (seen & (1 << k)) || !one(s, k, into)) return 0;
+        if (k == nkeys || (seen & (1 << k)) || !one(s, k, into)) return -1;
         seen |= 1 << k;
     } while (eat(s, ','));
-    return eat(s, '}') && seen == (1 << nkeys) - 1;
+    return eat(s, '}') ? seen : -1;
+}
+
+static int object_at(Scan *s, const char *const *keys, int nkeys, MemberFn one, void *into) {
+    return keys_at(s, keys, nkeys, one, into) == (1 << nkeys) - 1;
 }
 
 static const char *const PASS_KEYS[] = {"from", "to", "card", "returned"};
@@ -1206,15 +1213,19 @@ static int deal_member(Scan *s, int k, void *into) {
     }
 }
 
-/* The deals, each as its block. */
-static int deals_at(Scan *s, Buf *blocks) {
+/* The deals, each as its block: all of DEAL_KEYS, or the dealer and the tricks alone (a record
+ * of the play; *alone is then set). */
+static int deals_at(Scan *s, Buf *blocks, int *alone) {
     unsigned char block[BLOCK];
     if (!eat(s, '[')) return 0;
     do {
         DealCodes d;
         memset(&d, 0, sizeof d);
-        if (!object_at(s, DEAL_KEYS, 6, deal_member, &d)) return 0;
+        int keys = keys_at(s, DEAL_KEYS, 6, deal_member, &d);
+        if (keys != 0x3F && keys != 0x21) return 0;
         memset(block, 0, sizeof block);
+        block[ALONE] = keys == 0x21;
+        *alone |= keys == 0x21;
         block[0] = (unsigned char)d.dealer;
         memcpy(block + 1, d.hand, 48);
         memcpy(block + 49, d.kitty, 4);
@@ -1228,7 +1239,7 @@ static int deals_at(Scan *s, Buf *blocks) {
 }
 
 /* The record's members: deals into blocks, the others copied into the head. 1 plain, 0 not, -1 error. */
-static int record_at(Scan *s, Buf *head, Buf *blocks) {
+static int record_at(Scan *s, Buf *head, Buf *blocks, int *alone) {
     const unsigned char *a;
     Py_ssize_t n;
     int players = 0, deals = 0;
@@ -1240,7 +1251,7 @@ static int record_at(Scan *s, Buf *head, Buf *blocks) {
         if (!member(s, &a, &n)) return 0;
         if (key_is(a, n, "deals")) {
             if (deals || !players) return 0;
-            int r = deals_at(s, blocks);
+            int r = deals_at(s, blocks, alone);
             if (r <= 0) return r;
             deals = 1;
             continue;
@@ -1274,10 +1285,11 @@ static PyObject *lane_scan(PyObject *self, PyObject *args) {
     s.p = (const unsigned char *)utf8;
     s.end = s.p + len;
     Buf head = {NULL, 0, 0}, blocks = {NULL, 0, 0};
-    int r = record_at(&s, &head, &blocks);
+    int alone = 0;
+    int r = record_at(&s, &head, &blocks, &alone);
     PyObject *out = NULL;
     if (r > 0)
-        out = Py_BuildValue("y#y#", head.b, head.n, blocks.b, blocks.n);
+        out = Py_BuildValue("y#y#O", head.b, head.n, blocks.b, blocks.n, alone ? Py_True : Py_False);
     else if (r == 0)
         out = Py_NewRef(Py_None);
     else
@@ -1317,7 +1329,8 @@ static PyObject *lane_replay(PyObject *self, PyObject *args) {
         DealCodes d;
         DealTally t;
         block_deal(b + i * BLOCK, &d);
-        if (over || (rotation && prev >= 0 && d.dealer != (prev + 1) % 3) || clean_codes(&d, highest, target, pickup, &t) < 0
+        int tallied = b[i * BLOCK + ALONE] ? plain_play(&d, target, &t) : clean_codes(&d, highest, target, pickup, &t);
+        if (over || (rotation && prev >= 0 && d.dealer != (prev + 1) % 3) || tallied < 0
             || (!t.decided && i + 1 < n && d.ntricks < 16)) {
             Py_DECREF(out);
             Py_RETURN_NONE;
@@ -1499,6 +1512,10 @@ static PyObject *lane_codes(PyObject *self, PyObject *args) {
         PyErr_SetString(PyExc_IndexError, "no such deal or trick in the blocks");
         return NULL;
     }
+    if (b[index * BLOCK + ALONE]) { /* lane.py keeps no blocks of a record of the play */
+        PyErr_SetString(PyExc_ValueError, "a deal that records its play alone has no hands to store");
+        return NULL;
+    }
     const unsigned char *d = b + index * BLOCK;
     /* kitty, discards, hands by seat, then the passes' giver, receiver, card, returned */
     static const int at[7] = {49, 53, 1, 57, 58, 59, 60};
@@ -1536,7 +1553,7 @@ static PyMethodDef core_methods[] = {
      "deal_codes(deal, players, seats, cards, n_tricks, columns): append a deal's kitty, discards, hands, "
      "passes and first n_tricks tricks as codes to the archive's nine flat columns (archive.staging.deal_codes is the reference)."},
     {"lane_scan", lane_scan, METH_VARARGS,
-     "lane_scan(text, cards): (head, blocks) for a plain record's text, else None (lane.py: the full path is the reference)."},
+     "lane_scan(text, cards): (head, blocks, any deal recording its play alone) for a plain record's text, else None (lane.py: the full path is the reference)."},
     {"lane_replay", lane_replay, METH_VARARGS,
      "lane_replay(blocks, highest, rotation_left, target, pickup): each deal's (dealer, (won0, won1, won2, winners, "
      "decided)) for a game won with nothing amiss, else None (lane.py: the full path is the reference)."},

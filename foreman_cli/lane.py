@@ -1,7 +1,7 @@
 """The fast lane: a plain record from its text to its result in two compiled calls, or None for the full path.
 
-A plain record has every deal in the sizes of the rules with only the
-players' names in it and no claim. `_core.lane_scan` reads its deals straight from the text into
+A plain record has every deal in the sizes of the rules (or, under foreman/1.2, its dealer and
+tricks alone) with only the players' names in it and no claim. `_core.lane_scan` reads its deals straight from the text into
 blocks of card codes and gives back its other members (the head) as a JSON object of their own,
 which `records.decode_head` checks as `records.decode` checks a whole record. `_core.lane_replay`
 tallies the blocks. The lane answers only for a game won with nothing amiss in its play; every
@@ -19,7 +19,7 @@ from .cards import CARD_OF
 from .results import GameResult
 
 LANE_DEPTH = 64  # nesting a passed-over value may have; deeper goes to the full path
-BLOCK = 134  # a deal: dealer, 3 hands of 16, kitty 4, discards 4, passes 3 x 4, tricks, 16 x (leader + 3)
+BLOCK = 135  # a deal: dealer, 3 hands of 16, kitty 4, discards 4, passes 3 x 4, tricks, 16 x (leader + 3), alone
 _SCAN = core.lane_scan
 _REPLAY = core.lane_replay
 
@@ -33,13 +33,16 @@ def result(text: str, source: str, overrides: dict[str, Any] | None,
     scanned = _SCAN(text, CARD_OF)
     if scanned is None:
         return None
-    g = records.decode_head(scanned[0], overrides)
+    head, blocks, alone = scanned
+    if alone and keep:  # the archive stores a record of the play's deals from the full path
+        return None
+    g = records.decode_head(head, overrides, alone)
     if g is None:
         return None
     r = g.rules
-    tallies = _REPLAY(scanned[1], r.return_rule == "highest", r.deal_rotation == "left", r.target, r.kitty == "pickup")
+    tallies = _REPLAY(blocks, r.return_rule == "highest", r.deal_rotation == "left", r.target, r.kitty == "pickup")
     if tallies is None:
         return None
     if keep:
-        g.blocks = scanned[1]
+        g.blocks = blocks
     return engine.tallied(g, tallies, source, fingerprint(text), g.players[tallies[0][0]], text if keep else None)

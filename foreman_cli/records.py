@@ -224,12 +224,15 @@ def decode(text: bytes | str, overrides: dict[str, Any] | None = None) -> GameDa
     return _finish(g, g.deals, claim, overrides, seat)
 
 
-def decode_head(head: bytes, overrides: dict[str, Any] | None = None) -> GameData | None:
+def decode_head(head: bytes, overrides: dict[str, Any] | None = None, alone: bool = False) -> GameData | None:
     """A plain record's head (every member but its deals, which the compiled scan has read) as a
-    GameData without deals, checked as `decode` checks a whole record; None: take the full path."""
+    GameData without deals, checked as `decode` checks a whole record; None: take the full path.
+    With `alone` a deal records its play alone, which only foreman/1.2 may."""
     try:
         g = _HEAD.decode(head)
     except msgspec.DecodeError:
+        return None
+    if alone and g.format != FORMAT_1_2:
         return None
     seat = {n: i for i, n in enumerate(g.players)}
     claim = _head_checked(g, seat)

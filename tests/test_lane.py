@@ -50,7 +50,39 @@ def _texts() -> list[str]:
         for rec, _ in generate(4, 900 + k, inject=code, rules=_rules(40 + k), max_deals=4):
             out.append(_write(rec, n))
             n += 1
+    return out + _played_alone(n)
+
+
+def _played_alone(n: int) -> list[str]:
+    """Records of the play (foreman/1.2), some with `left`, a claim or two cards of a deal swapped
+    (revokes shown by a later card, leads out of turn), and some wrongly saying foreman/1."""
+    from foreman_cli.generate import as_seen
+    rnd, out = random.Random(5), []
+    for k, (rec, _) in enumerate(generate(100, 950, rules=_rules(60), max_deals=8, claims=0.02, stacked=0.3)):
+        seen = as_seen(rec, {dn: k % 7 == 0 and dn == 1 for dn in range(1, len(rec["deals"]) + 1)})
+        if k % 5 == 1:
+            seen["format"] = "foreman/1"  # a deal without its hands must be foreman/1.2: RECORD_SCHEMA
+        if k % 3 == 2:
+            _swap_followers(seen["deals"][-1], rnd)
+        out.append(_write(seen, n + k))
     return out
+
+
+def _swap_followers(deal: dict, rnd: random.Random) -> None:
+    """Swap two followers' cards between two tricks of a deal where both tricks keep their winners:
+    a player may then show out of a suit he plays later (a revoke the tricks prove)."""
+    from foreman_cli.board import trick_winner
+    tricks = [t["cards"] for t in deal["tricks"] if len(t["cards"]) == 3]
+    places = [(j, i) for j in range(len(tricks)) for i in (1, 2)]
+    for _ in range(30):
+        (j1, i1), (j2, i2) = rnd.sample(places, 2)
+        if j1 == j2:
+            continue
+        before = [trick_winner(0, [CARD_OF[c] for c in tricks[j]]) for j in (j1, j2)]
+        tricks[j1][i1], tricks[j2][i2] = tricks[j2][i2], tricks[j1][i1]
+        if [trick_winner(0, [CARD_OF[c] for c in tricks[j]]) for j in (j1, j2)] == before:
+            return
+        tricks[j1][i1], tricks[j2][i2] = tricks[j2][i2], tricks[j1][i1]
 
 
 @pytest.fixture(scope="module")
@@ -72,12 +104,15 @@ def test_the_lane_takes_some_records_and_leaves_others_to_the_full_path(texts):
 
 
 @pytest.mark.parametrize("overrides", [None, {"target": 10}, {"return_rule": "higher", "deal_rotation": "free"}])
-def test_a_record_the_lane_takes_gives_the_full_paths_line(texts, overrides):
+def test_a_record_the_lane_takes_gives_the_full_paths_line(texts, overrides, monkeypatch):
     taken = 0
+    clean_deal = core.clean_deal
     for i, t in enumerate(texts):
         raw = RawRecord("games.jsonl", i + 1, t)
         fast = lane.result(t, raw.where, overrides, audit._fingerprint)
+        monkeypatch.setattr(core, "clean_deal", None)  # the reference: every deal replayed in Python
         full = audit.check_record(raw, overrides)
+        monkeypatch.setattr(core, "clean_deal", clean_deal)
         if fast is not None:
             taken += 1
             assert _line(fast) == _line(full), t[:200]
@@ -112,10 +147,22 @@ def test_the_lane_takes_a_plain_record_and_leaves_what_is_not():
     claimed = json.loads(_PLAIN)
     claimed["format"] = "foreman/1.1"
     claimed["deals"][-1]["claim"] = {"by": "ann", "accepted": True}
+    alone = records_of_the_play(rec)
+    assert lane.result(json.dumps(alone), "x:1", None, audit._fingerprint) is not None
+    assert lane.result(json.dumps(alone), "x:1", None, audit._fingerprint, keep=True) is None  # the archive's
+    from foreman_cli.archive import code_column
+    with pytest.raises(ValueError, match="records its play alone"):
+        _core.lane_codes(_core.lane_scan(json.dumps(alone), CARD_OF)[1], 0, 0, [code_column() for _ in range(9)])
     for t in (json.dumps(stranger), twice, json.dumps(claimed), _PLAIN.replace('"2S"', '"2s"'),
+              json.dumps({**alone, "format": "foreman/1"}),
               _PLAIN.replace('"players"', '"players" ', 1).replace('"id"', '"ext": {"a": NaN}, "id"', 1),
               _PLAIN.replace('"id"', '"ext": {"a": 1\u00b2}, "id"', 1)):  # a digit to str.isdigit, not to JSON
         assert lane.result(t, "x:1", None, audit._fingerprint) is None
+
+
+def records_of_the_play(rec: dict) -> dict:
+    from foreman_cli.generate import as_seen
+    return as_seen(rec, {dn: False for dn in range(1, len(rec["deals"]) + 1)})
 
 
 _CHARS = list('"\\,:{}[] 0123456789-+.eEuSHDCA\n\t\x01ébnrt/²') + ["true", "null", "\\u00e9", "\\ud800", "10", '"ext":1²,']
@@ -153,7 +200,7 @@ def test_the_archive_codes_from_the_lanes_blocks_are_those_of_the_decoded_deals(
     deals = 0
     for t in texts:
         scanned = _core.lane_scan(t, CARD_OF)
-        if scanned is None:
+        if scanned is None or scanned[2]:  # a record of the play's blocks are never stored
             continue
         blocks = scanned[1]
         g = records.decode(t)
