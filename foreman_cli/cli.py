@@ -9,7 +9,7 @@ from typing import Annotated, Any, Optional
 import typer
 
 from . import audit, records, render
-from .command import DbOpt, app, guarded, run_app, version_text
+from .command import DbOpt, FromOpt, app, guarded, inputs, run_app, version_text
 from .errors import UsageError
 from .findings import CODES, INJECTABLE
 from .reader import DEFAULT_MAX_RECORD_BYTES
@@ -37,8 +37,6 @@ def _write_text(path: str, text: str) -> None:
     write_text_atomically(path, text)
 
 
-
-
 JobsOpt = Annotated[Optional[int], typer.Option(
     "--jobs", "-j", min=1, max=1024, metavar="N",
     help="Worker processes (default: the number of cores); output is the same for any number.")]
@@ -62,6 +60,7 @@ def validate(
         help="A record longer than this is reported as RECORD_SYNTAX instead of read.")] = DEFAULT_MAX_RECORD_BYTES,
     jobs: JobsOpt = None,
     quiet: QuietOpt = False,
+    from_: FromOpt = None,
 ) -> None:
     """Replay records through the rules and report every breach with its place and evidence.
 
@@ -71,6 +70,7 @@ def validate(
 
     Exit status: 0 when no game has a breach, 1 when one does, 2 when the command could not run.
     """
+    paths = inputs(paths, from_)
     overrides = parse_overrides(rule)
     results = audit.audit_paths(paths, overrides, max_record_bytes, jobs=_jobs(jobs), keep=False, lines=json_out)
     with render.WorkProgress("validating", "games", streams_to_terminal=True) as bar:
@@ -111,6 +111,7 @@ def settle(
     certificate: Annotated[Optional[str], typer.Option(
         "--certificate", metavar="FILE",
         help="Also write a receipt: each game's SHA-256 (RFC 8785 canonical JSON), the ledger, one hash over all.")] = None,
+    from_: FromOpt = None,
 ) -> None:
     """Settle bets: payouts per game, balances per currency, and the fewest transfers.
 
@@ -121,6 +122,7 @@ def settle(
     Exit status: 0 when every game with a stake was counted, 1 when a game was left out as
     disputed or invalid, 2 when the command could not run.
     """
+    paths = inputs(paths, from_)
     from . import ledger_view  # the views load only where they are shown
     if json_out and csv_out:
         raise UsageError("choose one of --json and --csv")
@@ -159,6 +161,7 @@ def replay(
     trick: Annotated[Optional[int], typer.Option(min=1, metavar="T", help="Stop just before this trick and show the hands.")] = None,
     rule: RuleOpt = None,
     json_out: Annotated[bool, typer.Option("--json", help="The replay as a JSON list of events.")] = False,
+    from_: FromOpt = None,
 ) -> None:
     """Show a game move by move: hands, passes with proof, tricks, findings at their place, result.
 
@@ -168,6 +171,7 @@ def replay(
 
     Exit status: 0 when the game has no breach, 1 when it has one, 2 when the command could not run.
     """
+    path = inputs([path], from_)[0]
     from . import game_view  # the views load only where they are shown
     from . import trace as tracing
     t = tracing.trace_game([path], game, parse_overrides(rule), deal, trick)
@@ -190,6 +194,7 @@ def report(
     budget: Annotated[Optional[int], typer.Option(
         min=0, metavar="NODES", help="Needs --analyze: positions one search may visit (default 100000000).")] = None,
     jobs: JobsOpt = None,
+    from_: FromOpt = None,
 ) -> None:
     """Write one self-contained HTML page of a game's replay: for both sides of a dispute, printable on A4.
 
@@ -197,6 +202,7 @@ def report(
 
     Arguments: PATH a record file, a folder, or - for standard input.
     """
+    path = inputs([path], from_)[0]
     from . import report as dispute
     from . import trace as tracing
     budget = _analysis_budget(analyze, budget)
@@ -223,6 +229,7 @@ def analyze(
     rule: RuleOpt = None,
     json_out: Annotated[bool, typer.Option("--json", help="One JSON object per game (docs/analysis.md).")] = False,
     jobs: JobsOpt = None,
+    from_: FromOpt = None,
 ) -> None:
     """Cost every card: what each player could be sure of before it, the best cards, accuracy, where it turned.
 
@@ -233,6 +240,7 @@ def analyze(
     Exit status: 0 when every game was analysed, 1 when one could not be replayed, 2 when the
     command could not run.
     """
+    path = inputs([path], from_)[0]
     from . import game_view  # the views load only where they are shown
     from . import analysis
     with render.WorkProgress("analysing", "deals", streams_to_terminal=True) as bar:
@@ -249,6 +257,7 @@ def analyze(
 def verify(
     certificate: Annotated[str, _argument("CERTIFICATE")],
     paths: PathsArg,
+    from_: FromOpt = None,
 ) -> None:
     """Check a settlement certificate against the records: verified, or each game missing, added or changed.
 
@@ -258,6 +267,7 @@ def verify(
 
     Exit status: 0 when verified, 1 when anything differs, 2 when the command could not run.
     """
+    paths = inputs(paths, from_)
     from . import game_view  # the views load only where they are shown
     from . import certificate as cert
     try:
@@ -287,6 +297,7 @@ def fairness(
     json_out: Annotated[bool, typer.Option("--json", help="One JSON object (docs/fairness.md).")] = False,
     html: Annotated[Optional[str], typer.Option("--html", metavar="FILE", help="Also write a page with the distributions drawn.")] = None,
     rule: RuleOpt = None,
+    from_: FromOpt = None,
 ) -> None:
     """Is the deck stacked? Each player's dealt hands against chance, as dealer and not.
 
@@ -296,6 +307,7 @@ def fairness(
 
     Exit status: 0 when no test is flagged, 1 when one is, 2 when the command could not run.
     """
+    paths = inputs(paths, from_)
     from . import fairness as fair
     if correction not in fair.CORRECTIONS:
         raise UsageError(f"--correction {correction!r}: one of {', '.join(fair.CORRECTIONS)}")
@@ -335,6 +347,7 @@ def load(
         min=0, metavar="NODES", help="Needs --analyze: positions one search may visit (default 100000000).")] = None,
     json_out: Annotated[bool, typer.Option("--json", help="What the load did as one JSON object.")] = False,
     quiet: QuietOpt = False,
+    from_: FromOpt = None,
 ) -> None:
     """Load games into a DuckDB archive (idempotent; a game with the same id and new content is refused).
 
@@ -342,6 +355,7 @@ def load(
 
     Exit status: 0 when everything new was loaded, 1 when a record was invalid or in conflict.
     """
+    paths = inputs(paths, from_)
     from . import archive  # duckdb and pyarrow load only for the commands that use them
     budget = _analysis_budget(analyze, budget)
     path = archive.db_path(db)
@@ -496,6 +510,7 @@ def convert(
     to: Annotated[str, typer.Option("--to", metavar="FORM", help="json (JSON Lines) or fmn (notation).")],
     output: Annotated[Optional[str], typer.Option("--output", "-o", metavar="FILE",
                                                   help="Write here (whole or not at all) instead of stdout.")] = None,
+    from_: FromOpt = None,
 ) -> None:
     """Convert records between JSON and .fmn notation, game by game; JSON and notation may be mixed.
 
@@ -504,6 +519,7 @@ def convert(
     Arguments: PATH... record files (.json, .jsonl, .fmn) or folders. A game that cannot be read is
     named on stderr and left out (exit status 1).
     """
+    paths = inputs(paths, from_)
     from .convert import FORMS, write_converted
     from .files import write_atomically
     if to not in FORMS:

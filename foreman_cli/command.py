@@ -21,6 +21,20 @@ DbOpt = Annotated[Optional[str], typer.Option(
     "--db", metavar="FILE", help="The DuckDB archive (default: $FOREMAN_DB, else foreman.duckdb here).")]
 
 
+FromOpt = Annotated[Optional[str], typer.Option(
+    "--from", metavar="FORM", help="Read standard input (-) as json or fmn (default: by its first line).")]
+
+
+def inputs(paths: list[str], from_: str | None) -> list[str]:
+    """The paths, with '-' to be read as the form --from names, when it names one."""
+    if from_ is None or not paths:
+        return paths
+    if from_ not in ("json", "fmn"):
+        raise UsageError(f"--from {from_!r}: write json or fmn")
+    from .reader import Stdin
+    return [Stdin(from_) if p == "-" else p for p in paths]
+
+
 class OneLineErrors(TyperGroup):
     """foreman's command group: a usage error typer finds (a bad option value, a missing argument)
     is one line and a hint naming the command's help, exit 2, like every other error of foreman."""

@@ -44,6 +44,15 @@ class RawRecord:
         return f"{self.source}:{self.line}"
 
 
+class Stdin(str):
+    """Standard input, '-', to be read as `form` ('json' or 'fmn') instead of by its first line."""
+
+    def __new__(cls, form: str) -> Stdin:
+        path = super().__new__(cls, "-")
+        path.form = form
+        return path
+
+
 @dataclass(frozen=True, slots=True)
 class Unreadable:
     """An entry of a folder that cannot be read as records: reported as such, and the run goes on."""
@@ -116,7 +125,8 @@ def read_records(paths: Iterable[str], max_record_bytes: int = DEFAULT_MAX_RECOR
         elif p == "-":
             stream = stdin if stdin is not None else sys.stdin.buffer
             stream = stream if hasattr(stream, "peek") else io.BufferedReader(stream)  # type: ignore[arg-type]
-            if is_notation(stream.peek(NOTATION_SNIFF)):
+            form = getattr(p, "form", None)
+            if form == "fmn" or (form is None and is_notation(stream.peek(NOTATION_SNIFF))):
                 yield from read_notation(stream, "<stdin>")
             else:
                 yield from read_stream(stream, "<stdin>", max_record_bytes)

@@ -170,6 +170,22 @@ def test_standard_input_in_notation_is_read_as_notation_and_json_as_json():
     assert json.loads(typed.stdout)["status"] == "won" and typed.stdout == as_json.stdout.replace("<stdin>:1", "<stdin>:3")
 
 
+def test_from_says_how_standard_input_is_read_whatever_its_first_line():
+    rec = json.loads((SAMPLES / "01-clean-win.json").read_text())
+    text = write_game(rec)
+    for command in (["validate", "--json"], ["settle", "--json"], ["convert", "--to", "json"]):
+        said = runner.invoke(app, [*command, "-", "--from", "fmn"], input=text)
+        sniffed = runner.invoke(app, [*command, "-"], input=text)
+        assert said.exit_code == sniffed.exit_code == 0 and said.stdout == sniffed.stdout, command
+    # JSON said to be notation is read as notation: its first line is not a game line
+    forced = runner.invoke(app, ["validate", "--json", "-", "--from", "fmn"], input=json.dumps(rec))
+    assert forced.exit_code == 1 and "starts with a 'game' line" in forced.stdout
+    as_json = runner.invoke(app, ["validate", "--json", "-", "--from", "json"], input=text)
+    assert as_json.exit_code == 1 and "RECORD_SYNTAX" in as_json.stdout and "not JSON" in as_json.stdout
+    bad = runner.invoke(app, ["validate", "-", "--from", "xml"], input=text)
+    assert bad.exit_code == 2 and "--from 'xml': write json or fmn" in bad.output
+
+
 _WORDS = ["game", "players", "deal", "hand", "kitty", "discard", "pass", "claim", "left", "claimed", "winner",
           "tricks", "pay", "none", "stake", "series", "rules", "cards", "seed", "note", "ext", "played", "currency",
           "alice", "bob", "carol", "7S", "A", "10", "QH", "KX", "T", "S", "H", "♦", "1.", "12.", "bob:", ":", ";",
