@@ -488,6 +488,17 @@ def _quick_cards(words: list[str]) -> list[int] | None:
     return out
 
 
+def line_of(places: dict[str, int], path: str, root: bool = True) -> int | None:
+    """The line that wrote the field at JSON path `path`, or its nearest written parent (the record
+    itself, '$', only with `root`)."""
+    while path and (root or path != "$"):
+        if path in places:
+            return places[path]
+        cut = max(path.rfind("."), path.rfind("["))
+        path = path[:cut] if cut > 0 else ""
+    return None
+
+
 def _digits(text: str) -> bool:
     """Whether a word is a whole number as notation writes one: ASCII digits (str.isdigit also
     takes '²', which int() refuses)."""

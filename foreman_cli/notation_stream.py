@@ -109,9 +109,4 @@ def line_of(game: str, first: int, path: str) -> int | None:
     `path`, or its nearest written parent: worked out again, only when a problem needs it."""
     games = list(notation.read_games(game.split("\n"), first=first))
     places = games[0].places if games else None
-    while places is not None and path:
-        if path in places:
-            return places[path]
-        cut = max(path.rfind("."), path.rfind("["))
-        path = path[:cut] if cut > 0 else ""
-    return None
+    return None if places is None else notation.line_of(places, path)

@@ -255,12 +255,7 @@ def replay_lines(lines: list[str]) -> GameState:
 def _line_of(path: str | None, places: dict[str, int] | None) -> int | None:
     """The line that wrote the field at `path` or its nearest written parent below the record
     itself (a field missing from the record has no line)."""
-    while path and places is not None and path != "$":
-        if path in places:
-            return places[path]
-        cut = max(path.rfind("."), path.rfind("["))
-        path = path[:cut] if cut > 0 else ""
-    return None
+    return None if path is None or places is None else notation.line_of(places, path, root=False)
 
 
 def _first_word(line: str) -> str:
