@@ -746,8 +746,12 @@ static int plain_pass(const unsigned char *ps, int gv_want, int rc_want, u64 *m,
     return 0;
 }
 
-/* The tricks from the first lead: -1 when one is not plain, else 0 with the tally set. */
+/* The tricks from the first lead: -1 when one is not plain, else 0 with the tally set. With the
+ * hands `m`, every card is held and follows suit from them; with none (a record of the play alone:
+ * seen.py words what it proves), every card is one never played before and of no suit its player
+ * showed out of earlier (he held that card then). */
 static int plain_tricks(const DealCodes *d, u64 *m, int due, int target, DealTally *t) {
+    u64 played = 0, out[3] = {0, 0, 0};
     for (int i = 0; i < d->ntricks; i++) {
         const unsigned char *tr = d->trick[i];
         if (tr[0] != due) return -1;
@@ -758,8 +762,14 @@ static int plain_tricks(const DealCodes *d, u64 *m, int due, int target, DealTal
             if (c > 51) return -1;
             u64 b = 1ULL << c;
             if (j == 0) led = SM(SUIT(c));
-            if (!(m[p] & b) || (j && !(b & led) && (m[p] & led))) return -1;
-            m[p] ^= b;
+            if (m) {
+                if (!(m[p] & b) || (j && !(b & led) && (m[p] & led))) return -1;
+                m[p] ^= b;
+            } else {
+                if ((played & b) || (out[p] & b)) return -1;
+                played |= b;
+                if (!(b & led)) out[p] |= led;
+            }
             if ((b & led) && c > best) { w = p; best = c; }
         }
         t->won[w]++;
@@ -793,38 +803,11 @@ static int clean_codes(const DealCodes *d, int highest, int target, int pickup, 
     return plain_tricks(d, m, L, target, t);
 }
 
-/* A record of the play alone with nothing it proves amiss (seen.py words what it proves): every
- * trick led by the player due with three cards never played before, and no player playing a suit
- * he showed out of earlier (he held that card then); tallied as plain_tricks does. */
+/* A record of the play alone with nothing it proves amiss, tallied (plain_tricks without hands). */
 static int plain_play(const DealCodes *d, int target, DealTally *t) {
-    u64 played = 0, out[3] = {0, 0, 0};
-    int due = (d->dealer + 1) % 3;
     if (d->dealer < 0 || d->dealer > 2) return -1;
     memset(t, 0, sizeof *t);
-    for (int i = 0; i < d->ntricks; i++) {
-        const unsigned char *tr = d->trick[i];
-        if (tr[0] != due) return -1;
-        int w = due, best = -1;
-        u64 led = 0;
-        for (int j = 0; j < 3; j++) {
-            int p = (due + j) % 3, c = tr[1 + j];
-            if (c > 51) return -1;
-            u64 b = 1ULL << c;
-            if ((played & b) || (out[p] & b)) return -1;
-            played |= b;
-            if (j == 0) led = SM(SUIT(c));
-            else if (!(b & led)) out[p] |= led;
-            if ((b & led) && c > best) { w = p; best = c; }
-        }
-        t->won[w]++;
-        t->winners[t->ntricks++] = (unsigned char)w;
-        due = w;
-        if (t->won[w] == target) {
-            t->decided = 1;
-            return i + 1 < d->ntricks ? -1 : 0;
-        }
-    }
-    return 0;
+    return plain_tricks(d, NULL, (d->dealer + 1) % 3, target, t);
 }
 
 static PyObject *S_from, *S_to, *S_card, *S_returned, *S_leader, *S_cards;
