@@ -17,7 +17,7 @@ typedef uint64_t u64;
 
 #define SUIT(c) ((c) / 13)
 #define SM(s) (0x1FFFULL << (13 * (s)))
-#define EMPTY UINT64_MAX
+#define EMPTY 0 /* a slot never written: a key that is 0 (none of the solver's) would only miss */
 
 static int hibit(u64 m) { return 63 - __builtin_clzll(m); }
 static int lobit(u64 m) { return __builtin_ctzll(m); }
@@ -68,9 +68,8 @@ typedef struct {
 
 static int table_init(Table *t, int bits) {
     size_t n = (size_t)1 << bits;
-    t->e = (Entry *)malloc(n * sizeof(Entry));
+    t->e = (Entry *)calloc(n, sizeof(Entry)); /* zeroed pages: the system maps them as they are touched */
     if (!t->e) return -1;
-    for (size_t i = 0; i < n; i++) t->e[i].k0 = EMPTY;
     t->mask = n - 1;
     return 0;
 }
@@ -184,6 +183,19 @@ static void unplay(State *s, int c, int w, const int saved[3], int saved_leader)
     s->h[(s->leader + s->ntrick) % 3] |= 1ULL << c;
 }
 
+/* A lead's place in the order, highest first: a run holding its suit's top card; for X then suits
+ * the other two hold few cards of; for an opponent a suit X lacks, or one in which his partner holds
+ * the top card, then suits X holds few cards of (measured in docs/solver.md). */
+static int lead_score(const State *s, int x, u64 run, u64 lv) {
+    int hi = hibit(run), ld = s->leader;
+    u64 suit = SM(SUIT(hi));
+    int top = !(lv & suit & ~((2ULL << hi) - 1)), xs = popc(s->h[x] & suit);
+    if (ld == x) return (top ? 1000 : 0) - popc((s->h[(x + 1) % 3] | s->h[(x + 2) % 3]) & suit);
+    if (top) return 1000 - xs;
+    if (!xs) return 20;
+    return (s->h[3 - ld - x] >> hibit(lv & suit) & 1 ? 30 : 0) - xs;
+}
+
 /* The runs of equivalent cards the mover may play, as masks, the likeliest best for X's side first;
  * a run is played as its lowest card. Returns the count. */
 static int ordered_runs(const State *s, int x, u64 out[52]) {
@@ -202,36 +214,37 @@ static int ordered_runs(const State *s, int x, u64 out[52]) {
         }
         if (run) runs[n++] = run;
     }
-    int first[52], second[52], nf = 0, ns = 0;
-    if (!s->ntrick) {
+    if (!s->ntrick) { /* a stable sort by score, as Python's sorted */
+        int score[52];
         for (int i = 0; i < n; i++) {
-            int hi = hibit(runs[i]);
-            u64 above = lv & SM(SUIT(hi)) & ~((2ULL << hi) - 1);
-            if (!above) first[nf++] = i; else second[ns++] = i;
+            int sc = lead_score(s, x, runs[i], lv), b = i;
+            for (; b > 0 && score[b - 1] < sc; b--) { score[b] = score[b - 1]; out[b] = out[b - 1]; }
+            score[b] = sc;
+            out[b] = runs[i];
         }
-    } else {
-        int led = SUIT(s->trick[0]), best = s->trick[0], w = s->leader;
-        for (int j = 1; j < s->ntrick; j++) {
-            int d = s->trick[j];
-            if (SUIT(d) == led && d > best) { best = d; w = (s->leader + j) % 3; }
-        }
-        int mover = (s->leader + s->ntrick) % 3;
-        int ally = (w == x) == (mover == x);
-        for (int i = 0; i < n; i++) {
-            int beats = SUIT(lobit(runs[i])) == led && hibit(runs[i]) > best;
-            if (beats != ally) first[nf++] = i; else second[ns++] = i;
-        }
+        return n;
     }
-    /* Each part in ascending order of its masks (as Python's sorted), the tops of a lead as found. */
+    int first[52], second[52], nf = 0, ns = 0;
+    int led = SUIT(s->trick[0]), best = s->trick[0], w = s->leader;
+    for (int j = 1; j < s->ntrick; j++) {
+        int d = s->trick[j];
+        if (SUIT(d) == led && d > best) { best = d; w = (s->leader + j) % 3; }
+    }
+    int mover = (s->leader + s->ntrick) % 3;
+    int ally = (w == x) == (mover == x);
+    for (int i = 0; i < n; i++) {
+        int beats = SUIT(lobit(runs[i])) == led && hibit(runs[i]) > best;
+        if (beats != ally) first[nf++] = i; else second[ns++] = i;
+    }
+    /* Each part in ascending order of its masks (as Python's sorted). */
     for (int a = 1; a < ns; a++)
         for (int b = a; b > 0 && runs[second[b]] < runs[second[b - 1]]; b--) {
             int t = second[b]; second[b] = second[b - 1]; second[b - 1] = t;
         }
-    if (s->ntrick)
-        for (int a = 1; a < nf; a++)
-            for (int b = a; b > 0 && runs[first[b]] < runs[first[b - 1]]; b--) {
-                int t = first[b]; first[b] = first[b - 1]; first[b - 1] = t;
-            }
+    for (int a = 1; a < nf; a++)
+        for (int b = a; b > 0 && runs[first[b]] < runs[first[b - 1]]; b--) {
+            int t = first[b]; first[b] = first[b - 1]; first[b - 1] = t;
+        }
     int k = 0;
     for (int i = 0; i < nf; i++) out[k++] = runs[first[i]];
     for (int i = 0; i < ns; i++) out[k++] = runs[second[i]];
@@ -432,6 +445,58 @@ static u64 close_runs(u64 rel, const u64 *runs, int n) {
     return rel;
 }
 
+/* Mid-trick, when one side is sure of the trick: the leader of the next one and his quick tricks
+ * may decide the test already (DDS looks so at the second hand). 1 or 0 when they do (rel set), else -1. */
+static int trick_bound(const State *s, int x, int v, int rem, u64 *rel) {
+    int led = SUIT(s->trick[0]), best = s->trick[0], w = s->leader;
+    for (int j = 1; j < s->ntrick; j++) {
+        int d = s->trick[j];
+        if (SUIT(d) == led && d > best) { best = d; w = (s->leader + j) % 3; }
+    }
+    u64 over = SM(led) & ~((2ULL << best) - 1); /* the cards that would beat the trick so far */
+    int yet[3], ny = 0, x_yet = 0, winner = -1, card = -1;
+    u64 opp_over = 0;
+    for (int j = s->ntrick; j < 3; j++) {
+        int p = yet[ny++] = (s->leader + j) % 3;
+        if (p == x) x_yet = 1; else opp_over |= s->h[p] & over;
+    }
+    if (w == x) {
+        if (!opp_over) winner = x; /* neither opponent can beat X's card */
+    } else if (!x_yet || !(s->h[x] & over)) {
+        winner = w; /* X cannot beat the coalition's card; a partner still to play goes under it, or must win */
+        for (int i = 0; i < ny; i++)
+            if (yet[i] != x && yet[i] != w) {
+                u64 lg = s->h[yet[i]] & SM(led) ? s->h[yet[i]] & SM(led) : s->h[yet[i]];
+                if (!(lg & ~over)) { winner = yet[i]; card = lobit(lg); }
+            }
+    }
+    u64 beat_all = s->h[x] & over & ~(opp_over ? (2ULL << hibit(opp_over)) - 1 : 0);
+    if (winner < 0 && x_yet && yet[0] != x && beat_all) { /* X, still to play, can beat every card */
+        winner = x;
+        card = lobit(beat_all);
+    }
+    if (winner < 0) { /* the mover wins if he can beat the trick and every card still to come */
+        u64 later = 0;
+        for (int i = 1; i < ny; i++) later |= s->h[yet[i]] & SM(led);
+        u64 mine = s->h[yet[0]] & over & ~(later ? (2ULL << hibit(later)) - 1 : 0);
+        if (!mine) return -1;
+        winner = yet[0];
+        card = lobit(mine);
+    }
+    State after = *s;
+    if (card >= 0) after.h[winner] ^= 1ULL << card;
+    after.leader = winner; /* the others keep their cards: more cards never give the leader more quick tricks */
+    after.ntrick = 0;
+    u64 qrel;
+    int q = quick(&after, &qrel);
+    if (q > rem - 1) q = rem - 1;
+    u64 won = from_card(card >= 0 ? card : best);
+    if (winner == x) {
+        if (s->tally[x] + 1 + q >= v) { *rel = won | qrel; return 1; }
+    } else if (s->tally[x] + rem - 1 - q < v) { *rel = won | qrel; return 0; }
+    return -1;
+}
+
 /* "X ends the deal with at least v tricks"; `rel` gets the ranks the answer depends on. */
 static int ge(Search *S, State *s, int v, u64 *rel) {
     int x = S->x, t = s->tally[x];
@@ -459,6 +524,9 @@ static int ge(Search *S, State *s, int v, u64 *rel) {
         if (q > rem) q = rem;
         if (s->leader == x) { if (t + q >= v) { *rel = qrel; return 1; } }
         else if (t + rem - q < v) { *rel = qrel; return 0; }
+    } else {
+        int r = trick_bound(s, x, v, rem, rel);
+        if (r >= 0) return r;
     }
     long long before = S->nodes;
     u64 runs[52];
@@ -571,7 +639,7 @@ static PyObject *Paranoid_sure(ParanoidObject *self, PyObject *args) {
     Search *S = &self->S;
     if (S->target != target) { /* entries that name tallies hold for one target */
         memset(S->tt.e, 0, (S->tt.mask + 1) * BUCKET * sizeof(PEntry));
-        for (u64 i = 0; i <= S->ex.mask; i++) S->ex.e[i].k0 = EMPTY;
+        memset(S->ex.e, 0, (S->ex.mask + 1) * sizeof(Entry));
         S->target = target;
     }
     S->aborted = 0;

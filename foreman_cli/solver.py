@@ -63,17 +63,31 @@ def _winning(b: Board) -> tuple[int, int]:
     return best, w
 
 
+def _lead_score(b: Board, x: int, run: int, live: int) -> int:
+    """A lead's place in the order, highest first: a run holding its suit's top card; for X then
+    suits the other two hold few cards of; for an opponent a suit X lacks, or one in which his
+    partner holds the top card, then suits X holds few cards of (measured in docs/solver.md)."""
+    h, leader = b.hands, b.leader
+    hi = run.bit_length() - 1
+    suit = SUIT_MASK[SUIT_OF[hi]]
+    top = not live & suit & ~((2 << hi) - 1)
+    mine = (h[x] & suit).bit_count()
+    if leader == x:
+        return (1000 if top else 0) - ((h[(x + 1) % 3] | h[(x + 2) % 3]) & suit).bit_count()
+    if top:
+        return 1000 - mine
+    if not mine:
+        return 20
+    partner_on_top = h[3 - leader - x] >> ((live & suit).bit_length() - 1) & 1
+    return (30 if partner_on_top else 0) - mine
+
+
 def ordered_runs(b: Board, x: int) -> list[int]:
     """The mover's runs of equivalent legal cards, the likeliest best first (for X's side or not)."""
     live = live_cards(b)
     runs = groups(b.legal_mask(), live)
     if not b.trick:
-        # Leading: a run holding the suit's top live card first, then low cards.
-        tops, rest = [], []
-        for r in runs:
-            hi = r.bit_length() - 1
-            (tops if not live & SUIT_MASK[SUIT_OF[hi]] & ~((2 << hi) - 1) else rest).append(r)
-        return tops + sorted(rest)
+        return sorted(runs, key=lambda r: -_lead_score(b, x, r, live))
     best, w = _winning(b)
     ally_winning = (w == x) == (b.turn == x)
     led = SUIT_OF[b.trick[0]]
@@ -104,7 +118,11 @@ def quick(b: Board) -> tuple[int, int]:
 
     Cards nobody else can beat count, and a whole suit counts when its top winners are at least as
     many as either other hand's cards in it (length winners)."""
-    h, ld = b.hands, b.leader
+    return cashable(b.hands, b.leader)
+
+
+def cashable(h: list[int], ld: int) -> tuple[int, int]:
+    """`quick` of hands h with seat ld to lead."""
     a, c = h[(ld + 1) % 3], h[(ld + 2) % 3]
     n = rel = 0
     for s in range(4):
@@ -123,6 +141,63 @@ def quick(b: Board) -> tuple[int, int]:
         n += mine.bit_count() if winners >= longest else winners
         rel |= from_card(top)
     return n, rel
+
+
+def _below(m: int) -> int:
+    """Every card up to the highest of m (none when m is empty)."""
+    return (2 << (m.bit_length() - 1)) - 1 if m else 0
+
+
+def _sure_winner(b: Board, x: int) -> tuple[int, int | None] | None:
+    """Mid-trick: a seat one side can make win this trick whatever the other side plays, and the
+    card it wins with (None: the card already winning), or None when neither side is sure of it."""
+    h = b.hands
+    best, w = _winning(b)
+    led = SUIT_MASK[SUIT_OF[b.trick[0]]]
+    over = led & ~((2 << best) - 1)  # the cards that would beat the trick so far
+    yet = [(b.leader + j) % 3 for j in range(len(b.trick), 3)]
+    opp_over = 0
+    for p in yet:
+        if p != x:
+            opp_over |= h[p] & over
+    if w == x:
+        if not opp_over:  # neither opponent can beat X's card
+            return x, None
+    elif x not in yet or not h[x] & over:
+        sure = (w, None)  # X cannot beat the coalition's card; a partner still to play goes under it, or must win
+        for p in yet:
+            if p not in (x, w):
+                legal = h[p] & led or h[p]
+                if not legal & ~over:
+                    sure = (p, lowest(legal))
+        return sure
+    beat_all = h[x] & over & ~_below(opp_over)
+    if x in yet and yet[0] != x and beat_all:  # X, still to play, can beat every card
+        return x, lowest(beat_all)
+    later = 0
+    for p in yet[1:]:
+        later |= h[p] & led
+    mine = h[yet[0]] & over & ~_below(later)  # the mover beats the trick and every card still to come
+    return (yet[0], lowest(mine)) if mine else None
+
+
+def trick_bound(b: Board, x: int, v: int, rem: int) -> tuple[bool, int] | None:
+    """Mid-trick, when one side is sure of the trick: the leader of the next one and his quick
+    tricks may decide the test already (DDS looks so at the second hand); None when they do not."""
+    sure = _sure_winner(b, x)
+    if sure is None:
+        return None
+    winner, card = sure
+    hands = list(b.hands)  # the others keep their cards: more cards never give the leader more quick tricks
+    if card is not None:
+        hands[winner] ^= 1 << card
+    q, qrel = cashable(hands, winner)
+    q = min(q, rem - 1)
+    rel = from_card(_winning(b)[0] if card is None else card) | qrel
+    t = b.tallies[x]
+    if winner == x:
+        return (True, rel) if t + 1 + q >= v else None
+    return (False, rel) if t + rem - 1 - q < v else None
 
 
 def close_runs(rel: int, runs: list[int]) -> int:
@@ -262,6 +337,10 @@ class Paranoid:
                     return True, qrel
             elif t + rem - q < v:
                 return False, qrel
+        else:
+            bound = trick_bound(b, x, v, rem)
+            if bound is not None:
+                return bound
         result, rel = self._moves(b, v)
         if k is not None:
             self._store(k, v - k.base, result, rel)
