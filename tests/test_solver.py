@@ -92,6 +92,26 @@ def test_reference_matches_brute_force(seed):
                     check_line(b, x, line)
 
 
+@pytest.mark.parametrize("seed", range(2))
+def test_a_bound_inside_a_trick_holds_against_brute_force(seed):
+    # Whenever one side is sure of the trick in progress and the bound decides "X ends with v",
+    # every line of play agrees: a wrong side, winner or quick-trick count shows here.
+    rng = random.Random(300 + seed)
+    decided = 0
+    for _ in range(250):
+        b = random_board(rng, rng.randint(1, 4), rng.randint(1, 2))
+        if b.is_over() or not b.trick:
+            continue
+        x = rng.randrange(3)
+        value = brute_sure(b, x)
+        for v in range(b.tallies[x] + 1, b.tallies[x] + b.tricks_left() + 1):
+            bound = solver.trick_bound(b, x, v, b.tricks_left())
+            if bound is not None:
+                decided += 1
+                assert bound[0] == (value >= v), (b.key(), x, v)
+    assert decided > 100, "the positions drawn should often be decided inside the trick"
+
+
 @needs_c
 @pytest.mark.parametrize("seed", range(4))
 def test_c_core_matches_the_reference(seed):
