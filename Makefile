@@ -92,7 +92,8 @@ bench-ratings: $(STAMP)
 
 # The compiled core's tests (the solver, the replay, the lane, the notation reader) on the C core
 # built with AddressSanitizer and UBSan, in a copy of the package (leaks are not checked: CPython
-# keeps objects alive on purpose until exit).
+# keeps objects alive on purpose until exit). --capture=sys: a sanitizer writes its report to the
+# process's stderr and exits, which pytest's usual capture would swallow.
 SAN := build/sanitize
 sanitize: $(STAMP)
 	rm -rf $(SAN) && mkdir -p $(SAN) && cp -r foreman_cli $(SAN)/ && rm -f $(SAN)/foreman_cli/*.so
@@ -102,7 +103,7 @@ sanitize: $(STAMP)
 	cd $(SAN) && LD_PRELOAD=$$(gcc -print-file-name=libasan.so):$$(gcc -print-file-name=libubsan.so) \
 	    ASAN_OPTIONS=detect_leaks=0 $(CURDIR)/$(BIN)/python -c "from foreman_cli import core; assert core.NAME == 'C', core.NAME"
 	cd $(SAN) && LD_PRELOAD=$$(gcc -print-file-name=libasan.so):$$(gcc -print-file-name=libubsan.so) \
-	    ASAN_OPTIONS=detect_leaks=0 $(CURDIR)/$(BIN)/python -m pytest -q -p no:cacheprovider \
+	    ASAN_OPTIONS=detect_leaks=0 $(CURDIR)/$(BIN)/python -m pytest -q -p no:cacheprovider --capture=sys \
 	    $(CURDIR)/tests/test_solver.py $(CURDIR)/tests/test_claims.py $(CURDIR)/tests/test_analysis.py \
 	    $(CURDIR)/tests/test_fast_replay.py $(CURDIR)/tests/test_lane.py $(CURDIR)/tests/test_engine.py \
 	    $(CURDIR)/tests/test_notation_stream.py $(CURDIR)/tests/test_notation.py

@@ -998,6 +998,7 @@ typedef struct {
 } Buf;
 
 static int buf_put(Buf *o, const void *src, Py_ssize_t n) {
+    if (n <= 0) return 0; /* memcpy must not be given NULL, even for no bytes */
     if (o->n + n > o->cap) {
         Py_ssize_t cap = o->cap ? o->cap : 1024;
         while (cap < o->n + n) cap *= 2;

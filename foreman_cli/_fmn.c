@@ -34,6 +34,7 @@ static int grow(Text *t, Py_ssize_t more) {
 }
 
 static int put(Text *t, const char *s, Py_ssize_t n) {
+    if (n <= 0) return 0; /* an empty token may point nowhere, and memcpy must not be given NULL */
     if (grow(t, n) < 0) return -1;
     memcpy(t->b + t->n, s, (size_t)n);
     t->n += n;
