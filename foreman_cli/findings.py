@@ -11,7 +11,6 @@ from .words import plural
 
 ERROR = "error"
 WARNING = "warning"
-PLACE_FIELDS = ("deal", "trick", "pass", "player", "card")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -9,12 +9,10 @@ from pathlib import Path
 
 import duckdb
 
-from ..cards import CANONICAL, CARD_OF, RANK_OF
+from ..cards import CANONICAL
 from ..errors import DatabaseError
 
 DEFAULT_DB = "foreman.duckdb"
-
-RANK_VALUE = {t: RANK_OF[c] + 2 for t, c in CARD_OF.items()}  # 2..14 (ace high), by token
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS games (
