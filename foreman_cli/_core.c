@@ -447,7 +447,7 @@ static u64 close_runs(u64 rel, const u64 *runs, int n) {
 
 /* Mid-trick, when one side is sure of the trick: the leader of the next one and his quick tricks
  * may decide the test already (DDS looks so at the second hand). 1 or 0 when they do (rel set), else -1. */
-static int trick_bound(const State *s, int x, int v, int rem, u64 *rel) {
+static int trick_bound(const State *s, int x, int v, u64 *rel) {
     int led = SUIT(s->trick[0]), best = s->trick[0], w = s->leader;
     for (int j = 1; j < s->ntrick; j++) {
         int d = s->trick[j];
@@ -487,13 +487,19 @@ static int trick_bound(const State *s, int x, int v, int rem, u64 *rel) {
     if (card >= 0) after.h[winner] ^= 1ULL << card;
     after.leader = winner; /* the others keep their cards: more cards never give the leader more quick tricks */
     after.ntrick = 0;
+    int left = 16 - s->played - 1; /* tricks after this one: a broken record's hands may differ in size */
+    for (int p = 0; p < 3; p++) {
+        int cards = popc(s->h[p]);
+        for (int i = 0; i < ny; i++) cards -= yet[i] == p;
+        if (cards < left) left = cards;
+    }
     u64 qrel;
     int q = quick(&after, &qrel);
-    if (q > rem - 1) q = rem - 1;
+    if (q > left) q = left;
     u64 won = from_card(card >= 0 ? card : best);
     if (winner == x) {
         if (s->tally[x] + 1 + q >= v) { *rel = won | qrel; return 1; }
-    } else if (s->tally[x] + rem - 1 - q < v) { *rel = won | qrel; return 0; }
+    } else if (s->tally[x] + left - q < v) { *rel = won | qrel; return 0; }
     return -1;
 }
 
@@ -525,7 +531,7 @@ static int ge(Search *S, State *s, int v, u64 *rel) {
         if (s->leader == x) { if (t + q >= v) { *rel = qrel; return 1; } }
         else if (t + rem - q < v) { *rel = qrel; return 0; }
     } else {
-        int r = trick_bound(s, x, v, rem, rel);
+        int r = trick_bound(s, x, v, rel);
         if (r >= 0) return r;
     }
     long long before = S->nodes;

@@ -11,7 +11,7 @@ position and for its class (partition search), without the tallies where they ca
 
 from __future__ import annotations
 
-from .board import Board
+from .board import TRICKS_PER_DEAL, Board
 from .cards import SUIT_MASK, SUIT_OF
 
 class OutOfBudget(Exception):
@@ -181,23 +181,26 @@ def _sure_winner(b: Board, x: int) -> tuple[int, int | None] | None:
     return (yet[0], lowest(mine)) if mine else None
 
 
-def trick_bound(b: Board, x: int, v: int, rem: int) -> tuple[bool, int] | None:
+def trick_bound(b: Board, x: int, v: int) -> tuple[bool, int] | None:
     """Mid-trick, when one side is sure of the trick: the leader of the next one and his quick
     tricks may decide the test already (DDS looks so at the second hand); None when they do not."""
     sure = _sure_winner(b, x)
     if sure is None:
         return None
     winner, card = sure
+    to_play = [(b.leader + j) % 3 for j in range(len(b.trick), 3)]
+    # Tricks after this one: a broken record's hands may differ in size.
+    left = min([TRICKS_PER_DEAL - b.played - 1] + [h.bit_count() - (p in to_play) for p, h in enumerate(b.hands)])
     hands = list(b.hands)  # the others keep their cards: more cards never give the leader more quick tricks
     if card is not None:
         hands[winner] ^= 1 << card
     q, qrel = cashable(hands, winner)
-    q = min(q, rem - 1)
+    q = min(q, left)
     rel = from_card(_winning(b)[0] if card is None else card) | qrel
     t = b.tallies[x]
     if winner == x:
         return (True, rel) if t + 1 + q >= v else None
-    return (False, rel) if t + rem - 1 - q < v else None
+    return (False, rel) if t + left - q < v else None
 
 
 def close_runs(rel: int, runs: list[int]) -> int:
@@ -338,7 +341,7 @@ class Paranoid:
             elif t + rem - q < v:
                 return False, qrel
         else:
-            bound = trick_bound(b, x, v, rem)
+            bound = trick_bound(b, x, v)
             if bound is not None:
                 return bound
         result, rel = self._moves(b, v)

@@ -34,6 +34,25 @@ def random_board(rng: random.Random, tricks: int, in_trick: int = 0, target: int
     return b
 
 
+def uneven_board(rng: random.Random) -> Board:
+    """A broken record's ending: hands of 0-5 cards each, any tallies and target, maybe a trick begun."""
+    deck = list(range(52))
+    rng.shuffle(deck)
+    hands, k = [], 0
+    for size in (rng.randint(0, 5) for _ in range(3)):
+        hands.append(sum(1 << c for c in deck[k:k + size]))
+        k += size
+    played, target = rng.randint(0, 15), rng.choice([3, 5, 8, 12, 16])
+    tallies = [0, 0, 0]
+    for _ in range(played):
+        tallies[rng.randrange(3)] += 1
+    b = Board(hands, rng.randrange(3), [min(t, target - 1) for t in tallies], played, target)
+    for _ in range(rng.randint(0, 2)):
+        if not b.is_over():
+            b.play(rng.choice(b.legal_moves()))
+    return b
+
+
 def brute_sure(b: Board, x: int) -> int:
     if b.is_over():
         return b.tallies[x]
@@ -92,24 +111,36 @@ def test_reference_matches_brute_force(seed):
                     check_line(b, x, line)
 
 
-@pytest.mark.parametrize("seed", range(2))
-def test_a_bound_inside_a_trick_holds_against_brute_force(seed):
+@pytest.mark.parametrize("seed,uneven", [(0, False), (1, False), (2, True), (3, True)])
+def test_a_bound_inside_a_trick_holds_against_brute_force(seed, uneven):
     # Whenever one side is sure of the trick in progress and the bound decides "X ends with v",
-    # every line of play agrees: a wrong side, winner or quick-trick count shows here.
+    # every line of play agrees: a wrong side, winner, quick-trick count or count of the tricks
+    # after this one (hands of a broken record differ in size) shows here.
     rng = random.Random(300 + seed)
     decided = 0
-    for _ in range(250):
-        b = random_board(rng, rng.randint(1, 4), rng.randint(1, 2))
+    for _ in range(250 if not uneven else 600):
+        b = uneven_board(rng) if uneven else random_board(rng, rng.randint(1, 4), rng.randint(1, 2))
         if b.is_over() or not b.trick:
             continue
         x = rng.randrange(3)
         value = brute_sure(b, x)
-        for v in range(b.tallies[x] + 1, b.tallies[x] + b.tricks_left() + 1):
-            bound = solver.trick_bound(b, x, v, b.tricks_left())
+        for v in range(b.tallies[x] + 1, min(b.target, b.tallies[x] + b.tricks_left()) + 1):  # the tests a search asks
+            bound = solver.trick_bound(b, x, v)
             if bound is not None:
                 decided += 1
                 assert bound[0] == (value >= v), (b.key(), x, v)
     assert decided > 100, "the positions drawn should often be decided inside the trick"
+
+
+@pytest.mark.parametrize("pure", [False, True])
+def test_both_cores_solve_a_broken_records_uneven_hands_as_brute_force_does(pure):
+    rng = random.Random(77)
+    for _ in range(600):
+        b = uneven_board(rng)
+        if b.is_over():
+            continue
+        x = rng.randrange(3)
+        assert core.SureTricks(x, b, pure=pure).sure(b) == brute_sure(b, x), (b.key(), x)
 
 
 @needs_c
