@@ -151,17 +151,25 @@ static u64 live(const State *s) {
     return m;
 }
 
+/* The card winning the trick so far (the highest of the led suit), and its seat in `seat`. */
+static int winning(const State *s, int *seat) {
+    int led = SUIT(s->trick[0]), best = s->trick[0];
+    *seat = s->leader;
+    for (int j = 1; j < s->ntrick; j++) {
+        int d = s->trick[j];
+        if (SUIT(d) == led && d > best) { best = d; *seat = (s->leader + j) % 3; }
+    }
+    return best;
+}
+
 /* Play a card; return the winner when it completes the trick, else -1. */
 static int play(State *s, int c, int saved[3], int *saved_leader) {
     int seat = (s->leader + s->ntrick) % 3;
     s->h[seat] ^= 1ULL << c;
     s->trick[s->ntrick++] = c;
     if (s->ntrick < 3) return -1;
-    int led = SUIT(s->trick[0]), best = s->trick[0], w = s->leader;
-    for (int j = 1; j < 3; j++) {
-        int d = s->trick[j];
-        if (SUIT(d) == led && d > best) { best = d; w = (s->leader + j) % 3; }
-    }
+    int w;
+    winning(s, &w);
     memcpy(saved, s->trick, sizeof(int) * 3);
     *saved_leader = s->leader;
     s->tally[w]++;
@@ -225,11 +233,7 @@ static int ordered_runs(const State *s, int x, u64 out[52]) {
         return n;
     }
     int first[52], second[52], nf = 0, ns = 0;
-    int led = SUIT(s->trick[0]), best = s->trick[0], w = s->leader;
-    for (int j = 1; j < s->ntrick; j++) {
-        int d = s->trick[j];
-        if (SUIT(d) == led && d > best) { best = d; w = (s->leader + j) % 3; }
-    }
+    int w, best = winning(s, &w), led = SUIT(best);
     int mover = (s->leader + s->ntrick) % 3;
     int ally = (w == x) == (mover == x);
     for (int i = 0; i < n; i++) {
@@ -448,13 +452,9 @@ static u64 close_runs(u64 rel, const u64 *runs, int n) {
 /* Mid-trick, when one side is sure of the trick: the leader of the next one and his quick tricks
  * may decide the test already (DDS looks so at the second hand). 1 or 0 when they do (rel set), else -1. */
 static int trick_bound(const State *s, int x, int v, u64 *rel) {
-    int led = SUIT(s->trick[0]), best = s->trick[0], w = s->leader;
-    for (int j = 1; j < s->ntrick; j++) {
-        int d = s->trick[j];
-        if (SUIT(d) == led && d > best) { best = d; w = (s->leader + j) % 3; }
-    }
+    int w, best = winning(s, &w), led = SUIT(best);
     u64 over = SM(led) & ~((2ULL << best) - 1); /* the cards that would beat the trick so far */
-    int yet[3], ny = 0, x_yet = 0, winner = -1, card = -1;
+    int yet[3], ny = 0, x_yet = 0, winner = -1, card = best;
     u64 opp_over = 0;
     for (int j = s->ntrick; j < 3; j++) {
         int p = yet[ny++] = (s->leader + j) % 3;
@@ -484,7 +484,7 @@ static int trick_bound(const State *s, int x, int v, u64 *rel) {
         card = lobit(mine);
     }
     State after = *s;
-    if (card >= 0) after.h[winner] ^= 1ULL << card;
+    after.h[winner] &= ~(1ULL << card); /* the card that wins, if it is still in his hand */
     after.leader = winner; /* the others keep their cards: more cards never give the leader more quick tricks */
     after.ntrick = 0;
     int left = 16 - s->played - 1; /* tricks after this one: a broken record's hands may differ in size */
@@ -496,10 +496,9 @@ static int trick_bound(const State *s, int x, int v, u64 *rel) {
     u64 qrel;
     int q = quick(&after, &qrel);
     if (q > left) q = left;
-    u64 won = from_card(card >= 0 ? card : best);
     if (winner == x) {
-        if (s->tally[x] + 1 + q >= v) { *rel = won | qrel; return 1; }
-    } else if (s->tally[x] + left - q < v) { *rel = won | qrel; return 0; }
+        if (s->tally[x] + 1 + q >= v) { *rel = from_card(card) | qrel; return 1; }
+    } else if (s->tally[x] + left - q < v) { *rel = from_card(card) | qrel; return 0; }
     return -1;
 }
 

@@ -148,9 +148,9 @@ def _below(m: int) -> int:
     return (2 << (m.bit_length() - 1)) - 1 if m else 0
 
 
-def _sure_winner(b: Board, x: int) -> tuple[int, int | None] | None:
+def _sure_winner(b: Board, x: int) -> tuple[int, int] | None:
     """Mid-trick: a seat one side can make win this trick whatever the other side plays, and the
-    card it wins with (None: the card already winning), or None when neither side is sure of it."""
+    card it wins with (maybe the one already winning), or None when neither side is sure of it."""
     h = b.hands
     best, w = _winning(b)
     led = SUIT_MASK[SUIT_OF[b.trick[0]]]
@@ -162,9 +162,9 @@ def _sure_winner(b: Board, x: int) -> tuple[int, int | None] | None:
             opp_over |= h[p] & over
     if w == x:
         if not opp_over:  # neither opponent can beat X's card
-            return x, None
+            return x, best
     elif x not in yet or not h[x] & over:
-        sure = (w, None)  # X cannot beat the coalition's card; a partner still to play goes under it, or must win
+        sure = (w, best)  # X cannot beat the coalition's card; a partner still to play goes under it, or must win
         for p in yet:
             if p not in (x, w):
                 legal = h[p] & led or h[p]
@@ -192,11 +192,10 @@ def trick_bound(b: Board, x: int, v: int) -> tuple[bool, int] | None:
     # Tricks after this one: a broken record's hands may differ in size.
     left = min([TRICKS_PER_DEAL - b.played - 1] + [h.bit_count() - (p in to_play) for p, h in enumerate(b.hands)])
     hands = list(b.hands)  # the others keep their cards: more cards never give the leader more quick tricks
-    if card is not None:
-        hands[winner] ^= 1 << card
+    hands[winner] &= ~(1 << card)  # the card that wins, if it is still in his hand
     q, qrel = cashable(hands, winner)
     q = min(q, left)
-    rel = from_card(_winning(b)[0] if card is None else card) | qrel
+    rel = from_card(card) | qrel
     t = b.tallies[x]
     if winner == x:
         return (True, rel) if t + 1 + q >= v else None
