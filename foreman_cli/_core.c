@@ -13,6 +13,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#ifdef __linux__
+#include <sys/mman.h>
+#endif
+
 typedef uint64_t u64;
 
 #define SUIT(c) ((c) / 13)
@@ -66,9 +70,52 @@ typedef struct {
     int aborted;
 } Search;
 
+/* Tables freed by searches that ended, kept for the next ones: an analysis makes three searches a
+ * deal, and mapping fresh pages for their tables cost more than clearing used ones (docs/solver.md). */
+#define POOL 6
+static struct { void *p; size_t bytes; } pool[POOL];
+
+#define HUGE_PAGE ((size_t)2 << 20)
+
+/* A zeroed block for a table; a large one on huge pages where the system offers them (fewer TLB misses). */
+static void *table_memory(size_t bytes) {
+    for (int i = 0; i < POOL; i++)
+        if (pool[i].p && pool[i].bytes == bytes) {
+            void *p = pool[i].p;
+            pool[i].p = NULL;
+            memset(p, 0, bytes);
+            return p;
+        }
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+    if (bytes >= HUGE_PAGE) {
+        void *p = NULL;
+        if (posix_memalign(&p, HUGE_PAGE, bytes)) return NULL;
+        madvise(p, bytes, MADV_HUGEPAGE); /* advice only: without it the table works on small pages */
+        memset(p, 0, bytes);
+        return p;
+    }
+#endif
+    return calloc(bytes, 1);
+}
+
+/* Give a table's block back: kept for the next search in an empty place of the pool, or in that of
+ * a smaller block (the large ones are the costly ones to map), else freed. */
+static void table_release(void *p, size_t bytes) {
+    if (!p) return;
+    int at = -1;
+    for (int i = 0; i < POOL; i++) {
+        if (!pool[i].p) { at = i; break; }
+        if (pool[i].bytes < bytes && (at < 0 || pool[i].bytes < pool[at].bytes)) at = i;
+    }
+    if (at < 0) { free(p); return; }
+    free(pool[at].p); /* free(NULL) for an empty place */
+    pool[at].p = p;
+    pool[at].bytes = bytes;
+}
+
 static int table_init(Table *t, int bits) {
     size_t n = (size_t)1 << bits;
-    t->e = (Entry *)calloc(n, sizeof(Entry)); /* zeroed pages: the system maps them as they are touched */
+    t->e = (Entry *)table_memory(n * sizeof(Entry));
     if (!t->e) return -1;
     t->mask = n - 1;
     return 0;
@@ -594,15 +641,21 @@ typedef struct {
     Search S;
 } ParanoidObject;
 
+static void release_tables(Search *S) {
+    if (S->ex.e) table_release(S->ex.e, (S->ex.mask + 1) * sizeof(Entry));
+    if (S->tt.e) table_release(S->tt.e, (S->tt.mask + 1) * BUCKET * sizeof(PEntry));
+    S->ex.e = NULL;
+    S->tt.e = NULL;
+}
+
 static void Paranoid_dealloc(ParanoidObject *self) {
-    free(self->S.ex.e);
-    free(self->S.tt.e);
+    release_tables(&self->S);
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
 static int ptable_init(PTable *t, int bits) {
     size_t buckets = (size_t)1 << (bits - 3);
-    t->e = (PEntry *)calloc(buckets * BUCKET, sizeof(PEntry));
+    t->e = (PEntry *)table_memory(buckets * BUCKET * sizeof(PEntry));
     if (!t->e) return -1;
     t->mask = buckets - 1;
     return 0;
@@ -616,8 +669,7 @@ static int Paranoid_init(ParanoidObject *self, PyObject *args, PyObject *kw) {
         PyErr_SetString(PyExc_ValueError, "x is a seat 0-2, table_bits 8-26");
         return -1;
     }
-    free(self->S.ex.e);
-    free(self->S.tt.e);
+    release_tables(&self->S);
     memset(&self->S, 0, sizeof(Search));
     self->S.x = x;
     if (table_init(&self->S.ex, bits) < 0 || ptable_init(&self->S.tt, bits - 1) < 0) { PyErr_NoMemory(); return -1; }
@@ -642,7 +694,7 @@ static PyObject *Paranoid_sure(ParanoidObject *self, PyObject *args) {
     State s;
     if (parse_state(&s, h0, h1, h2, leader, trick, t0, t1, t2, played, target) < 0) return NULL;
     Search *S = &self->S;
-    if (S->target != target) { /* entries that name tallies hold for one target */
+    if (S->target && S->target != target) { /* entries that name tallies hold for one target; new tables are clear */
         memset(S->tt.e, 0, (S->tt.mask + 1) * BUCKET * sizeof(PEntry));
         memset(S->ex.e, 0, (S->ex.mask + 1) * sizeof(Entry));
         S->target = target;
@@ -763,7 +815,7 @@ static PyObject *claim_line(PyObject *mod, PyObject *args) {
     Py_BEGIN_ALLOW_THREADS
     len = claim_fails(&C, &s, 0, 0);
     Py_END_ALLOW_THREADS
-    free(C.holds.e);
+    table_release(C.holds.e, (C.holds.mask + 1) * sizeof(Entry));
     if (!len) Py_RETURN_NONE;
     PyObject *out = PyList_New(len);
     if (!out) return NULL;
@@ -1624,6 +1676,14 @@ static struct PyModuleDef core_module = {
     core_methods, NULL, NULL, NULL, NULL};
 
 PyMODINIT_FUNC PyInit__core(void) {
+#if defined(__POPCNT__) && defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
+    /* Built to count bits with the popcnt instruction (setup.py): on a processor without it, no core. */
+    __builtin_cpu_init();
+    if (!__builtin_cpu_supports("popcnt")) {
+        PyErr_SetString(PyExc_ImportError, "foreman's core was built for processors with popcnt");
+        return NULL;
+    }
+#endif
     if (PyType_Ready(&ParanoidType) < 0) return NULL;
     struct { PyObject **slot; const char *name; } names[] = {
         {&S_from, "from_"}, {&S_to, "to"}, {&S_card, "card"}, {&S_returned, "returned"}, {&S_leader, "leader"},
