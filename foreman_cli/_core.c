@@ -584,9 +584,11 @@ static int ge(Search *S, State *s, int v, u64 *rel) {
     u64 runs[52];
     int n = ordered_runs(s, x, runs);
     int ours = ((s->leader + s->ntrick) % 3) == x, result = !ours, cut = 0;
-    u64 acc = 0;
+    u64 acc = 0, below[4] = {0, 0, 0, 0}; /* per suit: a refuted card's ranks when it lay under them (bit 63: set) */
     for (int i = 0; i < n; i++) {
-        int c = lobit(runs[i]), saved[3], sl, w = play(s, c, saved, &sl);
+        int c = lobit(runs[i]), saved[3], sl;
+        if (below[SUIT(c)] && !(below[SUIT(c)] >> c & 1)) continue; /* the same answer: docs/solver.md */
+        int w = play(s, c, saved, &sl);
         u64 crel;
         int r = ge(S, s, v, &crel);
         if (w >= 0) crel |= decided(saved);
@@ -594,6 +596,7 @@ static int ge(Search *S, State *s, int v, u64 *rel) {
         if (S->aborted) return 0;
         if (r == ours) { result = r; acc = crel; cut = 1; break; }
         acc |= crel;
+        if (!(crel >> c & 1) && !below[SUIT(c)]) below[SUIT(c)] = crel | 1ULL << 63;
     }
     if (!cut) acc = close_runs(acc, runs, n);
     *rel = acc;

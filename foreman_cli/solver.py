@@ -353,8 +353,11 @@ class Paranoid:
         runs = ordered_runs(b, self.x)
         ours = b.turn == self.x
         acc = 0
+        below: dict[int, int] = {}  # suit -> the ranks a refuted card's answer rested on, the card under them
         for r in runs:
             c = lowest(r)
+            if c // 13 in below and not below[c // 13] >> c & 1:
+                continue  # a card under those ranks too: the same position for the answer (docs/solver.md)
             done = b.trick + [c] if len(b.trick) == 2 else None
             b.play(c)
             result, crel = self._ge(b, v)
@@ -364,6 +367,8 @@ class Paranoid:
             if result == ours:
                 return result, crel
             acc |= crel
+            if not crel >> c & 1:
+                below.setdefault(c // 13, crel)
         return not ours, close_runs(acc, runs)
 
     def _known(self, k: _Class, w: int) -> tuple[bool, int] | None:
