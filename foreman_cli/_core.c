@@ -386,6 +386,10 @@ static void make_pkey(const State *s, int x, int v, int rem, PKey *K) {
         }
         K->pat[su] = p;
     }
+}
+
+/* The exact position's key, made only when the partition table has not answered. */
+static void make_exact_key(const State *s, int rem, PKey *K) {
     u64 r[3];
     relative(s, r);
     uint32_t t16 = K->tal == FREE ? 0x8000u : K->tal;
@@ -564,13 +568,14 @@ static int ge(Search *S, State *s, int v, u64 *rel) {
     if (!s->ntrick) {
         make_pkey(s, x, v, rem, &K);
         int found, w = v - K.base;
+        int r = pt_lookup(&S->tt, &K, w, s, rel); /* first: its bucket is often in the cache, the exact slot rarely */
+        if (r >= 0) return r;
+        make_exact_key(s, rem, &K);
         Entry *e = probe(&S->ex, K.k0, K.k1, K.k2, &found);
         if (found) {
             if (e->lo >= w) { *rel = counts_rel(e->mlo, s); return 1; }
             if (e->hi < w) { *rel = counts_rel(e->mhi, s); return 0; }
         }
-        int r = pt_lookup(&S->tt, &K, w, s, rel);
-        if (r >= 0) return r;
         u64 qrel;
         int q = quick(s, &qrel);
         if (q > rem) q = rem;

@@ -373,19 +373,19 @@ class Paranoid:
 
     def _known(self, k: _Class, w: int) -> tuple[bool, int] | None:
         """A stored bound that decides "w more tricks" (or w in all) here, with its ranks; else None."""
-        e = self.exact.get((k.key, k.seats))
-        if e is not None:
-            if e[0] >= w:
-                return True, counts_rel(e[2], k.every)
-            if e[1] < w:
-                return False, counts_rel(e[3], k.every)
-        for counts, bounds in self.classes.get(k.key, {}).items():
+        for counts, bounds in self.classes.get(k.key, {}).items():  # the classes first, as the core (its cache)
             e = bounds.get(tuple(seats[:m] for seats, m in zip(k.seats, counts)))
             if e is not None:
                 if e[0] >= w:
                     return True, counts_rel(counts, k.every)
                 if e[1] < w:
                     return False, counts_rel(counts, k.every)
+        e = self.exact.get((k.key, k.seats))
+        if e is not None:
+            if e[0] >= w:
+                return True, counts_rel(e[2], k.every)
+            if e[1] < w:
+                return False, counts_rel(e[3], k.every)
         return None
 
     def _store(self, k: _Class, w: int, result: bool, rel: int) -> None:
