@@ -553,6 +553,28 @@ static int trick_bound(const State *s, int x, int v, u64 *rel) {
     return -1;
 }
 
+/* Winners X is sure to cash with an opponent on lead (solver.kept_winners says why), 0 when none;
+ * `rel` gets the ranks that count. */
+static int kept_winners(const State *s, int x, int rem, u64 *rel) {
+    int a = (x + 1) % 3, b = (x + 2) % 3, wins = 0, others = 0;
+    u64 opp = s->h[a] | s->h[b];
+    *rel = 0;
+    for (int su = 0; su < 4; su++) {
+        u64 mine = s->h[x] & SM(su), theirs = opp & SM(su);
+        if (!theirs) { wins += popc(mine); continue; }
+        int top = hibit(theirs), above = popc(mine & ~((2ULL << top) - 1));
+        if (mine) *rel |= from_card(top);
+        wins += above;
+        if (!above) {
+            int la = popc(s->h[a] & SM(su)), lb = popc(s->h[b] & SM(su));
+            others += la > lb ? la : lb;
+        }
+    }
+    if (!wins || others + wins > rem) return 0;
+    if (s->tally[a] + others >= s->target || s->tally[b] + others >= s->target) return 0;
+    return wins;
+}
+
 /* "X ends the deal with at least v tricks"; `rel` gets the ranks the answer depends on. */
 static int ge(Search *S, State *s, int v, u64 *rel) {
     int x = S->x, t = s->tally[x];
@@ -581,6 +603,7 @@ static int ge(Search *S, State *s, int v, u64 *rel) {
         if (q > rem) q = rem;
         if (s->leader == x) { if (t + q >= v) { *rel = qrel; return 1; } }
         else if (t + rem - q < v) { *rel = qrel; return 0; }
+        else if (t + kept_winners(s, x, rem, &qrel) >= v) { *rel = qrel; return 1; }
     } else {
         int r = trick_bound(s, x, v, rel);
         if (r >= 0) return r;

@@ -143,6 +143,35 @@ def cashable(h: list[int], ld: int) -> tuple[int, int]:
     return n, rel
 
 
+def kept_winners(b: Board, x: int, rem: int) -> tuple[int, int]:
+    """Winners X is sure to cash with an opponent on lead, and the ranks that count; 0 when none.
+
+    X wins any trick led in a suit he holds a winner of, then cashes the rest; every other lead he
+    answers with a loser. The opponents can lead the other suits at most as often as the longer of
+    their holdings in each; when the tricks left hold those leads and his winners (so X, holding a
+    card a trick, has that many losers) and neither opponent reaches the target with those leads,
+    X keeps every winner."""
+    h, a, c = b.hands, (x + 1) % 3, (x + 2) % 3
+    wins = others = rel = 0
+    for s in range(4):
+        mine, theirs = h[x] & SUIT_MASK[s], (h[a] | h[c]) & SUIT_MASK[s]
+        if not theirs:
+            wins += mine.bit_count()
+            continue
+        top = theirs.bit_length() - 1
+        if mine:
+            rel |= from_card(top)
+        above = (mine & ~((2 << top) - 1)).bit_count()
+        wins += above
+        if not above:
+            others += max((h[a] & SUIT_MASK[s]).bit_count(), (h[c] & SUIT_MASK[s]).bit_count())
+    if not wins or others + wins > rem:
+        return 0, 0
+    if max(b.tallies[a], b.tallies[c]) + others >= b.target:
+        return 0, 0
+    return wins, rel
+
+
 def _below(m: int) -> int:
     """Every card up to the highest of m (none when m is empty)."""
     return (2 << (m.bit_length() - 1)) - 1 if m else 0
@@ -339,6 +368,10 @@ class Paranoid:
                     return True, qrel
             elif t + rem - q < v:
                 return False, qrel
+            else:
+                kept, krel = kept_winners(b, x, rem)
+                if t + kept >= v:
+                    return True, krel
         else:
             bound = trick_bound(b, x, v)
             if bound is not None:

@@ -132,6 +132,26 @@ def test_a_bound_inside_a_trick_holds_against_brute_force(seed, uneven):
     assert decided > 100, "the positions drawn should often be decided inside the trick"
 
 
+@pytest.mark.parametrize("seed,uneven", [(0, False), (1, True)])
+def test_winners_x_keeps_against_an_opponents_lead_hold_against_brute_force(seed, uneven):
+    # The bound counts X's winners when the tricks left hold the opponents' other leads and them; a
+    # count with too few tricks left or an opponent reaching the target with those leads shows here.
+    rng = random.Random(500 + seed)
+    counted = 0
+    for _ in range(20000 if uneven else 2500):  # a broken record's drawn ending has often a trick begun
+        b = uneven_board(rng) if uneven else random_board(rng, rng.randint(1, 4))
+        if b.is_over() or b.trick:
+            continue
+        for x in range(3):
+            if x == b.leader:
+                continue
+            kept, _ = solver.kept_winners(b, x, b.tricks_left())
+            if kept:
+                counted += 1
+                assert brute_sure(b, x) >= min(b.target, b.tallies[x] + kept), (b.key(), x, kept)
+    assert counted > (20 if uneven else 100), "the positions drawn should often let X keep his winners"
+
+
 @pytest.mark.parametrize("pure", [False, True])
 def test_both_cores_solve_a_broken_records_uneven_hands_as_brute_force_does(pure):
     rng = random.Random(77)
