@@ -672,9 +672,12 @@ typedef struct {
     Search S;
 } ParanoidObject;
 
+static size_t ex_bytes(const Search *S) { return (S->ex.mask + 1) * sizeof(Entry); }
+static size_t tt_bytes(const Search *S) { return (S->tt.mask + 1) * BUCKET * sizeof(PEntry); }
+
 static void release_tables(Search *S) {
-    if (S->ex.e) table_release(S->ex.e, (S->ex.mask + 1) * sizeof(Entry));
-    if (S->tt.e) table_release(S->tt.e, (S->tt.mask + 1) * BUCKET * sizeof(PEntry));
+    table_release(S->ex.e, ex_bytes(S)); /* nothing for a table never made */
+    table_release(S->tt.e, tt_bytes(S));
     S->ex.e = NULL;
     S->tt.e = NULL;
 }
@@ -725,9 +728,11 @@ static PyObject *Paranoid_sure(ParanoidObject *self, PyObject *args) {
     State s;
     if (parse_state(&s, h0, h1, h2, leader, trick, t0, t1, t2, played, target) < 0) return NULL;
     Search *S = &self->S;
-    if (S->target && S->target != target) { /* entries that name tallies hold for one target; new tables are clear */
-        memset(S->tt.e, 0, (S->tt.mask + 1) * BUCKET * sizeof(PEntry));
-        memset(S->ex.e, 0, (S->ex.mask + 1) * sizeof(Entry));
+    if (S->target != target) { /* entries that name tallies hold for one target; new tables are clear */
+        if (S->target) {
+            memset(S->tt.e, 0, tt_bytes(S));
+            memset(S->ex.e, 0, ex_bytes(S));
+        }
         S->target = target;
     }
     S->aborted = 0;

@@ -406,7 +406,7 @@ class Paranoid:
 
     def _known(self, k: _Class, w: int) -> tuple[bool, int] | None:
         """A stored bound that decides "w more tricks" (or w in all) here, with its ranks; else None."""
-        for counts, bounds in self.classes.get(k.key, {}).items():  # the classes first, as the core (its cache)
+        for counts, bounds in self.classes.get(k.key, {}).items():  # the classes first, in the core's order
             e = bounds.get(tuple(seats[:m] for seats, m in zip(k.seats, counts)))
             if e is not None:
                 if e[0] >= w:

@@ -163,6 +163,20 @@ def test_both_cores_solve_a_broken_records_uneven_hands_as_brute_force_does(pure
         assert core.SureTricks(x, b, pure=pure).sure(b) == brute_sure(b, x), (b.key(), x)
 
 
+@pytest.mark.parametrize("pure", [False, True])
+def test_one_search_asked_under_another_target_answers_as_a_new_one(pure):
+    # Entries that name tallies hold for one target: a search reused under another must not use them.
+    rng = random.Random(41)
+    for _ in range(60):
+        hands = random_board(rng, rng.randint(3, 6)).hands
+        tallies, leader, x = [rng.randint(7, 9) for _ in range(3)], rng.randrange(3), rng.randrange(3)
+        b = Board(list(hands), leader, tallies, 16 - hands[0].bit_count(), 12)
+        reused = core.SureTricks(x, b, pure=pure)
+        reused.sure(b)
+        low = Board(list(hands), leader, tallies, b.played, 10)
+        assert reused.sure(low) == core.SureTricks(x, low, pure=pure).sure(low), (b.key(), x)
+
+
 @needs_c
 @pytest.mark.parametrize("seed", range(4))
 def test_c_core_matches_the_reference(seed):
