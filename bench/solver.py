@@ -87,8 +87,8 @@ def agree(count: int, seed: int) -> tuple[int, int]:
     for i in range(count):
         b = position(rng, rng.randint(2, 10), rng.randint(0, 2))
         card = rng.choice(b.legal_moves())
-        c = _analyse_play(b, [core.SureTricks(x, b) for x in range(3)], 1, card, None, [None] * 3)
-        p = _analyse_play(b, [core.SureTricks(x, b, pure=True) for x in range(3)], 1, card, None, [None] * 3)
+        c = _analyse_play(b, [core.SureTricks(x, b) for x in range(3)], 1, card, None)
+        p = _analyse_play(b, [core.SureTricks(x, b, pure=True) for x in range(3)], 1, card, None)
         if c != p:
             bad += 1
             print(f"  differ at ending {i}: C {c} / Python {p}", file=sys.stderr)

@@ -720,10 +720,10 @@ static PyObject *Paranoid_sure(ParanoidObject *self, PyObject *args) {
     unsigned long long h0, h1, h2;
     int leader, t0, t1, t2, played, target;
     long long budget = -1;
-    int guess = -1;
+    int guess = -1, floor = -1, ceiling = -1;
     PyObject *trick;
-    if (!PyArg_ParseTuple(args, "KKKiOiiiii|Li", &h0, &h1, &h2, &leader, &trick, &t0, &t1, &t2, &played,
-                          &target, &budget, &guess))
+    if (!PyArg_ParseTuple(args, "KKKiOiiiii|Liii", &h0, &h1, &h2, &leader, &trick, &t0, &t1, &t2, &played,
+                          &target, &budget, &guess, &floor, &ceiling))
         return NULL;
     State s;
     if (parse_state(&s, h0, h1, h2, leader, trick, t0, t1, t2, played, target) < 0) return NULL;
@@ -741,6 +741,9 @@ static PyObject *Paranoid_sure(ParanoidObject *self, PyObject *args) {
     if (!is_over(&s)) {
         int hi = lo + tricks_left(&s);
         if (hi > s.target) hi = s.target;
+        /* The caller's bounds: the answer is the value clamped to them. */
+        if (floor > lo) lo = floor < hi ? floor : hi;
+        if (ceiling >= 0 && ceiling < hi) hi = ceiling > lo ? ceiling : lo;
         Py_BEGIN_ALLOW_THREADS
         if (guess > lo && guess <= hi) {
             /* Probe at the guess first: a good one settles the value in two searches. */
@@ -753,7 +756,8 @@ static PyObject *Paranoid_sure(ParanoidObject *self, PyObject *args) {
         Py_END_ALLOW_THREADS
     }
     if (S->aborted) Py_RETURN_NONE;
-    return PyLong_FromLong(lo);
+    if (floor > lo) lo = floor;
+    return PyLong_FromLong(ceiling >= 0 && lo > ceiling ? ceiling : lo);
 }
 
 static PyObject *Paranoid_nodes(ParanoidObject *self, void *closure) {
@@ -763,8 +767,9 @@ static PyObject *Paranoid_nodes(ParanoidObject *self, void *closure) {
 
 static PyMethodDef Paranoid_methods[] = {
     {"sure", (PyCFunction)Paranoid_sure, METH_VARARGS,
-     "sure(h0, h1, h2, leader, trick, t0, t1, t2, played, target[, budget[, guess]]): X's sure tricks, "
-     "or None when the search needed more than `budget` nodes; a guess of the value saves searches."},
+     "sure(h0, h1, h2, leader, trick, t0, t1, t2, played, target[, budget[, guess[, floor[, ceiling]]]]): "
+     "X's sure tricks clamped to [floor, ceiling] (-1: none), or None when the search needed more than "
+     "`budget` nodes; a guess of the value saves searches."},
     {NULL, NULL, 0, NULL}};
 
 static PyGetSetDef Paranoid_getset[] = {

@@ -150,7 +150,7 @@ def analyze_deal(data: GameData, n: int, deal: DealResult, from_trick: int = 1,
         return DealAnalysis(n, from_trick, (), None, why)
     winner = next((s for s in range(3) if deal.decided and deal.tricks[s] >= b.target), None)
     searches = [core.SureTricks(x, b) for x in range(3)]
-    last: list[int | None] = [None, None, None]  # each seat's last value: the next search's guess
+    known = _Known()
     plays: list[PlayAnalysis] = []
     starts: dict[int, int | None] = {}  # trick -> the eventual winner's sure tricks at its start
     stopped = None
@@ -164,13 +164,13 @@ def analyze_deal(data: GameData, n: int, deal: DealResult, from_trick: int = 1,
         for j, tok in enumerate(t.cards):
             c = CARD_OF[tok]
             if tn >= from_trick:
-                p = _analyse_play(b, searches, tn, c, budget, last)
+                p = _analyse_play(b, searches, tn, c, budget, known)
                 plays.append(p)
-                last = [v if v is not None else last[s] for s, v in enumerate(p.sure_before)]
+                known = known.after(p)
                 if j == 0 and winner is not None:
                     starts[tn] = p.sure_before[winner]
             b.play(c)
-    end = None if stopped else _end_values(b, deal, searches, budget, last)
+    end = None if stopped else _end_values(b, deal, searches, budget, known)
     claimed = len(data.deals[n - 1].tricks) + 1
     if winner is not None and end is not None and not b.is_over() and claimed >= from_trick:
         starts[claimed] = end[winner]  # a claim ended the deal: the start of the first claimed trick
@@ -184,14 +184,14 @@ def _all_solved(plays: Iterable[PlayAnalysis]) -> bool:
 
 
 def _end_values(b: Board, deal: DealResult, searches: list[core.SureTricks], budget: int | None,
-                guess: list[int | None]) -> tuple[int | None, ...] | None:
+                known: _Known) -> tuple[int | None, ...] | None:
     """Each seat's sure tricks where the recorded play ends: his tricks when the deal is over, the
     searched values at a claim, None for a deal the record leaves unfinished."""
     if b.is_over():
         return tuple(b.tallies)
     if deal.claim is None:
         return None
-    return tuple(searches[s].sure(b, budget, guess[s]) for s in range(3))
+    return tuple(known.value(searches[s], b, budget) for s in range(3))
 
 
 def _split(plays: list[PlayAnalysis], end: tuple[int | None, ...], deal: DealResult,
@@ -210,26 +210,78 @@ def _split(plays: list[PlayAnalysis], end: tuple[int | None, ...], deal: DealRes
     return tuple(out)
 
 
+@dataclass(frozen=True, slots=True)
+class _Known:
+    """What the plays analysed so far prove about each seat's sure tricks at the next position:
+    a guess (his last value), a floor (his value before a card an opponent played: that card can
+    only have helped him) and his exact value (the mover's, after the card he played)."""
+
+    guess: tuple[int | None, ...] = (None, None, None)
+    floor: tuple[int | None, ...] = (None, None, None)
+    exact: tuple[int | None, ...] = (None, None, None)
+
+    def after(self, p: PlayAnalysis) -> _Known:
+        """What is known at the position after play p."""
+        guess = tuple(v if v is not None else self.guess[s] for s, v in enumerate(p.sure_before))
+        floor = tuple(None if s == p.seat else v for s, v in enumerate(p.sure_before))
+        mine = None if p.cost is None else p.sure_before[p.seat] - p.cost
+        return _Known(guess, floor, tuple(mine if s == p.seat else None for s in range(3)))
+
+    def value(self, search: core.SureTricks, b: Board, budget: int | None) -> int | None:
+        """The sure tricks of the search's seat at `b`, searched only where not known."""
+        x = search.x
+        if self.exact[x] is not None:
+            return self.exact[x]
+        return search.sure(b, budget, self.guess[x], self.floor[x])
+
+
 def _analyse_play(b: Board, searches: list[core.SureTricks], tn: int, card: int,
-                  budget: int | None, guess: list[int | None]) -> PlayAnalysis:
+                  budget: int | None, known: _Known = _Known()) -> PlayAnalysis:
     mover = b.turn
-    values: list[tuple[int, int | None]] = []  # (run mask, mover's sure tricks after a card of it)
-    for run in groups(b.legal_mask(), live_cards(b)):
-        b.play((run & -run).bit_length() - 1)
-        values.append((run, searches[mover].sure(b, budget, guess[mover])))
-        b.undo()
-    sure = [None, None, None]
-    for x in range(3):
-        if x != mover:
-            sure[x] = searches[x].sure(b, budget, guess[x])
-    solved = [v for _, v in values if v is not None]
-    if len(solved) == len(values):
-        sure[mover] = max(solved)
-    mine = next(v for run, v in values if run & BIT[card])
-    if sure[mover] is None or mine is None:
+    sure = [None if x == mover else known.value(searches[x], b, budget) for x in range(3)]
+    found = _mover_values(b, searches[mover], card, budget, known)
+    if found is None:
         return PlayAnalysis(tn, mover, card, tuple(sure), None, None)
-    best = tuple(c for run, v in values if v == sure[mover] for c in hand_cards(run))
+    sure[mover], best, mine = found
     return PlayAnalysis(tn, mover, card, tuple(sure), best, sure[mover] - mine)
+
+
+def _mover_values(b: Board, search: core.SureTricks, card: int, budget: int | None,
+                  known: _Known) -> tuple[int, tuple[int, ...], int] | None:
+    """The mover's sure tricks, his best cards and what the played card leaves him; None when a
+    search ran out of budget. The played card is valued exactly; each other run is only asked
+    whether it reaches the best value so far (one test where it does not)."""
+    x = search.x
+    floor = known.exact[x] if known.exact[x] is not None else known.floor[x]
+    runs = groups(b.legal_mask(), live_cards(b))
+    played = next(run for run in runs if run & BIT[card])
+    mine = _after(b, played, lambda: search.sure(b, budget, known.guess[x] if floor is None else floor))
+    if mine is None:
+        return None
+    best_value = mine if floor is None else max(mine, floor)
+    best = [played] if mine == best_value else []
+    for run in runs:
+        if run == played:
+            continue
+        value = _after(b, run, lambda: search.sure(b, budget, best_value, best_value - 1))
+        if value is None:
+            return None
+        if value > best_value:
+            best_value, best = value, []
+        if value == best_value:
+            best.append(run)
+    if not best:
+        raise AssertionError(f"no card of seat {x} reaches its proven floor {floor}")
+    return best_value, tuple(c for run in runs if run in best for c in hand_cards(run)), mine
+
+
+def _after(b: Board, run: int, search):
+    """search() on the board after the lowest card of `run`, the board left as it was."""
+    b.play((run & -run).bit_length() - 1)
+    try:
+        return search()
+    finally:
+        b.undo()
 
 
 def _turned(starts: dict[int, int | None], winner: int | None, target: int) -> tuple[int, int] | None:

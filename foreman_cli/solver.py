@@ -312,11 +312,15 @@ class Paranoid:
         self._limit: int | None = None
         self._target: int | None = None
 
-    def sure(self, b: Board, guess: int | None = None, budget: int | None = None) -> int:
+    def sure(self, b: Board, guess: int | None = None, budget: int | None = None,
+             floor: int | None = None, ceiling: int | None = None) -> int:
         """The most tricks X ends the deal with against the other two together; raises OutOfBudget
         when that needs more than `budget` nodes (work, not time: the same answer at any load).
 
         A guess of the value (e.g. the last position's) is probed first and its neighbour next.
+        With a floor or a ceiling the answer is the value clamped to them: a caller who knows the
+        value is at least the floor, or needs only to know whether it passes it, pays no test
+        outside them.
         """
         if b.target != self._target:  # entries that name tallies hold for one target
             self.exact.clear()
@@ -326,8 +330,12 @@ class Paranoid:
         b = b.copy()  # running out of budget unwinds past the undo of each card: the caller's board stays whole
         lo = b.tallies[self.x]
         if b.is_over():
-            return lo
+            return _clamped(lo, floor, ceiling)
         hi = min(b.target, lo + b.tricks_left())
+        if floor is not None and floor > lo:
+            lo = min(floor, hi)
+        if ceiling is not None and ceiling < hi:
+            hi = max(ceiling, lo)
         if guess is not None and lo < guess <= hi:
             if self._ge(b, guess)[0]:
                 lo = guess
@@ -339,7 +347,7 @@ class Paranoid:
                 lo = mid
             else:
                 hi = mid - 1
-        return lo
+        return _clamped(lo, floor, ceiling)
 
     def _ge(self, b: Board, v: int) -> tuple[bool, int]:
         """Whether X can end the deal with at least v tricks, and the ranks that answer rests on."""
@@ -434,6 +442,11 @@ class Paranoid:
             p[0] = max(p[0], w)
         else:
             p[1] = min(p[1], w - 1)
+
+
+def _clamped(value: int, floor: int | None, ceiling: int | None) -> int:
+    value = value if floor is None else max(value, floor)
+    return value if ceiling is None else min(value, ceiling)
 
 
 def sure(b: Board, x: int, budget: int | None = None) -> int:

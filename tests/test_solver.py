@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import random
 import subprocess
@@ -205,9 +206,60 @@ def test_c_and_python_agree_on_best_cards():
         if b.is_over():
             continue
         card = rng.choice(b.legal_moves())
-        c = _analyse_play(b, [core.SureTricks(x, b) for x in range(3)], 1, card, None, [None] * 3)
-        p = _analyse_play(b, [core.SureTricks(x, b, pure=True) for x in range(3)], 1, card, None, [None] * 3)
+        c = _analyse_play(b, [core.SureTricks(x, b) for x in range(3)], 1, card, None)
+        p = _analyse_play(b, [core.SureTricks(x, b, pure=True) for x in range(3)], 1, card, None)
         assert c == p
+
+
+def brute_play(b: Board, card: int):
+    """A play's analysis by full minimax: every seat's value, every card's value."""
+    from foreman_cli.analysis import PlayAnalysis
+    mover, values = b.turn, {}
+    for c in b.legal_moves():
+        b.play(c)
+        values[c] = brute_sure(b, mover)
+        b.undo()
+    best = max(values.values())
+    sure = tuple(best if x == mover else brute_sure(b, x) for x in range(3))
+    return PlayAnalysis(1, mover, card, sure, tuple(sorted(c for c, v in values.items() if v == best)),
+                        best - values[card])
+
+
+@pytest.mark.parametrize("pure", [False, True])
+def test_a_floor_and_a_ceiling_clamp_the_value(pure):
+    rng = random.Random(11)
+    for _ in range(40):
+        b = random_board(rng, rng.randint(2, 5), rng.randint(0, 2))
+        x = rng.randrange(3)
+        v = brute_sure(b, x)
+        for floor in (None, v - 2, v - 1, v, v + 1):
+            for ceiling in (None, v - 1, v, v + 1):
+                want = v if floor is None else max(v, floor)
+                want = want if ceiling is None else min(want, ceiling)
+                if (ceiling is not None and ceiling < 0) or (floor is not None and ceiling is not None
+                                                              and floor > ceiling):
+                    continue  # bounds are counts of tricks, the floor at most the ceiling
+                got = core.SureTricks(x, b, pure=pure).sure(b, None, rng.choice([None, v, v + 1]), floor, ceiling)
+                assert got == want, (b.key(), x, floor, ceiling)
+
+
+@pytest.mark.parametrize("pure", [False, True])
+def test_what_earlier_plays_prove_gives_the_same_analysis_as_searching_afresh(pure):
+    # An analysis carries each seat's value forward as a floor or an exact value; both must hold.
+    from foreman_cli.analysis import _analyse_play, _Known
+    rng = random.Random(23)
+    for _ in range(25 if pure else 80):
+        b = random_board(rng, rng.randint(2, 5))
+        known = _Known()
+        while not b.is_over():
+            card = rng.choice(b.legal_moves())
+            fresh = [core.SureTricks(x, b, pure=pure) for x in range(3)]
+            carried = _analyse_play(b, fresh, 1, card, None, known)
+            assert carried == _analyse_play(b, [core.SureTricks(x, b, pure=pure) for x in range(3)], 1, card, None)
+            if b.tricks_left() <= 3:
+                assert dataclasses.replace(carried, best=tuple(sorted(carried.best))) == brute_play(b, card)
+            known = known.after(carried)
+            b.play(card)
 
 
 def test_guess_does_not_change_the_value():
