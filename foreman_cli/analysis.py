@@ -12,7 +12,7 @@ from .errors import UsageError
 from .cards import BIT, CARD_OF, CANONICAL, hand_cards
 from .records import GameData
 from .results import DealResult, GameResult
-from .solver import groups, live_cards
+from .solver import groups, live_cards, lowest
 
 
 @dataclass(frozen=True, slots=True)
@@ -277,7 +277,7 @@ def _mover_values(b: Board, search: core.SureTricks, card: int, budget: int | No
 
 def _after(b: Board, run: int, search):
     """search() on the board after the lowest card of `run`, the board left as it was."""
-    b.play((run & -run).bit_length() - 1)
+    b.play(lowest(run))
     try:
         return search()
     finally:
@@ -408,8 +408,6 @@ def _values_of_each(b: Board, budget: int | None) -> dict[int, int | None]:
     search = core.SureTricks(mover, b)
     out: dict[int, int | None] = {}
     for run in groups(b.legal_mask(), live_cards(b)):
-        b.play((run & -run).bit_length() - 1)
-        value = search.sure(b, budget, None)
-        b.undo()
+        value = _after(b, run, lambda: search.sure(b, budget))
         out.update((c, value) for c in hand_cards(run))
     return out

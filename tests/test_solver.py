@@ -253,8 +253,7 @@ def test_what_earlier_plays_prove_gives_the_same_analysis_as_searching_afresh(pu
         known = _Known()
         while not b.is_over():
             card = rng.choice(b.legal_moves())
-            fresh = [core.SureTricks(x, b, pure=pure) for x in range(3)]
-            carried = _analyse_play(b, fresh, 1, card, None, known)
+            carried = _analyse_play(b, [core.SureTricks(x, b, pure=pure) for x in range(3)], 1, card, None, known)
             assert carried == _analyse_play(b, [core.SureTricks(x, b, pure=pure) for x in range(3)], 1, card, None)
             if b.tricks_left() <= 3:
                 assert dataclasses.replace(carried, best=tuple(sorted(carried.best))) == brute_play(b, card)
