@@ -553,26 +553,30 @@ static int trick_bound(const State *s, int x, int v, u64 *rel) {
     return -1;
 }
 
-/* Winners X is sure to cash with an opponent on lead (solver.kept_winners says why), 0 when none;
+/* Tricks X is sure to cash with an opponent on lead (solver.kept_winners says why), 0 when none;
  * `rel` gets the ranks that count. */
 static int kept_winners(const State *s, int x, int rem, u64 *rel) {
-    int a = (x + 1) % 3, b = (x + 2) % 3, wins = 0, others = 0;
+    int a = (x + 1) % 3, b = (x + 2) % 3, wins = 0, others = 0, spare = 0;
     u64 opp = s->h[a] | s->h[b];
     *rel = 0;
     for (int su = 0; su < 4; su++) {
         u64 mine = s->h[x] & SM(su), theirs = opp & SM(su);
-        if (!theirs) { wins += popc(mine); continue; }
+        if (!theirs) { wins += popc(mine); spare += popc(mine); continue; }
         int top = hibit(theirs), above = popc(mine & ~((2ULL << top) - 1));
         if (mine) *rel |= from_card(top);
         wins += above;
+        if (above > 1) spare += above - 1;
         if (!above) {
             int la = popc(s->h[a] & SM(su)), lb = popc(s->h[b] & SM(su));
             others += la > lb ? la : lb;
         }
     }
-    if (!wins || others + wins > rem) return 0;
+    int discards = others - (popc(s->h[x]) - wins);
+    if (discards < 0) discards = 0;
+    int kept = wins - discards < rem - others ? wins - discards : rem - others;
+    if (kept <= 0 || discards > spare) return 0;
     if (s->tally[a] + others >= s->target || s->tally[b] + others >= s->target) return 0;
-    return wins;
+    return kept;
 }
 
 /* "X ends the deal with at least v tricks"; `rel` gets the ranks the answer depends on. */

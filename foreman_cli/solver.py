@@ -144,32 +144,35 @@ def cashable(h: list[int], ld: int) -> tuple[int, int]:
 
 
 def kept_winners(b: Board, x: int, rem: int) -> tuple[int, int]:
-    """Winners X is sure to cash with an opponent on lead, and the ranks that count; 0 when none.
+    """Tricks X is sure to cash with an opponent on lead, and the ranks that count; 0 when none.
 
     X wins any trick led in a suit he holds a winner of, then cashes the rest; every other lead he
-    answers with a loser. The opponents can lead the other suits at most as often as the longer of
-    their holdings in each; when the tricks left hold those leads and his winners (so X, holding a
-    card a trick, has that many losers) and neither opponent reaches the target with those leads,
-    X keeps every winner."""
+    answers with a loser, and once his losers are gone with a winner he can spare (one of a suit
+    the opponents lack, or not his last of a suit). The opponents can lead the other suits at most
+    `others` times (the longer of their holdings in each), so X discards at most `others` - losers
+    winners and plays a winner on every trick but those leads; this holds while neither opponent
+    reaches the target with those leads and X never has to give up a suit's last winner."""
     h, a, c = b.hands, (x + 1) % 3, (x + 2) % 3
-    wins = others = rel = 0
+    wins = others = spare = rel = 0
     for s in range(4):
         mine, theirs = h[x] & SUIT_MASK[s], (h[a] | h[c]) & SUIT_MASK[s]
         if not theirs:
             wins += mine.bit_count()
+            spare += mine.bit_count()
             continue
         top = theirs.bit_length() - 1
         if mine:
             rel |= from_card(top)
         above = (mine & ~((2 << top) - 1)).bit_count()
         wins += above
+        spare += max(above - 1, 0)
         if not above:
             others += max((h[a] & SUIT_MASK[s]).bit_count(), (h[c] & SUIT_MASK[s]).bit_count())
-    if not wins or others + wins > rem:
+    discards = max(others - (h[x].bit_count() - wins), 0)
+    kept = min(wins - discards, rem - others)
+    if kept <= 0 or discards > spare or max(b.tallies[a], b.tallies[c]) + others >= b.target:
         return 0, 0
-    if max(b.tallies[a], b.tallies[c]) + others >= b.target:
-        return 0, 0
-    return wins, rel
+    return kept, rel
 
 
 def _below(m: int) -> int:

@@ -135,8 +135,9 @@ def test_a_bound_inside_a_trick_holds_against_brute_force(seed, uneven):
 
 @pytest.mark.parametrize("seed,uneven", [(0, False), (1, True)])
 def test_winners_x_keeps_against_an_opponents_lead_hold_against_brute_force(seed, uneven):
-    # The bound counts X's winners when the tricks left hold the opponents' other leads and them; a
-    # count with too few tricks left or an opponent reaching the target with those leads shows here.
+    # The bound counts X's winners less those he must discard once the opponents' other leads use up
+    # his losers; a count with too few tricks left, a discard too many, a suit's last winner given up
+    # or an opponent reaching the target with those leads shows here (uneven hands catch each).
     rng = random.Random(500 + seed)
     counted = 0
     for _ in range(20000 if uneven else 2500):  # a broken record's drawn ending has often a trick begun
