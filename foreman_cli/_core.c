@@ -23,6 +23,11 @@ typedef uint64_t u64;
 #define SM(s) (0x1FFFULL << (13 * (s)))
 #define EMPTY 0 /* a slot never written: a key that is 0 (none of the solver's) would only miss */
 
+#if defined(__GNUC__)
+#define PREFETCH(p) __builtin_prefetch(p)
+#else
+#define PREFETCH(p) ((void)(p))
+#endif
 static int hibit(u64 m) { return 63 - __builtin_clzll(m); }
 static int lobit(u64 m) { return __builtin_ctzll(m); }
 static int popc(u64 m) { return __builtin_popcountll(m); }
@@ -597,17 +602,18 @@ static int ge(Search *S, State *s, int v, u64 *rel) {
         int r = pt_lookup(&S->tt, &K, w, s, rel); /* first: its bucket is often in the cache, the exact slot rarely */
         if (r >= 0) return r;
         make_exact_key(s, rem, &K);
-        Entry *e = probe(&S->ex, K.k0, K.k1, K.k2, &found);
-        if (found) {
-            if (e->lo >= w) { *rel = counts_rel(e->mlo, s); return 1; }
-            if (e->hi < w) { *rel = counts_rel(e->mhi, s); return 0; }
-        }
+        PREFETCH(&S->ex.e[mix(K.k0, K.k1, K.k2) & S->ex.mask]); /* its slot is rarely cached: fetch it while the bounds are counted */
         u64 qrel;
         int q = quick(s, &qrel);
         if (q > rem) q = rem;
         if (s->leader == x) { if (t + q >= v) { *rel = qrel; return 1; } }
         else if (t + rem - q < v) { *rel = qrel; return 0; }
         else if (t + kept_winners(s, x, rem, &qrel) >= v) { *rel = qrel; return 1; }
+        Entry *e = probe(&S->ex, K.k0, K.k1, K.k2, &found);
+        if (found) {
+            if (e->lo >= w) { *rel = counts_rel(e->mlo, s); return 1; }
+            if (e->hi < w) { *rel = counts_rel(e->mhi, s); return 0; }
+        }
     } else {
         int r = trick_bound(s, x, v, rel);
         if (r >= 0) return r;

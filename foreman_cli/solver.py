@@ -369,7 +369,7 @@ class Paranoid:
         k = None
         if not b.trick:
             k = _Class(b, x, v, rem)
-            known = self._known(k, v - k.base)
+            known = self._in_classes(k, v - k.base)
             if known is not None:
                 return known
             q, qrel = quick(b)
@@ -383,6 +383,9 @@ class Paranoid:
                 kept, krel = kept_winners(b, x, rem)
                 if t + kept >= v:
                     return True, krel
+            known = self._in_exact(k, v - k.base)  # after the bounds, as the core (its slot is rarely cached)
+            if known is not None:
+                return known
         else:
             bound = trick_bound(b, x, v)
             if bound is not None:
@@ -415,15 +418,20 @@ class Paranoid:
                 below.setdefault(c // 13, crel)
         return not ours, close_runs(acc, runs)
 
-    def _known(self, k: _Class, w: int) -> tuple[bool, int] | None:
-        """A stored bound that decides "w more tricks" (or w in all) here, with its ranks; else None."""
-        for counts, bounds in self.classes.get(k.key, {}).items():  # the classes first, in the core's order
+    def _in_classes(self, k: _Class, w: int) -> tuple[bool, int] | None:
+        """A bound stored for a class of this position that decides "w more tricks" (or w in all),
+        with its ranks; else None."""
+        for counts, bounds in self.classes.get(k.key, {}).items():
             e = bounds.get(tuple(seats[:m] for seats, m in zip(k.seats, counts)))
             if e is not None:
                 if e[0] >= w:
                     return True, counts_rel(counts, k.every)
                 if e[1] < w:
                     return False, counts_rel(counts, k.every)
+        return None
+
+    def _in_exact(self, k: _Class, w: int) -> tuple[bool, int] | None:
+        """A bound stored for exactly this position that decides the test, with its ranks; else None."""
         e = self.exact.get((k.key, k.seats))
         if e is not None:
             if e[0] >= w:
