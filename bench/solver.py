@@ -1,6 +1,7 @@
 """Solver benchmark (make bench): seeded random endings, timed on the C core, and the twins compared.
 
-Whole deals: `analyze` of generated fair deals (every card costed, one core), timed deal by deal.
+Whole deals: `analyze` of generated fair deals (every card costed, one core), timed deal by deal:
+first deals of games, then every deal of a few games of a season (later deals come after passes).
 Positions (8, 10, 12, 14 and 16 tricks left): 48 of the 52 cards dealt at random into three hands of `tricks` cards, random
 tallies that sum to the tricks played with nobody at the target of 12, a random leader and a
 random player X; each timing is one `sure(X)` from a fresh bounds table. The agreement check
@@ -75,6 +76,24 @@ def whole_deals(count: int, seed: int) -> list[float]:
     return sorted(times)
 
 
+def season_deals(games: int, seed: int) -> list[float]:
+    """Seconds to analyse each deal of `games` generated games of a season (six regulars, one of
+    them weak, four deals a game, the later ones after their passes), every card costed."""
+    from foreman_cli import engine
+    from foreman_cli.analysis import analyze_deal
+    from foreman_cli.generate import generate
+    from foreman_cli.records import decode
+    times = []
+    for rec, _ in generate(games, seed, stacked=0.0, max_deals=4, series_size=4, weak="fay",
+                           players=["ann", "ben", "cat", "dan", "eve", "fay"]):
+        res = engine.replay(decode(json.dumps(rec)))
+        for d in res.deals:
+            t = time.perf_counter()
+            analyze_deal(res.data, d.number, d)
+            times.append(time.perf_counter() - t)
+    return sorted(times)
+
+
 def quantile(sorted_values: list[int], q: float) -> int:
     """The value at quantile q of a sorted list (nearest rank)."""
     return sorted_values[min(len(sorted_values) - 1, int(q * len(sorted_values)))]
@@ -100,6 +119,8 @@ def main() -> None:
     ap.add_argument("--positions", type=int, default=100, help="random positions per size (default 100)")
     ap.add_argument("--agree", type=int, default=10_000, help="endings for the C/Python agreement (default 10,000)")
     ap.add_argument("--deals", type=int, default=20, help="whole deals analysed (default 20)")
+    ap.add_argument("--season-games", type=int, default=8,
+                    help="games of a generated season whose every deal is analysed (default 8)")
     ap.add_argument("--seed", type=int, default=1)
     args = ap.parse_args()
     if core.NAME != "C":
@@ -126,6 +147,10 @@ def main() -> None:
         w = whole_deals(args.deals, args.seed)
         print(f"whole-deal analyze, {len(w)} fair deals: median {quantile(w, .5):.2f} s (target < 1 s), "
               f"p99 {quantile(w, .99):.2f} s (target < 10 s), max {w[-1]:.2f} s")
+    if args.season_games:
+        w = season_deals(args.season_games, args.seed)
+        print(f"whole-deal analyze, {len(w)} deals of {args.season_games} season games: median {quantile(w, .5):.2f} s, "
+              f"mean {sum(w) / len(w):.2f} s, p90 {quantile(w, .9):.2f} s, max {w[-1]:.2f} s")
     if args.agree:
         t = time.perf_counter()
         n, bad = agree(args.agree, args.seed)
