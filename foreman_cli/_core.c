@@ -61,6 +61,7 @@ typedef struct {
 } PEntry;
 
 #define BUCKET 8
+#define PT_MOST_BITS 19 /* a larger class table found no more (docs/solver.md, "Sized to the search") */
 
 typedef struct {
     PEntry *e;
@@ -716,7 +717,7 @@ static int Paranoid_init(ParanoidObject *self, PyObject *args, PyObject *kw) {
     release_tables(&self->S);
     memset(&self->S, 0, sizeof(Search));
     self->S.x = x;
-    if (table_init(&self->S.ex, bits) < 0 || ptable_init(&self->S.tt, bits - 1) < 0) { PyErr_NoMemory(); return -1; }
+    if (table_init(&self->S.ex, bits) < 0 || ptable_init(&self->S.tt, bits - 1 < PT_MOST_BITS ? bits - 1 : PT_MOST_BITS) < 0) { PyErr_NoMemory(); return -1; }
     return 0;
 }
 

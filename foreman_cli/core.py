@@ -36,7 +36,7 @@ def table_bits(b: Board) -> int:
     """A bounds table sized to the ending: clearing a larger one costs more than its hits save
     (docs/performance.md, "The solver")."""
     left = b.tricks_left()
-    return max(12, min(21, 2 * left - 8))
+    return max(12, min(22, 2 * left - 8))
 
 
 class SureTricks:
