@@ -60,33 +60,34 @@ def timing(tricks: int, count: int, seed: int, pure: bool = False) -> dict:
             "nodes_per_s": sum(nodes) / sum(times), "nodes": nodes}
 
 
-def whole_deals(count: int, seed: int) -> list[float]:
-    """Seconds to analyse each of `count` generated fair deals from the first lead, every card costed."""
+def _replayed(games: int, seed: int, **options):
+    """Each generated fair game (`generate`'s options), replayed."""
     from foreman_cli import engine
     from foreman_cli.generate import generate
     from foreman_cli.records import decode
+    for rec, _ in generate(games, seed, stacked=0.0, **options):
+        yield engine.replay(decode(json.dumps(rec)))
+
+
+def whole_deals(count: int, seed: int) -> list[float]:
+    """Seconds to analyse each of `count` generated fair deals from the first lead, every card costed."""
     times = []
-    for rec, _ in generate(count, seed, stacked=0.0, max_deals=1):
-        res = engine.replay(decode(json.dumps(rec)))
+    for res in _replayed(count, seed, max_deals=1):
         t = time.perf_counter()
         d = analyze_game(res, deal=1)
         times.append(time.perf_counter() - t)
         if not d.deals[0].exact:
-            print(f"  {rec['id']}: not exact within the default budget", file=sys.stderr)
+            print(f"  {res.id}: not exact within the default budget", file=sys.stderr)
     return sorted(times)
 
 
 def season_deals(games: int, seed: int) -> list[float]:
     """Seconds to analyse each deal of `games` generated games of a season (six regulars, one of
     them weak, four deals a game, the later ones after their passes), every card costed."""
-    from foreman_cli import engine
     from foreman_cli.analysis import analyze_deal
-    from foreman_cli.generate import generate
-    from foreman_cli.records import decode
     times = []
-    for rec, _ in generate(games, seed, stacked=0.0, max_deals=4, series_size=4, weak="fay",
-                           players=["ann", "ben", "cat", "dan", "eve", "fay"]):
-        res = engine.replay(decode(json.dumps(rec)))
+    for res in _replayed(games, seed, max_deals=4, series_size=4, weak="fay",
+                         players=["ann", "ben", "cat", "dan", "eve", "fay"]):
         for d in res.deals:
             t = time.perf_counter()
             analyze_deal(res.data, d.number, d)

@@ -161,9 +161,12 @@ static u64 mix(u64 a, u64 b, u64 c) {
     return h ^ (h >> 32);
 }
 
-/* The slot holding this key, or the one to write it to (4-way probe, overwrite the first). */
-static Entry *probe(Table *t, u64 k0, u64 k1, u64 k2, int *found) {
-    u64 i = mix(k0, k1, k2) & t->mask;
+/* The first of the four slots a key may sit in. */
+static u64 slot_of(const Table *t, u64 k0, u64 k1, u64 k2) { return mix(k0, k1, k2) & t->mask; }
+
+/* The slot holding this key, from its first slot `i`, or the one to write it to (4-way probe,
+ * overwrite the first). */
+static Entry *probe_at(Table *t, u64 i, u64 k0, u64 k1, u64 k2, int *found) {
     Entry *first = &t->e[i];
     for (int p = 0; p < 4; p++) {
         Entry *e = &t->e[(i + p) & t->mask];
@@ -172,6 +175,10 @@ static Entry *probe(Table *t, u64 k0, u64 k1, u64 k2, int *found) {
     }
     *found = 0;
     return first;
+}
+
+static Entry *probe(Table *t, u64 k0, u64 k1, u64 k2, int *found) {
+    return probe_at(t, slot_of(t, k0, k1, k2), k0, k1, k2, found);
 }
 
 static int is_over(const State *s) {
@@ -603,14 +610,15 @@ static int ge(Search *S, State *s, int v, u64 *rel) {
         int r = pt_lookup(&S->tt, &K, w, s, rel); /* first: its bucket is often in the cache, the exact slot rarely */
         if (r >= 0) return r;
         make_exact_key(s, rem, &K);
-        PREFETCH(&S->ex.e[mix(K.k0, K.k1, K.k2) & S->ex.mask]); /* its slot is rarely cached: fetch it while the bounds are counted */
+        u64 slot = slot_of(&S->ex, K.k0, K.k1, K.k2);
+        PREFETCH(&S->ex.e[slot]); /* rarely cached: fetched while the bounds are counted */
         u64 qrel;
         int q = quick(s, &qrel);
         if (q > rem) q = rem;
         if (s->leader == x) { if (t + q >= v) { *rel = qrel; return 1; } }
         else if (t + rem - q < v) { *rel = qrel; return 0; }
         else if (t + kept_winners(s, x, rem, &qrel) >= v) { *rel = qrel; return 1; }
-        Entry *e = probe(&S->ex, K.k0, K.k1, K.k2, &found);
+        Entry *e = probe_at(&S->ex, slot, K.k0, K.k1, K.k2, &found);
         if (found) {
             if (e->lo >= w) { *rel = counts_rel(e->mlo, s); return 1; }
             if (e->hi < w) { *rel = counts_rel(e->mhi, s); return 0; }
@@ -717,7 +725,8 @@ static int Paranoid_init(ParanoidObject *self, PyObject *args, PyObject *kw) {
     release_tables(&self->S);
     memset(&self->S, 0, sizeof(Search));
     self->S.x = x;
-    if (table_init(&self->S.ex, bits) < 0 || ptable_init(&self->S.tt, bits - 1 < PT_MOST_BITS ? bits - 1 : PT_MOST_BITS) < 0) { PyErr_NoMemory(); return -1; }
+    int class_bits = bits - 1 < PT_MOST_BITS ? bits - 1 : PT_MOST_BITS;
+    if (table_init(&self->S.ex, bits) < 0 || ptable_init(&self->S.tt, class_bits) < 0) { PyErr_NoMemory(); return -1; }
     return 0;
 }
 
