@@ -30,7 +30,7 @@ def check_record(raw: RawRecord, overrides: dict[str, Any] | None = None, fast: 
     positions can; without `keep` it holds neither the game nor the record's text.
     """
     if fast and raw.text is not None:
-        res = lane.result(raw.text, raw.where, overrides, _fingerprint, keep)
+        res = lane.result(raw.text, raw.where, overrides, fingerprint, keep)
         if res is not None:
             return res
     if raw.text is None:
@@ -44,8 +44,8 @@ def check_record(raw: RawRecord, overrides: dict[str, Any] | None = None, fast: 
         else:
             fs = [RecordSchema(problem=p.message, path=p.path, line=_placed(raw, p.path)) for p in data.problems]
         return GameResult(id=data.id, source=raw.where, status=Status.INVALID, findings=fs, text=raw.text,
-                          fingerprint=_fingerprint(raw.text))
-    return engine.replay(data, source=raw.where, text=raw.text, fingerprint=_fingerprint(raw.text))
+                          fingerprint=fingerprint(raw.text))
+    return engine.replay(data, source=raw.where, text=raw.text, fingerprint=fingerprint(raw.text))
 
 
 def _placed(raw: RawRecord, path: str) -> int | None:
@@ -56,7 +56,7 @@ def _placed(raw: RawRecord, path: str) -> int | None:
     return line_of(raw.notation, raw.line, path)
 
 
-def _fingerprint(text: str) -> bytes:
+def fingerprint(text: str) -> bytes:
     """What tells two copies of a game apart: a hash of the record's text."""
     return blake2b(text.encode(), digest_size=16).digest()
 
@@ -292,7 +292,8 @@ Piece = list[RawRecord] | LineChunk
 def checked_batches(pieces: Iterable[Piece], overrides: dict[str, Any] | None = None, jobs: int = 1,
                     shape: Callable[[GameResult], Any] | None = None,
                     stage: Callable[[list[GameResult]], Any] | None = None, fast: bool = True,
-                    ahead: int = 2, nice: int = 0, started: Callable[[], None] | None = None) -> Iterator[Batch]:
+                    ahead: int = 2, nice: int = 0, started: Callable[[], None] | None = None,
+                    stage_of: Callable[[Piece], Callable[[list[GameResult]], Any]] | None = None) -> Iterator[Batch]:
     """Decode and replay the input a piece at a time (a batch of records, or a chunk of lines that
     the worker cuts itself), in input order: the one pipeline of `validate` and `load`. The checks
     across games are the caller's (CrossChecks).
@@ -305,8 +306,9 @@ def checked_batches(pieces: Iterable[Piece], overrides: dict[str, Any] | None = 
     the tasks in flight a worker and `nice` how far the workers yield the CPU (ordered_map).
     `started` is called once, before the first batch is awaited: with workers, once they have
     their first tasks, so what the caller prepares then (a load opens its archive) overlaps them.
+    `stage_of`, when given, makes each piece's stage instead (what it must know of that piece alone).
     """
-    tasks = ((p, overrides, shape, stage, fast) for p in pieces)
+    tasks = ((p, overrides, shape, stage if stage_of is None else stage_of(p), fast) for p in pieces)
     if jobs > 1:
         batches = ordered_map(_check_batch, tasks, jobs, ahead, nice, started)
     else:

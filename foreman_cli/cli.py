@@ -342,7 +342,8 @@ def load(
     batch: Annotated[int, typer.Option(min=1, metavar="N", help="Games per transaction: a load killed loses at most one batch, Ctrl-C none.")] = 8192,
     jobs: JobsOpt = None,
     analyze: Annotated[bool, typer.Option(
-        "--analyze", help="Also cost every card of the games added (tables play_costs, deal_accuracy); slow.")] = False,
+        "--analyze", help="Also cost every card of the games added, and of games stored before without it "
+                          "(tables play_costs, deal_accuracy); slow.")] = False,
     budget: Annotated[Optional[int], typer.Option(
         min=0, metavar="NODES", help="Needs --analyze: positions one search may visit (default 100000000).")] = None,
     json_out: Annotated[bool, typer.Option("--json", help="What the load did as one JSON object.")] = False,

@@ -356,9 +356,10 @@ def load_report(rep, db: str, out: IO[str] | None = None, quiet: bool = False) -
     """Say what a load did (when quiet, only its conflicts and invalid records)."""
     con = console(out)
     if not quiet:
-            con.print(f"{db}: {plural(rep.added, 'game')} added, {rep.unchanged:,} unchanged, {rep.replaced:,} replaced, "
+        analysed = "" if rep.analysed is None else f"; {plural(rep.analysed, 'game')} analysed"
+        con.print(f"{db}: {plural(rep.added, 'game')} added, {rep.unchanged:,} unchanged, {rep.replaced:,} replaced, "
                   f"{plural(len(rep.conflicts), 'conflict')}, {plural(rep.invalid, 'invalid record')} not loaded; "
-                  f"{plural(rep.plays, 'play')}")
+                  f"{plural(rep.plays, 'play')}{analysed}")
     for c in rep.conflicts:
         con.print(Text("  conflict: ", style="bold red") + Text(c))
     if rep.conflicts:

@@ -97,7 +97,7 @@ def _line(res) -> tuple:
 
 @need_c
 def test_the_lane_takes_some_records_and_leaves_others_to_the_full_path(texts):
-    taken = sum(lane.result(t, "x:1", None, audit._fingerprint) is not None for t in texts)
+    taken = sum(lane.result(t, "x:1", None, audit.fingerprint) is not None for t in texts)
     assert len(texts) // 10 < taken < len(texts)  # both answers are exercised
     with pytest.raises(ValueError):
         _core.lane_replay(b"\0" * (lane.BLOCK - 1), True, True, 12, False)
@@ -109,7 +109,7 @@ def test_a_record_the_lane_takes_gives_the_full_paths_line(texts, overrides, mon
     clean_deal = core.clean_deal
     for i, t in enumerate(texts):
         raw = RawRecord("games.jsonl", i + 1, t)
-        fast = lane.result(t, raw.where, overrides, audit._fingerprint)
+        fast = lane.result(t, raw.where, overrides, audit.fingerprint)
         monkeypatch.setattr(core, "clean_deal", None)  # the reference: every deal replayed in Python
         full = audit.check_record(raw, overrides)
         monkeypatch.setattr(core, "clean_deal", clean_deal)
@@ -139,7 +139,7 @@ _PLAIN = _plain()
 
 @need_c
 def test_the_lane_takes_a_plain_record_and_leaves_what_is_not():
-    assert lane.result(_PLAIN, "x:1", None, audit._fingerprint) is not None
+    assert lane.result(_PLAIN, "x:1", None, audit.fingerprint) is not None
     rec = json.loads(_PLAIN)
     stranger = json.loads(_PLAIN)
     stranger["deals"][0]["hands"]["zed"] = stranger["deals"][0]["hands"].pop("ann")
@@ -148,8 +148,8 @@ def test_the_lane_takes_a_plain_record_and_leaves_what_is_not():
     claimed["format"] = "foreman/1.1"
     claimed["deals"][-1]["claim"] = {"by": "ann", "accepted": True}
     alone = records_of_the_play(rec)
-    assert lane.result(json.dumps(alone), "x:1", None, audit._fingerprint) is not None
-    assert lane.result(json.dumps(alone), "x:1", None, audit._fingerprint, keep=True) is None  # the archive's
+    assert lane.result(json.dumps(alone), "x:1", None, audit.fingerprint) is not None
+    assert lane.result(json.dumps(alone), "x:1", None, audit.fingerprint, keep=True) is None  # the archive's
     from foreman_cli.archive import code_column
     with pytest.raises(ValueError, match="records its play alone"):
         _core.lane_codes(_core.lane_scan(json.dumps(alone), CARD_OF)[1], 0, 0, [code_column() for _ in range(9)])
@@ -157,7 +157,7 @@ def test_the_lane_takes_a_plain_record_and_leaves_what_is_not():
               json.dumps({**alone, "format": "foreman/1"}),
               _PLAIN.replace('"players"', '"players" ', 1).replace('"id"', '"ext": {"a": NaN}, "id"', 1),
               _PLAIN.replace('"id"', '"ext": {"a": 1\u00b2}, "id"', 1)):  # a digit to str.isdigit, not to JSON
-        assert lane.result(t, "x:1", None, audit._fingerprint) is None
+        assert lane.result(t, "x:1", None, audit.fingerprint) is None
 
 
 def records_of_the_play(rec: dict) -> dict:

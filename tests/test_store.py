@@ -389,6 +389,33 @@ def test_load_analyze_over_workers_stores_what_one_process_stores(tmp_path):
     assert tables[0] == tables[1] and tables[0][0] and tables[0][1]
 
 
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_load_analyze_adds_the_analysis_a_stored_game_lacks_and_never_analyses_a_game_twice(tmp_path, monkeypatch, jobs):
+    from foreman_cli import analysis
+    from foreman_cli.rules import HouseRules
+    recs = [r for r, _ in generate(6, 9, rules=HouseRules(target=4), max_deals=2, stacked=0.0)]
+    first, rest = write(tmp_path, "first.jsonl", recs[:3]), write(tmp_path, "rest.jsonl", recs[3:])
+
+    def analysis_tables(db):
+        return [store.query(db, f"SELECT * FROM {t} ORDER BY ALL").rows for t in ("play_costs", "deal_accuracy")]
+
+    fresh = str(tmp_path / "fresh.duckdb")
+    assert store.load_paths([first, rest], fresh, analyze=100_000).analysed == 6
+    db = str(tmp_path / "late.duckdb")
+    assert store.load_paths([first], db).analysed is None  # stored without their analysis
+    rep = store.load_paths([first, rest], db, analyze=100_000, jobs=jobs)
+    assert (rep.added, rep.unchanged, rep.analysed) == (3, 3, 6)
+    assert analysis_tables(db) == analysis_tables(fresh) and all(analysis_tables(db))
+
+    def no_search(*args, **kwargs):
+        raise AssertionError("a game analysed before was analysed again")
+    monkeypatch.setattr(analysis, "analyze_game", no_search)
+    res = runner.invoke(app, ["load", first, rest, "--db", db, "--analyze"])
+    assert res.exit_code == 0, res.output
+    assert "6 unchanged" in res.output and "0 games analysed" in res.output
+    assert analysis_tables(db) == analysis_tables(fresh)
+
+
 def test_an_archive_analysed_before_the_split_gains_its_columns(tmp_path):
     db = str(tmp_path / "a.duckdb")
     clean, claim = str(Path(SAMPLES) / "01-clean-win.json"), str(Path(SAMPLES) / "09-contested-claim.json")

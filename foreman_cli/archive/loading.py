@@ -11,13 +11,15 @@ from typing import Any, TYPE_CHECKING
 
 import duckdb
 
-from ..audit import Batch, BatchInterrupt, CrossChecks, checked_batches, chunked, pieces, record_batches, staged_line
+from ..audit import (Batch, BatchInterrupt, CrossChecks, checked_batches, chunked, fingerprint, pieces, record_batches,
+                     staged_line)
 from ..errors import DatabaseError
 from ..findings import repeat_mark
 from ..reader import DEFAULT_MAX_RECORD_BYTES, FileMap, FileSeen, read_records
 from ..results import GameResult
 from .schema import ANALYSIS_TABLES, NO_EXTENSIONS, STORED, TABLES, connect, init
-from .staging import BATCH_BYTES, BATCH_GAMES, _concat, _part_rows, _text_kind, _unfolded_rows, finding_row, stage_tables
+from .staging import (BATCH_BYTES, BATCH_GAMES, _concat, _kept, _part_rows, _text_kind, _unfolded_rows, finding_row,
+                      stage_tables)
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -52,11 +54,13 @@ class LoadReport:
     replaced: int = 0
     invalid: int = 0
     plays: int = 0
+    analysed: int | None = None  # games whose analysis was added (None: no analysis asked for)
 
     def to_dict(self, db: str) -> dict[str, Any]:
         """`load --json`: the counts, each conflict and each invalid record with why, rows per table."""
         return {"db": db, "added": self.added, "unchanged": self.unchanged, "replaced": self.replaced,
-                "conflicts": self.conflicts, "invalid": self.invalid_sources, "plays": self.plays, "rows": self.rows}
+                "conflicts": self.conflicts, "invalid": self.invalid_sources, "plays": self.plays,
+                "analysed": self.analysed, "rows": self.rows}
 
 
 _INSERTS = [
@@ -120,10 +124,10 @@ def load_paths(paths: list[str], path: str, overrides: dict[str, Any] | None = N
     """Read, replay and load record files through the audit's pipeline, `batch_games` games a
     transaction; with jobs > 1 the replays and the flattening run in workers.
 
-    With `analyze` (a search budget in nodes) every deal added is analysed into play_costs and
-    deal_accuracy.
+    With `analyze` (a search budget in nodes) every deal of the games it adds is analysed into
+    play_costs and deal_accuracy, and so are the games the archive holds already without their
+    analysis; a game analysed before is not analysed again.
     """
-    stage = stage_tables if analyze is None else functools.partial(stage_tables, analyze=analyze)
     if jobs > 1:
         # pyarrow's first conversion is slow: made before the workers fork, it is made once.
         stage_tables([])
@@ -132,10 +136,31 @@ def load_paths(paths: list[str], path: str, overrides: dict[str, Any] | None = N
     # A plain load opens its archive once its workers are busy; --analyze's workers are the bottleneck.
     plain = analyze is None
     early = plain and jobs > 1
-    batches = checked_batches(parts, overrides, jobs, shape=staged_line, stage=stage, fast=plain,
+    analysed = None
+    stage_of = None
+    if not plain:
+        archive.open()  # first: which games it holds analysed decides what the workers analyse
+        analysed = _analysed_games(archive.con)
+        stage_of = functools.partial(_analysis_stage, analyze, frozenset(analysed))
+    batches = checked_batches(parts, overrides, jobs, shape=staged_line, stage=stage_tables, fast=plain,
                               ahead=LOAD_AHEAD if plain else 2, nice=LOAD_WORKER_NICE if plain else 0,
-                              started=archive.open if early else None)
-    return _store(archive, batches, replace, progress, CrossChecks(hold=False), batch_games, opened_as_workers_start=early)
+                              started=archive.open if early else None, stage_of=stage_of)
+    return _store(archive, batches, replace, progress, CrossChecks(hold=False), batch_games,
+                  opened_as_workers_start=early, analysed=analysed)
+
+
+def _analysed_games(con: duckdb.DuckDBPyConnection) -> set[str]:
+    """The content hashes of the games the archive holds with their analysis."""
+    rows = con.execute("SELECT content_hash FROM games g SEMI JOIN deal_accuracy d ON d.game_id = g.id").fetchall()
+    return {h for (h,) in rows}
+
+
+def _analysis_stage(analyze: int, analysed: frozenset[str], piece: list) -> Callable[[list[GameResult]], Any]:
+    """A piece's stage under --analyze: told which of its games (by their text) need no analysis,
+    so that a worker is sent those few hashes, not the archive's."""
+    done = frozenset(h for raw in piece if raw.text is not None and (h := fingerprint(raw.text).hex()) in analysed) \
+        if analysed else frozenset()
+    return functools.partial(stage_tables, analyze=analyze, analysed=done)
 
 
 ANALYSED_BATCH_GAMES = 4  # games a worker analyses as one task under --analyze
@@ -280,11 +305,13 @@ def _write_settings(con: duckdb.DuckDBPyConnection) -> None:
 
 def _store(archive: _Archive, batches: Iterator[Batch], replace: bool, progress: Callable[[int], None] | None,
            cross: CrossChecks | None, batch_games: int = TRANSACTION_GAMES,
-           opened_as_workers_start: bool = False) -> LoadReport:
+           opened_as_workers_start: bool = False, analysed: set[str] | None = None) -> LoadReport:
     """Insert batch after batch, `batch_games` games a transaction; with `cross`, run the checks
     across games and add what the end of the input finds (dealer succession) to the games it concerns.
-    The archive opens first, unless `batches` opens it as its workers start."""
-    report = LoadReport()
+    The archive opens first, unless `batches` opens it as its workers start. With `analysed` (the
+    content hashes of the games stored with their analysis) the batches carry analysis, and a game
+    stored before without it gets it."""
+    report = LoadReport(analysed=None if analysed is None else 0)
     added: set[str] = set()
     stop = BatchInterrupt()
     txn: _Transaction | None = None
@@ -307,7 +334,7 @@ def _store(archive: _Archive, batches: Iterator[Batch], replace: bool, progress:
                 txn.begin()
                 if cross is None:
                     txn.write()  # the look-up finds the games of this load too: nothing marks their repeats
-                keep = _insert(con, batch, replace, report, added, lookup=not fresh)
+                keep = _insert(con, batch, replace, report, added, lookup=not fresh, analysed=analysed)
                 txn.add(batch, keep)
                 if progress:
                     progress(len(batch.results))
@@ -400,9 +427,10 @@ def _write_error(path: str, e: Exception) -> DatabaseError:
 
 
 def _insert(con: duckdb.DuckDBPyConnection, batch: Batch, replace: bool, report: LoadReport, added: set[str],
-            lookup: bool = True) -> list[int]:
+            lookup: bool = True, analysed: set[str] | None = None) -> list[int]:
     """A batch, in the open transaction: skip repeats and games already there, refuse conflicts or
     delete what they replace; the places in the batch of the games to write (their ids go in `added`).
+    With `analysed` (an analysing load) a game there already without its analysis gets it here.
 
     Without `lookup` (an archive empty when the load began, whose repeats the audit marks) no
     game can be there already: the look-up, a scan of every game stored so far, is skipped.
@@ -415,6 +443,7 @@ def _insert(con: duckdb.DuckDBPyConnection, batch: Batch, replace: bool, report:
         existing = dict(con.execute("SELECT g.id, g.content_hash FROM games g SEMI JOIN _ids USING (id)").fetchall())
         con.unregister("_ids")
     keep: list[int] = []  # places in the batch of the games to insert
+    late: list[int] = []  # places of games stored before, whose analysis alone is to insert
     drop: list[str] = []
     ids: list[str] = []
     for n, r in enumerate(batch.results):
@@ -433,6 +462,8 @@ def _insert(con: duckdb.DuckDBPyConnection, batch: Batch, replace: bool, report:
         if old is not None:
             if old == r.fingerprint.hex():
                 report.unchanged += 1
+                if analysed is not None and old not in analysed:
+                    late.append(n)
                 continue
             if not replace:
                 report.conflicts.append(f"{r.id} ({r.source}): the archive holds a different game with this id")
@@ -450,4 +481,33 @@ def _insert(con: duckdb.DuckDBPyConnection, batch: Batch, replace: bool, report:
             con.execute(f"DELETE FROM {name} WHERE {key} IN (SELECT id FROM _drop)")
         con.unregister("_drop")
     added.update(ids)
+    if analysed is not None:
+        _count_analysed(batch, keep, late, analysed, report)
+        if late:
+            _write_analysis(con, batch.staged, late, report)
     return keep
+
+
+def _count_analysed(batch: Batch, keep: list[int], late: list[int], analysed: set[str], report: LoadReport) -> None:
+    """Count the games of `keep` and `late` that the batch carries an analysis of (a game without
+    hands has none), and take them as analysed from now on."""
+    carried = set(batch.staged["_deal_accuracy"].column("_n").to_pylist())
+    for n in keep + late:
+        if n in carried:
+            report.analysed += 1
+            analysed.add(batch.results[n].fingerprint.hex())
+
+
+def _write_analysis(con: duckdb.DuckDBPyConnection, staged: dict[str, pa.Table], places: list[int],
+                    report: LoadReport) -> None:
+    """The analysis rows of the games at `places` (stored before without them), in the open transaction."""
+    for table in ANALYSIS_TABLES:
+        rows = _kept(staged[f"_{table}"], places).drop_columns(["_n"])
+        if not rows.num_rows:
+            continue
+        con.register("_late", rows)
+        try:
+            n = con.execute(f"INSERT INTO {table} SELECT * FROM _late").fetchone()[0]
+        finally:
+            con.unregister("_late")
+        report.rows[table] = report.rows.get(table, 0) + n

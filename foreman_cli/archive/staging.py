@@ -408,13 +408,14 @@ def _kept(t: pa.Table, keep: list[int]) -> pa.Table:
 
 
 def stage_tables(results: list[GameResult], analyze: int | None = None,
-                 texts: ChunkText | None = None) -> dict[str, pa.Table]:
+                 texts: ChunkText | None = None, analysed: frozenset[str] = frozenset()) -> dict[str, pa.Table]:
     """Flatten a batch of replayed games into Arrow staging tables (one row a game, a deal, ...).
 
     The pipeline's stage for `load` (audit.checked_batches runs it where the games were
     replayed). With `analyze` (a budget in nodes for each search) every deal is analysed too (analysis.py).
     With `texts` (where the records lie in their file, one span a result) the games' text is
     staged as those places, for the reading process to take from the file (_text_views).
+    A game whose content hash is in `analysed` has its analysis in the archive already: not again.
     """
     b = _Batch()
     now = datetime.now(timezone.utc)
@@ -425,7 +426,7 @@ def stage_tables(results: list[GameResult], analyze: int | None = None,
                 _flatten(b, r, now, n)
                 if texts is not None:
                     spans.append(texts.spans[n])
-                if analyze is not None:
+                if analyze is not None and r.fingerprint.hex() not in analysed:
                     _flatten_analysis(b, r, analyze, n)
         placed = texts is not None and None not in spans
         staged = [("_games", b.games), ("_claims", b.claims), ("_findings", b.findings), ("_payouts", b.payouts)]
