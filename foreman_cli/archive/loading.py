@@ -482,15 +482,17 @@ def _insert(con: duckdb.DuckDBPyConnection, batch: Batch, replace: bool, report:
         con.unregister("_drop")
     added.update(ids)
     if analysed is not None:
-        _count_analysed(batch, keep, late, analysed, report)
-        if late:
-            _write_analysis(con, batch.staged, late, report)
+        _add_analysis(con, batch, keep, late, analysed, report)
     return keep
 
 
-def _count_analysed(batch: Batch, keep: list[int], late: list[int], analysed: set[str], report: LoadReport) -> None:
-    """Count the games of `keep` and `late` that the batch carries an analysis of (a game without
-    hands has none), and take them as analysed from now on."""
+def _add_analysis(con: duckdb.DuckDBPyConnection, batch: Batch, keep: list[int], late: list[int],
+                  analysed: set[str], report: LoadReport) -> None:
+    """Write the analysis of the games at `late` (stored before without it; the games of `keep` are
+    written whole), and count the games of both that the batch carries an analysis of (a game
+    without hands has none), taken as analysed from now on."""
+    if late:
+        _write_analysis(con, batch.staged, late, report)
     carried = set(batch.staged["_deal_accuracy"].column("_n").to_pylist())
     for n in keep + late:
         if n in carried:
