@@ -15,7 +15,7 @@ from ..audit import (Batch, BatchInterrupt, CrossChecks, checked_batches, chunke
                      staged_line)
 from ..errors import DatabaseError
 from ..findings import repeat_mark
-from ..reader import DEFAULT_MAX_RECORD_BYTES, FileMap, FileSeen, read_records
+from ..reader import DEFAULT_MAX_RECORD_BYTES, FileMap, FileSeen, RawRecord, read_records
 from ..results import GameResult
 from .schema import ANALYSIS_TABLES, NO_EXTENSIONS, STORED, TABLES, connect, init
 from .staging import (BATCH_BYTES, BATCH_GAMES, _concat, _kept, _part_rows, _text_kind, _unfolded_rows, finding_row,
@@ -155,12 +155,14 @@ def _analysed_games(con: duckdb.DuckDBPyConnection) -> set[str]:
     return {h for (h,) in rows}
 
 
-def _analysis_stage(analyze: int, analysed: frozenset[str], piece: list) -> Callable[[list[GameResult]], Any]:
+def _analysis_stage(analyze: int, analysed: frozenset[str],
+                    piece: list[RawRecord]) -> Callable[[list[GameResult]], Any]:
     """A piece's stage under --analyze: told which of its games (by their text) need no analysis,
     so that a worker is sent those few hashes, not the archive's."""
-    done = frozenset(h for raw in piece if raw.text is not None and (h := fingerprint(raw.text).hex()) in analysed) \
-        if analysed else frozenset()
-    return functools.partial(stage_tables, analyze=analyze, analysed=done)
+    if not analysed:
+        return functools.partial(stage_tables, analyze=analyze)
+    hashes = (fingerprint(raw.text).hex() for raw in piece if raw.text is not None)
+    return functools.partial(stage_tables, analyze=analyze, analysed=frozenset(h for h in hashes if h in analysed))
 
 
 ANALYSED_BATCH_GAMES = 4  # games a worker analyses as one task under --analyze
