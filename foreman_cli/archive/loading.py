@@ -85,6 +85,20 @@ def _write(con: duckdb.DuckDBPyConnection, parts: list[tuple[dict[str, pa.Table]
     placed: list[tuple[FileSeen, int, int]] = []  # the text viewed in the file: as it was, and where
     kept = [_part_rows(tables, keep, files, placed) for tables, keep in parts]
     tables = kept[0] if len(kept) == 1 else {name: _concat([k[name] for k in kept]) for name in kept[0]}
+    _insert_staged(con, tables, report)
+    deals = report.rows.pop("deal_facts", 0)
+    for name, rows in _unfolded_rows(tables["_deals"] if deals else None).items():
+        report.rows[name] = report.rows.get(name, 0) + rows
+    report.rows["game_players"] = 3 * report.rows.get("games", 0)
+    for seen, lo, hi in placed:
+        files.check(seen)  # changed while DuckDB read it: the transaction is rolled back
+        files.release(lo, hi)
+    report.plays = report.rows.get("plays", 0)
+
+
+def _insert_staged(con: duckdb.DuckDBPyConnection, tables: dict[str, pa.Table], report: LoadReport) -> None:
+    """Insert the staged tables there are (named as `_INSERTS` reads them), one statement a table,
+    counting the rows each adds."""
     for name, t in tables.items():
         con.register(name, t)
     try:
@@ -94,20 +108,12 @@ def _write(con: duckdb.DuckDBPyConnection, parts: list[tuple[dict[str, pa.Table]
                 continue  # nothing to add (the analysis tables without --analyze, a batch without claims)
             n = con.execute(sql).fetchone()[0]
             report.rows[table] = report.rows.get(table, 0) + n
-        deals = report.rows.pop("deal_facts", 0)
-        for name, rows in _unfolded_rows(tables["_deals"] if deals else None).items():
-            report.rows[name] = report.rows.get(name, 0) + rows
-        report.rows["game_players"] = 3 * report.rows.get("games", 0)
     finally:
         for name in tables:
             try:
                 con.unregister(name)
             except duckdb.Error:
                 pass  # after a failed statement: the first error is the one to tell
-    for seen, lo, hi in placed:
-        files.check(seen)  # changed while DuckDB read it: the transaction is rolled back
-        files.release(lo, hi)
-    report.plays = report.rows.get("plays", 0)
 
 
 def load(results: Iterable[GameResult], path: str, replace: bool = False, batch_games: int = TRANSACTION_GAMES,
@@ -505,13 +511,5 @@ def _add_analysis(con: duckdb.DuckDBPyConnection, batch: Batch, keep: list[int],
 def _write_analysis(con: duckdb.DuckDBPyConnection, staged: dict[str, pa.Table], places: list[int],
                     report: LoadReport) -> None:
     """The analysis rows of the games at `places` (stored before without them), in the open transaction."""
-    for table in ANALYSIS_TABLES:
-        rows = _kept(staged[f"_{table}"], places).drop_columns(["_n"])
-        if not rows.num_rows:
-            continue
-        con.register("_late", rows)
-        try:
-            n = con.execute(f"INSERT INTO {table} SELECT * FROM _late").fetchone()[0]
-        finally:
-            con.unregister("_late")
-        report.rows[table] = report.rows.get(table, 0) + n
+    _insert_staged(con, {f"_{t}": _kept(staged[f"_{t}"], places).drop_columns(["_n"]) for t in ANALYSIS_TABLES},
+                   report)
