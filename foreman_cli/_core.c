@@ -68,8 +68,11 @@ typedef struct {
     u64 mask; /* buckets - 1 */
 } PTable;
 
+#define CLEAR_BITS 14
+
 typedef struct {
     int x, target;
+    u64 clears[1 << CLEAR_BITS]; /* can_clear's answers by holdings: one suit's three, 13 bits each */
     Table ex;  /* bounds of exact positions (relative ranks) */
     PTable tt; /* bounds of classes of positions */
     long long nodes, limit; /* limit: the node count at which the search gives up; < 0: none */
@@ -337,24 +340,26 @@ static u64 decided(const int trick[3]) {
 }
 
 /* Tricks the leader can cash in a row: cards no one else can beat, and the rest of a suit whose
- * top cards outnumber the others' cards in it (length winners); `rel` gets the ranks that count. */
-static int quick(const State *s, u64 *rel) {
-    int ld = s->leader, n = 0;
+ * top cards outnumber the others' cards in it (length winners); `cards` gets those cards, `rel` the
+ * ranks that count. */
+static int quick(const State *s, u64 *rel, u64 *cards) {
+    int ld = s->leader;
     u64 a = s->h[(ld + 1) % 3], b = s->h[(ld + 2) % 3];
     *rel = 0;
+    *cards = 0;
     for (int su = 0; su < 4; su++) {
         u64 mine = s->h[ld] & SM(su);
         if (!mine) continue;
         u64 theirs = (a | b) & SM(su);
-        if (!theirs) { n += popc(mine); continue; }
+        if (!theirs) { *cards |= mine; continue; }
         int top = hibit(theirs);
-        int winners = popc(mine & ~((2ULL << top) - 1));
+        u64 winners = mine & ~((2ULL << top) - 1);
         if (!winners) continue;
         int la = popc(a & SM(su)), lb = popc(b & SM(su));
-        n += winners >= (la > lb ? la : lb) ? popc(mine) : winners;
+        *cards |= popc(winners) >= (la > lb ? la : lb) ? mine : winners;
         *rel |= from_card(top);
     }
-    return n;
+    return popc(*cards);
 }
 
 /* The position at a trick's start as the table sees it: the key, and each suit's holders top down. */
@@ -557,8 +562,8 @@ static int trick_bound(const State *s, int x, int v, u64 *rel) {
         for (int i = 0; i < ny; i++) cards -= yet[i] == p;
         if (cards < left) left = cards;
     }
-    u64 qrel;
-    int q = quick(&after, &qrel);
+    u64 qrel, qcards;
+    int q = quick(&after, &qrel, &qcards);
     if (q > left) q = left;
     if (winner == x) {
         if (s->tally[x] + 1 + q >= v) { *rel = from_card(card) | qrel; return 1; }
@@ -592,6 +597,127 @@ static int kept_winners(const State *s, int x, int rem, u64 *rel) {
     return kept;
 }
 
+/* One card of each run of `hand` (its cards with no other live card between them). */
+static u64 run_tops(u64 hand, u64 live_cards) {
+    u64 out = 0;
+    for (u64 m = hand; m; m &= m - 1) {
+        int c = lobit(m);
+        u64 above = live_cards & ~((2ULL << c) - 1);
+        if (!above || !(hand >> lobit(above) & 1)) out |= 1ULL << c;
+    }
+    return out;
+}
+
+/* Whether X's opponents can win every trick led in one suit until X's cards `mine` of it are gone,
+ * X playing only those (solver's bounds.can_clear); `after`, `before`: the seats after and before X. */
+static int can_clear(u64 mine, u64 after, u64 before) {
+    if (!mine) return 1;
+    int longer = popc(after) > popc(before) ? popc(after) : popc(before);
+    if (popc(mine) > longer || hibit(mine) > hibit(after | before)) return 0;
+    u64 lv = mine | after | before, ours = run_tops(mine, lv), ra = run_tops(after, lv), rb = run_tops(before, lv);
+    for (u64 m = ra; m; m &= m - 1) { /* `after` leads; `before` plays, then X */
+        int lead = lobit(m);
+        for (u64 n = before ? rb : 1; n; n &= n - 1) {
+            int second = before ? lobit(n) : -1, top = second > lead ? second : lead;
+            if (hibit(mine) > top) continue;
+            u64 a2 = after & ~(1ULL << lead), b2 = before ? before & ~(1ULL << second) : 0;
+            int all = 1;
+            for (u64 k = ours; k && all; k &= k - 1) all = can_clear(mine & ~(1ULL << lobit(k)), a2, b2);
+            if (all) return 1;
+        }
+    }
+    for (u64 m = rb; m; m &= m - 1) { /* `before` leads; X plays, then `after` */
+        int lead = lobit(m), all = 1;
+        u64 b2 = before & ~(1ULL << lead);
+        for (u64 k = ours; k && all; k &= k - 1) {
+            int card = lobit(k), some = 0;
+            u64 m2 = mine & ~(1ULL << card);
+            if (!after) some = lead > card && can_clear(m2, 0, b2);
+            for (u64 n = ra; n && !some; n &= n - 1) {
+                int third = lobit(n), top = third > lead ? third : lead;
+                some = top > card && can_clear(m2, after & ~(1ULL << third), b2);
+            }
+            all = some;
+        }
+        if (all) return 1;
+    }
+    return 0;
+}
+
+/* can_clear of one suit's holdings, remembered: the same holdings recur across a search. */
+static int clears(Search *S, u64 mine, u64 after, u64 before, int su) {
+    int sh = 13 * su;
+    u64 key = (mine >> sh) | (after >> sh) << 13 | (before >> sh) << 26;
+    u64 *slot = &S->clears[(key * 0x9E3779B97F4A7C15ULL) >> (64 - CLEAR_BITS)];
+    if (*slot >> 2 == key && *slot & 2) return (int)(*slot & 1);
+    int r = can_clear(mine, after, before);
+    *slot = key << 2 | 2 | (u64)r;
+    return r;
+}
+
+/* The fewest of X's cards of a suit, his lowest left out, the opponents cannot clear; 0 if none. */
+static u64 guard(Search *S, u64 mine, u64 after, u64 before, int su) {
+    if (clears(S, mine, after, before, su)) return 0;
+    while (popc(mine) > 1 && !clears(S, mine & (mine - 1), after, before, su)) mine &= mine - 1;
+    return mine;
+}
+
+/* Whether X is sure of a trick after cashing `cashed` (his quick tricks, when he is on lead);
+ * `rel` gets the ranks that count (solver's bounds.one_more_trick says why it holds). */
+static int one_more_trick(Search *S, const State *s, int x, int rem, u64 cashed, u64 *rel) {
+    int a = (x + 1) % 3, b = (x + 2) % 3, left = rem - popc(cashed);
+    u64 mine = s->h[x] & ~cashed, g[4];
+    if (popc(mine) != left) return 0;
+    int leads = 0, spare = 0, guarded = 0, guards = 0, longest[4];
+    for (int su = 0; su < 4; su++) {
+        u64 held = mine & SM(su);
+        int la = popc(s->h[a] & SM(su)), lb = popc(s->h[b] & SM(su));
+        longest[su] = la > lb ? la : lb;
+        g[su] = held ? guard(S, held, s->h[a] & SM(su), s->h[b] & SM(su), su) : 0;
+        if (g[su]) { guards++; spare += popc(held & ~g[su]); guarded += popc(g[su]); }
+        else leads += longest[su];
+    }
+    while (leads > left - guarded && guards > 1) { /* a guard longer than the leads it stops is better spent */
+        int best = -1;
+        for (int su = 0; su < 4; su++)
+            if (g[su] && (best < 0 || popc(g[su]) - longest[su] > popc(g[best]) - longest[best])) best = su;
+        if (popc(g[best]) <= longest[best]) break;
+        leads += longest[best];
+        guarded -= popc(g[best]);
+        g[best] = 0;
+        guards--;
+    }
+    int free_cards = left - guarded;
+    if (s->leader == x) { /* X leads one of his other cards first; a spare one of a guarded suit uses one up */
+        if (!free_cards) return 0;
+        leads += free_cards == spare;
+    }
+    if (!guards || leads > free_cards) return 0;
+    int most = leads + guarded - guards < left - 1 ? leads + guarded - guards : left - 1;
+    if (s->tally[a] + most >= s->target || s->tally[b] + most >= s->target) return 0;
+    *rel = 0;
+    for (int su = 0; su < 4; su++) if (g[su]) *rel |= from_card(lobit(g[su]));
+    return 1;
+}
+
+/* At a trick's start, 1 or 0 when the bounds decide "X ends with v" (rel set), else -1; the same
+ * bounds in the same order as solver's bounds.start_bound. */
+static int start_bound(Search *S, const State *s, int v, int rem, u64 *rel) {
+    int x = S->x, t = s->tally[x];
+    u64 qrel, cards, more;
+    int q = quick(s, &qrel, &cards);
+    if (q > rem) q = rem;
+    if (s->leader == x) {
+        if (t + q >= v) { *rel = qrel; return 1; }
+        if (t + q + 1 >= v && one_more_trick(S, s, x, rem, cards, &more)) { *rel = qrel | more; return 1; }
+        return -1;
+    }
+    if (t + rem - q < v) { *rel = qrel; return 0; }
+    if (t + kept_winners(s, x, rem, &qrel) >= v) { *rel = qrel; return 1; }
+    if (t + 1 >= v && one_more_trick(S, s, x, rem, 0, &more)) { *rel = more; return 1; }
+    return -1;
+}
+
 /* "X ends the deal with at least v tricks"; `rel` gets the ranks the answer depends on. */
 static int ge(Search *S, State *s, int v, u64 *rel) {
     int x = S->x, t = s->tally[x];
@@ -612,12 +738,8 @@ static int ge(Search *S, State *s, int v, u64 *rel) {
         make_exact_key(s, rem, &K);
         u64 slot = slot_of(&S->ex, K.k0, K.k1, K.k2);
         PREFETCH(&S->ex.e[slot]); /* rarely cached: fetched while the bounds are counted */
-        u64 qrel;
-        int q = quick(s, &qrel);
-        if (q > rem) q = rem;
-        if (s->leader == x) { if (t + q >= v) { *rel = qrel; return 1; } }
-        else if (t + rem - q < v) { *rel = qrel; return 0; }
-        else if (t + kept_winners(s, x, rem, &qrel) >= v) { *rel = qrel; return 1; }
+        r = start_bound(S, s, v, rem, rel);
+        if (r >= 0) return r;
         Entry *e = probe_at(&S->ex, slot, K.k0, K.k1, K.k2, &found);
         if (found) {
             if (e->lo >= w) { *rel = counts_rel(e->mlo, s); return 1; }

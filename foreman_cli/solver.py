@@ -11,8 +11,10 @@ position and for its class (partition search), without the tallies where they ca
 
 from __future__ import annotations
 
-from .board import TRICKS_PER_DEAL, Board
+from .board import Board
+from .bounds import decided, from_card, lowest, start_bound, trick_bound, winning
 from .cards import SUIT_MASK, SUIT_OF
+
 
 class OutOfBudget(Exception):
     """The search needed more nodes than its budget (internal: callers turn it into 'not solved')."""
@@ -40,27 +42,12 @@ def groups(legal: int, live: int) -> list[int]:
     return out
 
 
-def lowest(mask: int) -> int:
-    """The lowest card of a mask (a run's representative)."""
-    return (mask & -mask).bit_length() - 1
-
-
 def live_cards(b: Board) -> int:
     """Every card still in play: the three hands and the trick in progress (what a run is cut by)."""
     live = b.hands[0] | b.hands[1] | b.hands[2]
     for c in b.trick:
         live |= 1 << c
     return live
-
-
-def _winning(b: Board) -> tuple[int, int]:
-    """The card now winning the trick in progress and its seat."""
-    led = SUIT_OF[b.trick[0]]
-    best, w = b.trick[0], b.leader
-    for j, c in enumerate(b.trick[1:], 1):
-        if SUIT_OF[c] == led and c > best:
-            best, w = c, (b.leader + j) % 3
-    return best, w
 
 
 def _lead_score(b: Board, x: int, run: int, live: int) -> int:
@@ -88,7 +75,7 @@ def ordered_runs(b: Board, x: int) -> list[int]:
     runs = groups(b.legal_mask(), live)
     if not b.trick:
         return sorted(runs, key=lambda r: -_lead_score(b, x, r, live))
-    best, w = _winning(b)
+    best, w = winning(b)
     ally_winning = (w == x) == (b.turn == x)
     led = SUIT_OF[b.trick[0]]
     beats = [r for r in runs if SUIT_OF[lowest(r)] == led and r.bit_length() - 1 > best]
@@ -99,139 +86,6 @@ def ordered_runs(b: Board, x: int) -> list[int]:
 def ordered_moves(b: Board, x: int) -> list[int]:
     """One card per run of the mover's legal cards (its lowest), the likeliest best first."""
     return [lowest(r) for r in ordered_runs(b, x)]
-
-
-def from_card(c: int) -> int:
-    """Every card of card c's suit ranked c or higher: the form each suit's relevant ranks take."""
-    return SUIT_MASK[SUIT_OF[c]] & ~((1 << c) - 1)
-
-
-def decided(trick: list[int]) -> int:
-    """The ranks that decided a finished trick: from the winning card up, when another card followed suit."""
-    led = SUIT_OF[trick[0]]
-    same = [c for c in trick if SUIT_OF[c] == led]
-    return from_card(max(same)) if len(same) > 1 else 0
-
-
-def quick(b: Board) -> tuple[int, int]:
-    """Tricks the leader can cash in a row, and the ranks that count (a mask).
-
-    Cards nobody else can beat count, and a whole suit counts when its top winners are at least as
-    many as either other hand's cards in it (length winners)."""
-    return cashable(b.hands, b.leader)
-
-
-def cashable(h: list[int], ld: int) -> tuple[int, int]:
-    """`quick` of hands h with seat ld to lead."""
-    a, c = h[(ld + 1) % 3], h[(ld + 2) % 3]
-    n = rel = 0
-    for s in range(4):
-        mine = h[ld] & SUIT_MASK[s]
-        if not mine:
-            continue
-        theirs = (a | c) & SUIT_MASK[s]
-        if not theirs:
-            n += mine.bit_count()
-            continue
-        top = theirs.bit_length() - 1
-        winners = (mine & ~((2 << top) - 1)).bit_count()
-        if not winners:
-            continue
-        longest = max((a & SUIT_MASK[s]).bit_count(), (c & SUIT_MASK[s]).bit_count())
-        n += mine.bit_count() if winners >= longest else winners
-        rel |= from_card(top)
-    return n, rel
-
-
-def kept_winners(b: Board, x: int, rem: int) -> tuple[int, int]:
-    """Tricks X is sure to cash with an opponent on lead, and the ranks that count; 0 when none.
-
-    X wins any trick led in a suit he holds a winner of, then cashes the rest; every other lead he
-    answers with a loser, and once his losers are gone with a winner he can spare (one of a suit
-    the opponents lack, or not his last of a suit). The opponents can lead the other suits at most
-    `others` times (the longer of their holdings in each), so X discards at most `others` - losers
-    winners and plays a winner on every trick but those leads; this holds while neither opponent
-    reaches the target with those leads and X never has to give up a suit's last winner."""
-    h, a, c = b.hands, (x + 1) % 3, (x + 2) % 3
-    wins = others = spare = rel = 0
-    for s in range(4):
-        mine, theirs = h[x] & SUIT_MASK[s], (h[a] | h[c]) & SUIT_MASK[s]
-        if not theirs:
-            wins += mine.bit_count()
-            spare += mine.bit_count()
-            continue
-        top = theirs.bit_length() - 1
-        if mine:
-            rel |= from_card(top)
-        above = (mine & ~((2 << top) - 1)).bit_count()
-        wins += above
-        spare += max(above - 1, 0)
-        if not above:
-            others += max((h[a] & SUIT_MASK[s]).bit_count(), (h[c] & SUIT_MASK[s]).bit_count())
-    discards = max(others - (h[x].bit_count() - wins), 0)
-    kept = min(wins - discards, rem - others)
-    if kept <= 0 or discards > spare or max(b.tallies[a], b.tallies[c]) + others >= b.target:
-        return 0, 0
-    return kept, rel
-
-
-def _below(m: int) -> int:
-    """Every card up to the highest of m (none when m is empty)."""
-    return (2 << (m.bit_length() - 1)) - 1 if m else 0
-
-
-def _sure_winner(b: Board, x: int) -> tuple[int, int] | None:
-    """Mid-trick: a seat one side can make win this trick whatever the other side plays, and the
-    card it wins with (maybe the one already winning), or None when neither side is sure of it."""
-    h = b.hands
-    best, w = _winning(b)
-    led = SUIT_MASK[SUIT_OF[b.trick[0]]]
-    over = led & ~((2 << best) - 1)  # the cards that would beat the trick so far
-    yet = [(b.leader + j) % 3 for j in range(len(b.trick), 3)]
-    opp_over = 0
-    for p in yet:
-        if p != x:
-            opp_over |= h[p] & over
-    if w == x:
-        if not opp_over:  # neither opponent can beat X's card
-            return x, best
-    elif x not in yet or not h[x] & over:
-        sure = (w, best)  # X cannot beat the coalition's card; a partner still to play goes under it, or must win
-        for p in yet:
-            if p not in (x, w):
-                legal = h[p] & led or h[p]
-                if not legal & ~over:
-                    sure = (p, lowest(legal))
-        return sure
-    beat_all = h[x] & over & ~_below(opp_over)
-    if x in yet and yet[0] != x and beat_all:  # X, still to play, can beat every card
-        return x, lowest(beat_all)
-    later = 0
-    for p in yet[1:]:
-        later |= h[p] & led
-    mine = h[yet[0]] & over & ~_below(later)  # the mover beats the trick and every card still to come
-    return (yet[0], lowest(mine)) if mine else None
-
-
-def trick_bound(b: Board, x: int, v: int) -> tuple[bool, int] | None:
-    """Mid-trick, when one side is sure of the trick: the leader of the next one and his quick
-    tricks may decide the test already (DDS looks so at the second hand); None when they do not."""
-    sure = _sure_winner(b, x)
-    if sure is None:
-        return None
-    winner, card = sure
-    to_play = [(b.leader + j) % 3 for j in range(len(b.trick), 3)]
-    # Tricks after this one: a broken record's hands may differ in size.
-    left = min([TRICKS_PER_DEAL - b.played - 1] + [h.bit_count() - (p in to_play) for p, h in enumerate(b.hands)])
-    hands = list(b.hands)  # the others keep their cards: more cards never give the leader more quick tricks
-    hands[winner] &= ~(1 << card)  # the card that wins, if it is still in his hand
-    q, qrel = cashable(hands, winner)
-    q = min(q, left)
-    rel = from_card(card) | qrel
-    t = b.tallies[x]
-    if winner == x:
-        return (True, rel) if t + 1 + q >= v else None
-    return (False, rel) if t + left - q < v else None
 
 
 def close_runs(rel: int, runs: list[int]) -> int:
@@ -372,17 +226,9 @@ class Paranoid:
             known = self._in_classes(k, v - k.base)
             if known is not None:
                 return known
-            q, qrel = quick(b)
-            q = min(q, rem)
-            if b.leader == x:
-                if t + q >= v:
-                    return True, qrel
-            elif t + rem - q < v:
-                return False, qrel
-            else:
-                kept, krel = kept_winners(b, x, rem)
-                if t + kept >= v:
-                    return True, krel
+            bound = start_bound(b, x, v, rem)
+            if bound is not None:
+                return bound
             known = self._in_exact(k, v - k.base)  # after the bounds, as the core (its slot is rarely cached)
             if known is not None:
                 return known
