@@ -694,7 +694,15 @@ static int one_more_trick(Search *S, const State *s, int x, int rem, u64 cashed,
     }
     if (!guards || leads > free_cards) return 0;
     int most = leads + guarded - guards < left - 1 ? leads + guarded - guards : left - 1;
-    if (s->tally[a] + most >= s->target || s->tally[b] + most >= s->target) return 0;
+    for (int o = 0; o < 3; o++) {
+        if (o == x) continue;
+        int own = 0; /* each trick he wins takes a card of his of the suit led */
+        for (int su = 0; su < 4; su++) {
+            int held = popc(s->h[o] & SM(su));
+            own += g[su] && popc(g[su]) - 1 < held ? popc(g[su]) - 1 : held;
+        }
+        if (s->tally[o] + (own < most ? own : most) >= s->target) return 0;
+    }
     *rel = 0;
     for (int su = 0; su < 4; su++) if (g[su]) *rel |= from_card(lobit(g[su]));
     return 1;

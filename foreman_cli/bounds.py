@@ -244,8 +244,9 @@ def one_more_trick(b: Board, x: int, rem: int, cashed: int = 0) -> tuple[bool, i
     cannot clear a guard of X's cards (X plays those only there), they win fewer leads than the
     guard has cards; in any other suit at most the longer of their holdings. X answers those other
     leads with his other cards; if they are enough, and X holds one card a trick, the opponents run
-    out of leads first. On lead, X first leads one of those other cards. The opponents must not
-    reach the target with the tricks they win before X's."""
+    out of leads first. On lead, X first leads one of those other cards. Neither opponent may
+    reach the target with the tricks he can win before X's (each takes a card of his of the suit
+    led)."""
     hands, a, c = b.hands, (x + 1) % 3, (x + 2) % 3
     left, mine = rem - cashed.bit_count(), b.hands[x] & ~cashed
     if mine.bit_count() != left:
@@ -277,8 +278,13 @@ def one_more_trick(b: Board, x: int, rem: int, cashed: int = 0) -> tuple[bool, i
     if not guards or leads > free:
         return False, 0
     most = min(leads + guarded - len(guards), left - 1)  # the tricks they win before X's
-    if max(b.tallies[a], b.tallies[c]) + most >= b.target:
-        return False, 0
+    for o in (a, c):  # each trick he wins takes a card of his of the suit led
+        own = 0
+        for s in range(4):
+            held = (hands[o] & SUIT_MASK[s]).bit_count()
+            own += min(held, guards[s][0].bit_count() - 1) if s in guards else held
+        if b.tallies[o] + min(own, most) >= b.target:
+            return False, 0
     rel = 0
     for guard, _ in guards.values():
         rel |= from_card(lowest(guard))
