@@ -3,8 +3,8 @@
 This is the reference: `core.py` has the compiled fast path of each search, tested against it for
 the same values. Both play one card per run of equivalent cards (cards of one suit in one hand
 with no live card of another hand or of the trick between them; played cards are gaps) and make
-zero-window tests on "X ends the deal with at least v tricks", with quick-trick bounds (length
-winners included) at the start of a trick, and bounds stored at trick boundaries for the exact
+zero-window tests on "X ends the deal with at least v tricks", with the bounds of bounds.py at
+the start of a trick and inside one, and bounds stored at trick boundaries for the exact
 position and for its class (partition search), without the tallies where they cannot matter
 (docs/solver.md). The compiled search keeps the same tables in fixed memory.
 """
