@@ -4,6 +4,7 @@ progress when one side is sure of it (docs/solver.md says why each holds)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from functools import lru_cache
 
 from .board import TRICKS_PER_DEAL, Board
@@ -184,7 +185,7 @@ def trick_bound(b: Board, x: int, v: int) -> tuple[bool, int] | None:
     return (False, rel) if t + left - q < v else None
 
 
-def _bits(m: int):
+def _bits(m: int) -> Iterator[int]:
     """Each card of a mask, as a one-card mask, lowest first."""
     while m:
         low = m & -m
