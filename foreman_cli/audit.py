@@ -291,14 +291,15 @@ Piece = list[RawRecord] | LineChunk
 
 def checked_batches(pieces: Iterable[Piece], overrides: dict[str, Any] | None = None, jobs: int = 1,
                     shape: Callable[[GameResult], Any] | None = None,
-                    stage: Callable[[list[GameResult]], Any] | None = None, fast: bool = True,
-                    ahead: int = 2, nice: int = 0, started: Callable[[], None] | None = None,
-                    stage_of: Callable[[Piece], Callable[[list[GameResult]], Any]] | None = None) -> Iterator[Batch]:
+                    stage_of: Callable[[Piece], Callable[[list[GameResult]], Any]] | None = None,
+                    fast: bool = True, ahead: int = 2, nice: int = 0,
+                    started: Callable[[], None] | None = None) -> Iterator[Batch]:
     """Decode and replay the input a piece at a time (a batch of records, or a chunk of lines that
     the worker cuts itself), in input order: the one pipeline of `validate` and `load`. The checks
     across games are the caller's (CrossChecks).
 
-    `stage` (a module-level function, so workers can run it) turns a batch's full results into
+    `stage_of` gives each piece its stage (what it must know of that piece alone): a module-level
+    function or a partial of one, so workers can run it, that turns a batch's full results into
     what the caller keeps of them; `shape` then turns each result into what is sent back (a slim
     result, a GameLine). With jobs > 1 both run in the workers. With a shape (which drops the
     decoded game) and `fast`, plain records take the compiled lane (lane.py); a stage that
@@ -306,9 +307,8 @@ def checked_batches(pieces: Iterable[Piece], overrides: dict[str, Any] | None = 
     the tasks in flight a worker and `nice` how far the workers yield the CPU (ordered_map).
     `started` is called once, before the first batch is awaited: with workers, once they have
     their first tasks, so what the caller prepares then (a load opens its archive) overlaps them.
-    `stage_of`, when given, makes each piece's stage instead (what it must know of that piece alone).
     """
-    tasks = ((p, overrides, shape, stage if stage_of is None else stage_of(p), fast) for p in pieces)
+    tasks = ((p, overrides, shape, None if stage_of is None else stage_of(p), fast) for p in pieces)
     if jobs > 1:
         batches = ordered_map(_check_batch, tasks, jobs, ahead, nice, started)
     else:

@@ -143,14 +143,13 @@ def load_paths(paths: list[str], path: str, overrides: dict[str, Any] | None = N
     plain = analyze is None
     early = plain and jobs > 1
     analysed = None
-    stage_of = None
     if not plain:
         archive.open()  # first: which games it holds analysed decides what the workers analyse
         analysed = _analysed_games(archive.con)
-        stage_of = functools.partial(_analysis_stage, analyze, frozenset(analysed))
-    batches = checked_batches(parts, overrides, jobs, shape=staged_line, stage=stage_tables, fast=plain,
+    stage_of = functools.partial(_piece_stage, analyze, frozenset(analysed or ()))
+    batches = checked_batches(parts, overrides, jobs, shape=staged_line, stage_of=stage_of, fast=plain,
                               ahead=LOAD_AHEAD if plain else 2, nice=LOAD_WORKER_NICE if plain else 0,
-                              started=archive.open if early else None, stage_of=stage_of)
+                              started=archive.open if early else None)
     return _store(archive, batches, replace, progress, CrossChecks(hold=False), batch_games,
                   opened_as_workers_start=early, analysed=analysed)
 
@@ -161,10 +160,12 @@ def _analysed_games(con: duckdb.DuckDBPyConnection) -> set[str]:
     return {h for (h,) in rows}
 
 
-def _analysis_stage(analyze: int, analysed: frozenset[str],
-                    piece: list[RawRecord]) -> Callable[[list[GameResult]], Any]:
-    """A piece's stage under --analyze: told which of its games (by their text) need no analysis,
+def _piece_stage(analyze: int | None, analysed: frozenset[str],
+                 piece: list[RawRecord]) -> Callable[[list[GameResult]], Any]:
+    """A piece's stage: under --analyze told which of its games (by their text) need no analysis,
     so that a worker is sent those few hashes, not the archive's."""
+    if analyze is None:
+        return stage_tables
     if not analysed:
         return functools.partial(stage_tables, analyze=analyze)
     hashes = (fingerprint(raw.text).hex() for raw in piece if raw.text is not None)
