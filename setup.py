@@ -29,19 +29,30 @@ class OptionalBuildExt(build_ext):
 extra = ["-O3", "-std=c99"]  # -O3: the lane's scan is faster than at -O2 (docs/performance.md)
 
 
-def has_popcnt() -> bool:
-    """Whether this machine is an x86 one whose processor counts bits in one instruction."""
+def cpu_info() -> dict[str, str]:
+    """The first processor's fields in /proc/cpuinfo on an x86 machine; empty elsewhere."""
     if platform.machine() not in ("x86_64", "AMD64", "i686"):
-        return False
+        return {}
     try:
         with open("/proc/cpuinfo") as f:
-            return any(line.startswith("flags") and " popcnt" in line for line in f)
+            head = f.read().split("\n\n")[0]
     except OSError:
-        return False
+        return {}
+    return {k.strip(): v.strip() for k, _, v in (line.partition(":") for line in head.splitlines())}
 
 
-if has_popcnt():  # the solver counts bits at every node; the core refuses to load on a processor without it
+def fast_pext(info: dict[str, str]) -> bool:
+    """Whether BMI2's pext and pdep are single instructions here: AMD's family 23 (Zen 1 and 2)
+    runs them in microcode, slower than the loop they replace."""
+    return "bmi2" in info.get("flags", "").split() and not (
+        info.get("vendor_id") == "AuthenticAMD" and info.get("cpu family") == "23")
+
+
+info = cpu_info()
+if "popcnt" in info.get("flags", "").split():  # the solver counts bits at every node; the core refuses to load without it
     extra.append("-mpopcnt")
+if fast_pext(info):  # the solver packs ranks at every trick's start; the core refuses to load without it
+    extra.append("-mbmi2")
 if os.environ.get("FOREMAN_SANITIZE"):
     extra += ["-O1", "-g", "-fsanitize=address,undefined", "-fno-omit-frame-pointer"]
 

@@ -32,6 +32,25 @@ static int hibit(u64 m) { return 63 - __builtin_clzll(m); }
 static int lobit(u64 m) { return __builtin_ctzll(m); }
 static int popc(u64 m) { return __builtin_popcountll(m); }
 
+/* The bits of `m` under `mask`, packed down in order (BMI2's pext where the build has it). */
+#ifdef __BMI2__
+#include <immintrin.h>
+static u64 compress(u64 m, u64 mask) { return _pext_u64(m, mask); }
+static u64 expand(u64 m, u64 mask) { return _pdep_u64(m, mask); }
+#else
+static u64 compress(u64 m, u64 mask) {
+    u64 out = 0;
+    for (int i = 0; mask; mask &= mask - 1, i++) out |= (m >> lobit(mask) & 1) << i;
+    return out;
+}
+/* The low bits of `m` spread over the bits of `mask`, in order. */
+static u64 expand(u64 m, u64 mask) {
+    u64 out = 0;
+    for (; mask && m; mask &= mask - 1, m >>= 1) out |= (m & 1) << lobit(mask);
+    return out;
+}
+#endif
+
 typedef struct {
     u64 h[3];
     int trick[3];
@@ -135,18 +154,9 @@ static int table_init(Table *t, int bits) {
  * cards are gone share one entry (the simplest form of DDS's partition search). */
 static void relative(const State *s, u64 r[3]) {
     r[0] = r[1] = r[2] = 0;
-    for (int su = 0; su < 4; su++) {
-        u64 a = (s->h[0] | s->h[1] | s->h[2]) & SM(su);
-        int pos = 13 * su;
-        while (a) {
-            u64 low = a & (~a + 1);
-            a ^= low;
-            if (s->h[0] & low) r[0] |= 1ULL << pos;
-            else if (s->h[1] & low) r[1] |= 1ULL << pos;
-            else r[2] |= 1ULL << pos;
-            pos++;
-        }
-    }
+    u64 all = s->h[0] | s->h[1] | s->h[2];
+    for (int su = 0; su < 4; su++)
+        for (int h = 0; h < 3; h++) r[h] |= compress(s->h[h], all & SM(su)) << (13 * su);
 }
 
 static void make_key(const State *s, u64 extra, u64 *k0, u64 *k1, u64 *k2) {
@@ -276,14 +286,14 @@ static int ordered_runs(const State *s, int x, u64 out[52]) {
     for (int su = 0; su < 4; su++) {
         u64 own = lg & SM(su);
         if (!own) continue;
-        u64 m = lv & SM(su), run = 0;
-        while (m) {
-            u64 top = 1ULL << hibit(m);
-            m ^= top;
-            if (own & top) run |= top;
-            else if (run) { runs[n++] = run; run = 0; }
+        u64 open = SM(su) & ~(lv & ~own), found[13]; /* another hand's live card closes a run */
+        int k = 0;
+        while (open) { /* the stretches between those cards, lowest first */
+            u64 block = open & ~(open + (open & (~open + 1)));
+            open ^= block;
+            if (block & own) found[k++] = block & own;
         }
-        if (run) runs[n++] = run;
+        while (k) runs[n++] = found[--k];
     }
     if (!s->ntrick) { /* a stable sort by score, as Python's sorted */
         int score[52];
@@ -367,7 +377,8 @@ typedef struct {
     u64 key;       /* leader, tricks left, every hand's length in every suit */
     uint32_t tal;  /* the tallies when the test depends on them, else FREE */
     int base;      /* X's tricks so far when FREE (entries then bound the tricks still to come), else 0 */
-    uint32_t pat[4];
+    uint32_t pat[4]; /* per suit: the holders' bits of the live cards packed down, seat 1's then seat 2's at bit 13 */
+    int live[4];   /* per suit: the live cards */
     u64 k0, k1, k2; /* the exact position: relative hands, leader, tricks left, tallies or FREE */
 } PKey;
 
@@ -395,14 +406,8 @@ static void make_pkey(const State *s, int x, int v, int rem, PKey *K) {
     }
     u64 all = s->h[0] | s->h[1] | s->h[2];
     for (int su = 0; su < 4; su++) {
-        uint32_t p = 0;
-        u64 m = all & SM(su);
-        for (int i = 0; m; i++) {
-            int c = hibit(m);
-            m ^= 1ULL << c;
-            p |= (uint32_t)((s->h[1] >> c & 1) | ((s->h[2] >> c & 1) << 1)) << (2 * i);
-        }
-        K->pat[su] = p;
+        K->pat[su] = (uint32_t)(compress(s->h[1], all & SM(su)) | compress(s->h[2], all & SM(su)) << 13);
+        K->live[su] = popc(all & SM(su));
     }
 }
 
@@ -430,8 +435,7 @@ static u64 counts_rel(uint16_t counts, const State *s) {
     for (int su = 0; su < 4; su++) {
         int m = (counts >> (4 * su)) & 15;
         u64 cards = all & SM(su);
-        for (int i = 1; i < m; i++) cards ^= 1ULL << hibit(cards);
-        if (m) rel |= from_card(hibit(cards));
+        if (m) rel |= from_card(lobit(expand(1ULL << (popc(cards) - m), cards))); /* the m-th card from the top */
     }
     return rel;
 }
@@ -450,12 +454,16 @@ static u64 entry_rel(const PEntry *e, const State *s) {
     return counts_rel(counts, s);
 }
 
+/* The bits of a packed pattern that name the holders of a suit's top m of its n live cards. */
+static uint32_t top_mask(int m, int n) {
+    uint32_t one = (uint32_t)(((1u << m) - 1) << (n - m));
+    return one | one << 13;
+}
+
 static int matches(const PEntry *e, const PKey *K) {
     if (e->key != K->key || e->tal != K->tal) return 0;
     for (int su = 0; su < 4; su++) {
-        int m = (int)(e->pat[su] >> 26);
-        uint32_t mask = m ? (uint32_t)((1ULL << (2 * m)) - 1) : 0;
-        if ((e->pat[su] ^ K->pat[su]) & mask) return 0;
+        if ((e->pat[su] ^ K->pat[su]) & top_mask((int)(e->pat[su] >> 26), K->live[su])) return 0;
     }
     return 1;
 }
@@ -477,8 +485,7 @@ static void pt_store(PTable *T, const PKey *K, int w, int result, u64 rel, const
     uint32_t pat[4];
     for (int su = 0; su < 4; su++) {
         int m = popc(all & SM(su) & rel);
-        uint32_t mask = m ? (uint32_t)((1ULL << (2 * m)) - 1) : 0;
-        pat[su] = (K->pat[su] & mask) | ((uint32_t)m << 26);
+        pat[su] = (K->pat[su] & top_mask(m, K->live[su])) | ((uint32_t)m << 26);
     }
     PEntry *b = &T->e[(pmix(K->key, K->tal) & T->mask) * BUCKET], *e = NULL;
     for (int i = 0; i < BUCKET && !e; i++)
@@ -1872,6 +1879,14 @@ PyMODINIT_FUNC PyInit__core(void) {
     __builtin_cpu_init();
     if (!__builtin_cpu_supports("popcnt")) {
         PyErr_SetString(PyExc_ImportError, "foreman's core was built for processors with popcnt");
+        return NULL;
+    }
+#endif
+#if defined(__BMI2__) && defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
+    /* Built to pack bits with BMI2's pext and pdep (setup.py): on a processor without them, no core. */
+    __builtin_cpu_init();
+    if (!__builtin_cpu_supports("bmi2")) {
+        PyErr_SetString(PyExc_ImportError, "foreman's core was built for processors with BMI2");
         return NULL;
     }
 #endif
