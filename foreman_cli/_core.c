@@ -21,7 +21,6 @@ typedef uint64_t u64;
 
 #define SUIT(c) ((c) / 13)
 #define SM(s) (0x1FFFULL << (13 * (s)))
-#define EMPTY 0 /* a slot never written: a key that is 0 (none of the solver's) would only miss */
 
 #if defined(__GNUC__)
 #define PREFETCH(p) __builtin_prefetch(p)
@@ -62,11 +61,15 @@ typedef struct {
     u64 k0, k1, k2;
     int8_t lo, hi;
     uint16_t mlo, mhi; /* the paranoid search's: each bound's ranks, 4 bits a suit (the top m cards) */
+    uint16_t stamp;    /* the table's stamp when written: an entry of an older stamp is an empty slot */
 } Entry;
+
+#define ENTRY_STAMPS 0xFFFF
 
 typedef struct {
     Entry *e;
     u64 mask; /* slots - 1 */
+    unsigned stamp;
 } Table;
 
 /* A bound of the paranoid search on the tricks X can be sure of, for every position whose hands have
@@ -77,7 +80,10 @@ typedef struct {
     uint32_t pat[4]; /* per suit: the holders of the top m live cards, 2 bits each from the top; m << 26 */
     int8_t lo, hi;
     uint8_t work;  /* log2 of the nodes it cost: the cheapest entry of a bucket is replaced first */
+    uint8_t stamp; /* as Entry's */
 } PEntry;
+
+#define PENTRY_STAMPS 0xFF
 
 #define BUCKET 8
 #define PT_MOST_BITS 19 /* a larger class table found no more (docs/solver.md, "Sized to the search") */
@@ -85,6 +91,7 @@ typedef struct {
 typedef struct {
     PEntry *e;
     u64 mask; /* buckets - 1 */
+    unsigned stamp;
 } PTable;
 
 #define CLEAR_BITS 14
@@ -99,21 +106,16 @@ typedef struct {
 } Search;
 
 /* Tables freed by searches that ended, kept for the next ones: an analysis makes three searches a
- * deal, and mapping fresh pages for their tables cost more than clearing used ones (docs/solver.md). */
+ * deal, and mapping fresh pages for their tables cost more than clearing used ones (docs/solver.md).
+ * A kept block is not cleared either: its next search writes a new stamp, and entries with an older
+ * one are empty slots, until the stamps run out. */
 #define POOL 6
-static struct { void *p; size_t bytes; } pool[POOL];
+static struct { void *p; size_t bytes; unsigned stamp; } pool[POOL];
 
 #define HUGE_PAGE ((size_t)2 << 20)
 
 /* A zeroed block for a table; a large one on huge pages where the system offers them (fewer TLB misses). */
-static void *table_memory(size_t bytes) {
-    for (int i = 0; i < POOL; i++)
-        if (pool[i].p && pool[i].bytes == bytes) {
-            void *p = pool[i].p;
-            pool[i].p = NULL;
-            memset(p, 0, bytes);
-            return p;
-        }
+static void *zeroed_block(size_t bytes) {
 #if defined(__linux__) && defined(MADV_HUGEPAGE)
     if (bytes >= HUGE_PAGE) {
         void *p = NULL;
@@ -126,9 +128,30 @@ static void *table_memory(size_t bytes) {
     return calloc(bytes, 1);
 }
 
+/* The next stamp of a block whose entries bear `stamp` at most; cleared when the stamps run out. */
+static unsigned next_stamp(void *p, size_t bytes, unsigned stamp, unsigned most) {
+    if (stamp < most) return stamp + 1;
+    memset(p, 0, bytes);
+    return 1;
+}
+
+/* A block for a table, a kept one if there is one of the size, and in `stamp` the stamp its new
+ * entries bear (zeroed memory bears 0). */
+static void *table_memory(size_t bytes, unsigned most, unsigned *stamp) {
+    for (int i = 0; i < POOL; i++)
+        if (pool[i].p && pool[i].bytes == bytes) {
+            void *p = pool[i].p;
+            pool[i].p = NULL;
+            *stamp = next_stamp(p, bytes, pool[i].stamp, most);
+            return p;
+        }
+    *stamp = 1;
+    return zeroed_block(bytes);
+}
+
 /* Give a table's block back: kept for the next search in an empty place of the pool, or in that of
  * a smaller block (the large ones are the costly ones to map), else freed. */
-static void table_release(void *p, size_t bytes) {
+static void table_release(void *p, size_t bytes, unsigned stamp) {
     if (!p) return;
     int at = -1;
     for (int i = 0; i < POOL; i++) {
@@ -139,11 +162,12 @@ static void table_release(void *p, size_t bytes) {
     free(pool[at].p); /* free(NULL) for an empty place */
     pool[at].p = p;
     pool[at].bytes = bytes;
+    pool[at].stamp = stamp;
 }
 
 static int table_init(Table *t, int bits) {
     size_t n = (size_t)1 << bits;
-    t->e = (Entry *)table_memory(n * sizeof(Entry));
+    t->e = (Entry *)table_memory(n * sizeof(Entry), ENTRY_STAMPS, &t->stamp);
     if (!t->e) return -1;
     t->mask = n - 1;
     return 0;
@@ -183,7 +207,7 @@ static Entry *probe_at(Table *t, u64 i, u64 k0, u64 k1, u64 k2, int *found) {
     Entry *first = &t->e[i];
     for (int p = 0; p < 4; p++) {
         Entry *e = &t->e[(i + p) & t->mask];
-        if (e->k0 == EMPTY) { *found = 0; return e; }
+        if (e->stamp != t->stamp) { *found = 0; return e; }
         if (e->k0 == k0 && e->k1 == k1 && e->k2 == k2) { *found = 1; return e; }
     }
     *found = 0;
@@ -282,49 +306,37 @@ static int lead_score(const State *s, int x, u64 run, u64 lv) {
 static int ordered_runs(const State *s, int x, u64 out[52]) {
     u64 lg = legal(s), lv = live(s);
     u64 runs[52]; /* one run per card at most: a broken record may deal a hand of any size */
-    int n = 0;
+    int n = 0, from[5] = {0}; /* runs in ascending order of their masks; suit su's from from[su] */
     for (int su = 0; su < 4; su++) {
         u64 own = lg & SM(su);
-        if (!own) continue;
-        u64 open = SM(su) & ~(lv & ~own), found[13]; /* another hand's live card closes a run */
-        int k = 0;
+        u64 open = own ? SM(su) & ~(lv & ~own) : 0; /* another hand's live card closes a run */
         while (open) { /* the stretches between those cards, lowest first */
             u64 block = open & ~(open + (open & (~open + 1)));
             open ^= block;
-            if (block & own) found[k++] = block & own;
+            if (block & own) runs[n++] = block & own;
         }
-        while (k) runs[n++] = found[--k];
+        from[su + 1] = n;
     }
-    if (!s->ntrick) { /* a stable sort by score, as Python's sorted */
-        int score[52];
-        for (int i = 0; i < n; i++) {
-            int sc = lead_score(s, x, runs[i], lv), b = i;
-            for (; b > 0 && score[b - 1] < sc; b--) { score[b] = score[b - 1]; out[b] = out[b - 1]; }
-            score[b] = sc;
-            out[b] = runs[i];
-        }
+    if (!s->ntrick) { /* a stable sort by score of the runs suit by suit, high runs first */
+        int score[52], k = 0;
+        for (int su = 0; su < 4; su++)
+            for (int i = from[su + 1] - 1; i >= from[su]; i--, k++) {
+                int sc = lead_score(s, x, runs[i], lv), b = k;
+                for (; b > 0 && score[b - 1] < sc; b--) { score[b] = score[b - 1]; out[b] = out[b - 1]; }
+                score[b] = sc;
+                out[b] = runs[i];
+            }
         return n;
     }
-    int first[52], second[52], nf = 0, ns = 0;
-    int w, best = winning(s, &w), led = SUIT(best);
+    /* Following: the runs that serve the mover's side first, each part in ascending order of its masks. */
+    int w, best = winning(s, &w), led = SUIT(best), k = 0;
     int mover = (s->leader + s->ntrick) % 3;
     int ally = (w == x) == (mover == x);
-    for (int i = 0; i < n; i++) {
-        int beats = SUIT(lobit(runs[i])) == led && hibit(runs[i]) > best;
-        if (beats != ally) first[nf++] = i; else second[ns++] = i;
-    }
-    /* Each part in ascending order of its masks (as Python's sorted). */
-    for (int a = 1; a < ns; a++)
-        for (int b = a; b > 0 && runs[second[b]] < runs[second[b - 1]]; b--) {
-            int t = second[b]; second[b] = second[b - 1]; second[b - 1] = t;
+    for (int part = 0; part < 2; part++)
+        for (int i = 0; i < n; i++) {
+            int beats = SUIT(lobit(runs[i])) == led && hibit(runs[i]) > best;
+            if ((beats != ally) == !part) out[k++] = runs[i];
         }
-    for (int a = 1; a < nf; a++)
-        for (int b = a; b > 0 && runs[first[b]] < runs[first[b - 1]]; b--) {
-            int t = first[b]; first[b] = first[b - 1]; first[b - 1] = t;
-        }
-    int k = 0;
-    for (int i = 0; i < nf; i++) out[k++] = runs[first[i]];
-    for (int i = 0; i < ns; i++) out[k++] = runs[second[i]];
     return k;
 }
 
@@ -473,7 +485,7 @@ static int pt_lookup(const PTable *T, const PKey *K, int w, const State *s, u64 
     const PEntry *b = &T->e[(pmix(K->key, K->tal) & T->mask) * BUCKET];
     for (int i = 0; i < BUCKET; i++) {
         const PEntry *e = &b[i];
-        if (!e->key || !matches(e, K)) continue;
+        if (e->stamp != T->stamp || !matches(e, K)) continue;
         if (e->lo >= w) { *rel = entry_rel(e, s); return 1; }
         if (e->hi < w) { *rel = entry_rel(e, s); return 0; }
     }
@@ -489,14 +501,15 @@ static void pt_store(PTable *T, const PKey *K, int w, int result, u64 rel, const
     }
     PEntry *b = &T->e[(pmix(K->key, K->tal) & T->mask) * BUCKET], *e = NULL;
     for (int i = 0; i < BUCKET && !e; i++)
-        if (b[i].key == K->key && b[i].tal == K->tal && !memcmp(b[i].pat, pat, sizeof pat)) e = &b[i];
+        if (b[i].stamp == T->stamp && b[i].key == K->key && b[i].tal == K->tal && !memcmp(b[i].pat, pat, sizeof pat))
+            e = &b[i];
     if (!e) {
         e = &b[0]; /* an empty slot, else the entry that cost the least to find */
         for (int i = 0; i < BUCKET; i++) {
-            if (!b[i].key) { e = &b[i]; break; }
+            if (b[i].stamp != T->stamp) { e = &b[i]; break; }
             if (b[i].work < e->work) e = &b[i];
         }
-        e->key = K->key; e->tal = K->tal; memcpy(e->pat, pat, sizeof pat);
+        e->key = K->key; e->tal = K->tal; memcpy(e->pat, pat, sizeof pat); e->stamp = (uint8_t)T->stamp;
         e->lo = 0; e->hi = 16; e->work = 0;
     }
     int lg = 0;
@@ -510,7 +523,7 @@ static void ex_store(Table *T, const PKey *K, int w, int result, uint16_t counts
     int found;
     Entry *e = probe(T, K->k0, K->k1, K->k2, &found);
     if (!found) {
-        e->k0 = K->k0; e->k1 = K->k1; e->k2 = K->k2;
+        e->k0 = K->k0; e->k1 = K->k1; e->k2 = K->k2; e->stamp = (uint16_t)T->stamp;
         e->lo = 0; e->hi = 16; e->mlo = e->mhi = 0;
     }
     if (result) { if (w > e->lo) { e->lo = (int8_t)w; e->mlo = counts; } }
@@ -832,8 +845,8 @@ static size_t ex_bytes(const Search *S) { return (S->ex.mask + 1) * sizeof(Entry
 static size_t tt_bytes(const Search *S) { return (S->tt.mask + 1) * BUCKET * sizeof(PEntry); }
 
 static void release_tables(Search *S) {
-    table_release(S->ex.e, ex_bytes(S)); /* nothing for a table never made */
-    table_release(S->tt.e, tt_bytes(S));
+    table_release(S->ex.e, ex_bytes(S), S->ex.stamp); /* nothing for a table never made */
+    table_release(S->tt.e, tt_bytes(S), S->tt.stamp);
     S->ex.e = NULL;
     S->tt.e = NULL;
 }
@@ -845,7 +858,7 @@ static void Paranoid_dealloc(ParanoidObject *self) {
 
 static int ptable_init(PTable *t, int bits) {
     size_t buckets = (size_t)1 << (bits - 3);
-    t->e = (PEntry *)table_memory(buckets * BUCKET * sizeof(PEntry));
+    t->e = (PEntry *)table_memory(buckets * BUCKET * sizeof(PEntry), PENTRY_STAMPS, &t->stamp);
     if (!t->e) return -1;
     t->mask = buckets - 1;
     return 0;
@@ -887,8 +900,8 @@ static PyObject *Paranoid_sure(ParanoidObject *self, PyObject *args) {
     Search *S = &self->S;
     if (S->target != target) { /* entries that name tallies hold for one target; new tables are clear */
         if (S->target) {
-            memset(S->tt.e, 0, tt_bytes(S));
-            memset(S->ex.e, 0, ex_bytes(S));
+            S->tt.stamp = next_stamp(S->tt.e, tt_bytes(S), S->tt.stamp, PENTRY_STAMPS);
+            S->ex.stamp = next_stamp(S->ex.e, ex_bytes(S), S->ex.stamp, ENTRY_STAMPS);
         }
         S->target = target;
     }
@@ -988,7 +1001,7 @@ static int claim_fails(Claim *C, State *s, int won, int depth) {
         if (chooses && !len) { all_fail = 0; break; }
     }
     if (chooses && all_fail && n) return claim_try(C, s, moves[0], won, depth); /* rebuild the first line */
-    if (e) { e->k0 = k0; e->k1 = k1; e->k2 = k2; }
+    if (e) { e->k0 = k0; e->k1 = k1; e->k2 = k2; e->stamp = (uint16_t)C->holds.stamp; }
     return 0;
 }
 
@@ -1013,7 +1026,7 @@ static PyObject *claim_line(PyObject *mod, PyObject *args) {
     Py_BEGIN_ALLOW_THREADS
     len = claim_fails(&C, &s, 0, 0);
     Py_END_ALLOW_THREADS
-    table_release(C.holds.e, (C.holds.mask + 1) * sizeof(Entry));
+    table_release(C.holds.e, (C.holds.mask + 1) * sizeof(Entry), C.holds.stamp);
     if (!len) Py_RETURN_NONE;
     PyObject *out = PyList_New(len);
     if (!out) return NULL;
