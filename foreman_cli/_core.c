@@ -760,12 +760,12 @@ static int ge(Search *S, State *s, int v, u64 *rel) {
     PKey K = {0};
     if (!s->ntrick) {
         make_pkey(s, x, v, rem, &K);
-        int found, w = v - K.base;
-        int r = pt_lookup(&S->tt, &K, w, s, rel); /* first: its bucket is often in the cache, the exact slot rarely */
-        if (r >= 0) return r;
         make_exact_key(s, rem, &K);
         u64 slot = slot_of(&S->ex, K.k0, K.k1, K.k2);
-        PREFETCH(&S->ex.e[slot]); /* rarely cached: fetched while the bounds are counted */
+        PREFETCH(&S->ex.e[slot]); /* rarely cached: fetched while the class table is read and the bounds counted */
+        int found, w = v - K.base;
+        int r = pt_lookup(&S->tt, &K, w, s, rel);
+        if (r >= 0) return r;
         r = start_bound(S, s, v, rem, rel);
         if (r >= 0) return r;
         Entry *e = probe_at(&S->ex, slot, K.k0, K.k1, K.k2, &found);
