@@ -33,8 +33,8 @@ count_lines = _core.count_lines if _core is not None else None
 
 
 def table_bits(b: Board) -> int:
-    """A bounds table sized to the ending: clearing a larger one costs more than its hits save
-    (docs/performance.md, "The solver")."""
+    """A bounds table sized to the ending: a larger one costs more to map and misses the cache
+    more often than its hits save (docs/solver.md, "The tables")."""
     left = b.tricks_left()
     return max(12, min(22, 2 * left - 8))
 

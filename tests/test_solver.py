@@ -220,6 +220,20 @@ def test_one_search_asked_under_another_target_answers_as_a_new_one(pure):
 
 
 @needs_c
+def test_a_table_handed_on_to_a_new_search_keeps_nothing_of_the_old_one():
+    # The core hands an ended search's tables to the next search without clearing them; entries
+    # that name tallies hold for one target, so one left by a search under another would be wrong.
+    rng = random.Random(43)
+    for _ in range(60):
+        hands = random_board(rng, rng.randint(3, 6)).hands
+        tallies, leader, x = [rng.randint(7, 9) for _ in range(3)], rng.randrange(3), rng.randrange(3)
+        b = Board(list(hands), leader, tallies, 16 - hands[0].bit_count(), 12)
+        core.SureTricks(x, b).sure(b)  # ended: its tables go back to the core
+        low = Board(list(hands), leader, tallies, b.played, 10)
+        assert core.SureTricks(x, low).sure(low) == solver.Paranoid(x).sure(low), (b.key(), x)
+
+
+@needs_c
 @pytest.mark.parametrize("seed", range(4))
 def test_c_core_matches_the_reference(seed):
     rng = random.Random(100 + seed)
