@@ -77,7 +77,7 @@ typedef struct {
 typedef struct {
     u64 key;       /* leader, tricks left, suit lengths (0: an empty slot) */
     uint32_t tal;  /* tallies, or FREE */
-    uint32_t pat[4]; /* per suit: the holders of the top m live cards, 2 bits each from the top; m << 26 */
+    uint32_t pat[4]; /* per suit: the holders' bits of its top m live cards, packed as in PKey; m << 26 */
     int8_t lo, hi;
     uint8_t work;  /* log2 of the nodes it cost: the cheapest entry of a bucket is replaced first */
     uint8_t stamp; /* as Entry's */
