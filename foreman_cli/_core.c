@@ -288,6 +288,19 @@ static void unplay(State *s, int c, int w, const int saved[3], int saved_leader)
     s->h[(s->leader + s->ntrick) % 3] |= 1ULL << c;
 }
 
+/* The runs of `own` (cards of one suit, `suit` its mask) with no other live card between them, lowest
+ * first: the stretches between the other hands' live cards (played cards do not break a run). */
+static int suit_runs(u64 own, u64 lv, u64 suit, u64 *out) {
+    int n = 0;
+    u64 open = own ? suit & ~(lv & ~own) : 0;
+    while (open) {
+        u64 block = open & ~(open + (open & (~open + 1)));
+        open ^= block;
+        if (block & own) out[n++] = block & own;
+    }
+    return n;
+}
+
 /* A lead's place in the order, highest first: a run holding its suit's top card; for X then suits
  * the other two hold few cards of; for an opponent a suit X lacks, or one in which his partner holds
  * the top card, then suits X holds few cards of (measured in docs/solver.md). */
@@ -308,13 +321,7 @@ static int ordered_runs(const State *s, int x, u64 out[52]) {
     u64 runs[52]; /* one run per card at most: a broken record may deal a hand of any size */
     int n = 0, from[5] = {0}; /* runs in ascending order of their masks; suit su's from from[su] */
     for (int su = 0; su < 4; su++) {
-        u64 own = lg & SM(su);
-        u64 open = own ? SM(su) & ~(lv & ~own) : 0; /* another hand's live card closes a run */
-        while (open) { /* the stretches between those cards, lowest first */
-            u64 block = open & ~(open + (open & (~open + 1)));
-            open ^= block;
-            if (block & own) runs[n++] = block & own;
-        }
+        n += suit_runs(lg & SM(su), lv, SM(su), runs + n);
         from[su + 1] = n;
     }
     if (!s->ntrick) { /* a stable sort by score of the runs suit by suit, high runs first */
@@ -617,14 +624,11 @@ static int kept_winners(const State *s, int x, int rem, u64 *rel) {
     return kept;
 }
 
-/* One card of each run of `hand` (its cards with no other live card between them). */
+/* One card of each run of `hand`, cards of one suit (its cards with no other live card between them). */
 static u64 run_tops(u64 hand, u64 live_cards) {
-    u64 out = 0;
-    for (u64 m = hand; m; m &= m - 1) {
-        int c = lobit(m);
-        u64 above = live_cards & ~((2ULL << c) - 1);
-        if (!above || !(hand >> lobit(above) & 1)) out |= 1ULL << c;
-    }
+    u64 runs[13], out = 0;
+    int n = hand ? suit_runs(hand, live_cards, SM(SUIT(lobit(hand))), runs) : 0;
+    for (int i = 0; i < n; i++) out |= 1ULL << hibit(runs[i]);
     return out;
 }
 

@@ -1,4 +1,4 @@
-"""Bounds that decide a test of the solver without a search: the leader's quick tricks, the
+"""The runs of equivalent cards, and the bounds that decide a test of the solver without a search: the leader's quick tricks, the
 winners X keeps and a trick X cannot be kept from with an opponent on lead, and the trick in
 progress when one side is sure of it (docs/solver.md says why each holds)."""
 
@@ -14,6 +14,28 @@ from .cards import SUIT_MASK, SUIT_OF
 def lowest(mask: int) -> int:
     """The lowest card of a mask (a run's representative)."""
     return (mask & -mask).bit_length() - 1
+
+
+def groups(legal: int, live: int) -> list[int]:
+    """The runs of equivalent cards in `legal`, as masks, highest run of each suit first."""
+    out = []
+    for s in range(4):
+        own = legal & SUIT_MASK[s]
+        if not own:
+            continue
+        m = live & SUIT_MASK[s]
+        run = 0
+        while m:
+            top = 1 << (m.bit_length() - 1)
+            m ^= top
+            if own & top:
+                run |= top
+            elif run:
+                out.append(run)
+                run = 0
+        if run:
+            out.append(run)
+    return out
 
 
 def winning(b: Board) -> tuple[int, int]:
@@ -196,10 +218,8 @@ def _bits(m: int) -> Iterator[int]:
 def _run_tops(hand: int, live: int) -> int:
     """One card of each run of `hand` (its cards with no other live card between them)."""
     out = 0
-    for card in _bits(hand):
-        above = live & ~((card << 1) - 1)
-        if not above or not hand & above & -above:
-            out |= card
+    for run in groups(hand, live):
+        out |= 1 << (run.bit_length() - 1)
     return out
 
 

@@ -12,34 +12,12 @@ position and for its class (partition search), without the tallies where they ca
 from __future__ import annotations
 
 from .board import Board
-from .bounds import decided, from_card, lowest, start_bound, trick_bound, winning
+from .bounds import decided, from_card, groups, lowest, start_bound, trick_bound, winning
 from .cards import SUIT_MASK, SUIT_OF
 
 
 class OutOfBudget(Exception):
     """The search needed more nodes than its budget (internal: callers turn it into 'not solved')."""
-
-
-def groups(legal: int, live: int) -> list[int]:
-    """The runs of equivalent cards in `legal`, as masks, highest run of each suit first."""
-    out = []
-    for s in range(4):
-        own = legal & SUIT_MASK[s]
-        if not own:
-            continue
-        m = live & SUIT_MASK[s]
-        run = 0
-        while m:
-            top = 1 << (m.bit_length() - 1)
-            m ^= top
-            if own & top:
-                run |= top
-            elif run:
-                out.append(run)
-                run = 0
-        if run:
-            out.append(run)
-    return out
 
 
 def live_cards(b: Board) -> int:
