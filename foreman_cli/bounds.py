@@ -1,6 +1,8 @@
-"""The runs of equivalent cards, and the bounds that decide a test of the solver without a search: the leader's quick tricks, the
-winners X keeps and a trick X cannot be kept from with an opponent on lead, and the trick in
-progress when one side is sure of it (docs/solver.md says why each holds)."""
+"""The runs of equivalent cards and the bounds that decide a solver test without a search.
+
+The bounds: the leader's quick tricks, the winners X keeps and a trick X cannot be kept from with
+an opponent on lead, and the trick in progress when one side is sure of it (docs/solver.md says
+why each holds)."""
 
 from __future__ import annotations
 
