@@ -59,7 +59,7 @@ def brute_sure(b: Board, x: int, seen: dict | None = None) -> int:
     if b.is_over():
         return b.tallies[x]
     key = b.key() if seen is not None and not b.trick else None
-    if key in seen if key is not None else False:
+    if key is not None and key in seen:
         return seen[key]
     vals = []
     for c in b.legal_moves():
@@ -205,17 +205,23 @@ def test_both_cores_solve_a_broken_records_uneven_hands_as_brute_force_does(pure
         assert core.SureTricks(x, b, pure=pure).sure(b) == brute_sure(b, x), (b.key(), x)
 
 
-@pytest.mark.parametrize("pure", [False, True])
-def test_one_search_asked_under_another_target_answers_as_a_new_one(pure):
-    # Entries that name tallies hold for one target: a search reused under another must not use them.
-    rng = random.Random(41)
+def boards_under_two_targets(seed: int):
+    """(board under target 12, the same under target 10, a seat): tallies of 7-9, so that the
+    target decides what X can be sure of."""
+    rng = random.Random(seed)
     for _ in range(60):
         hands = random_board(rng, rng.randint(3, 6)).hands
         tallies, leader, x = [rng.randint(7, 9) for _ in range(3)], rng.randrange(3), rng.randrange(3)
         b = Board(list(hands), leader, tallies, 16 - hands[0].bit_count(), 12)
+        yield b, Board(list(hands), leader, tallies, b.played, 10), x
+
+
+@pytest.mark.parametrize("pure", [False, True])
+def test_one_search_asked_under_another_target_answers_as_a_new_one(pure):
+    # Entries that name tallies hold for one target: a search reused under another must not use them.
+    for b, low, x in boards_under_two_targets(41):
         reused = core.SureTricks(x, b, pure=pure)
         reused.sure(b)
-        low = Board(list(hands), leader, tallies, b.played, 10)
         assert reused.sure(low) == core.SureTricks(x, low, pure=pure).sure(low), (b.key(), x)
 
 
@@ -223,13 +229,8 @@ def test_one_search_asked_under_another_target_answers_as_a_new_one(pure):
 def test_a_table_handed_on_to_a_new_search_keeps_nothing_of_the_old_one():
     # The core hands an ended search's tables to the next search without clearing them; entries
     # that name tallies hold for one target, so one left by a search under another would be wrong.
-    rng = random.Random(43)
-    for _ in range(60):
-        hands = random_board(rng, rng.randint(3, 6)).hands
-        tallies, leader, x = [rng.randint(7, 9) for _ in range(3)], rng.randrange(3), rng.randrange(3)
-        b = Board(list(hands), leader, tallies, 16 - hands[0].bit_count(), 12)
+    for b, low, x in boards_under_two_targets(43):
         core.SureTricks(x, b).sure(b)  # ended: its tables go back to the core
-        low = Board(list(hands), leader, tallies, b.played, 10)
         assert core.SureTricks(x, low).sure(low) == solver.Paranoid(x).sure(low), (b.key(), x)
 
 
