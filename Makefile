@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 FOREMAN := $(BIN)/foreman
 
-.PHONY: demo test golden bench bench-solver bench-fairness bench-ratings sanitize fuzz schema clean
+.PHONY: demo test golden bench bench-solver bench-fairness bench-ratings bench-season sanitize fuzz schema clean
 
 DEMO_STAMP := $(VENV)/.demo-stamp
 
@@ -89,6 +89,9 @@ bench-fairness: $(STAMP)
 
 bench-ratings: $(STAMP)
 	$(BIN)/python bench/ratings.py
+
+bench-season: $(STAMP)
+	$(BIN)/python bench/season.py $(SEASON_ARGS)
 
 # The compiled core's tests (the solver, the replay, the lane, the notation reader) on the C core
 # built with AddressSanitizer and UBSan, in a copy of the package (leaks are not checked: CPython
