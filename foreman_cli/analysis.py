@@ -93,21 +93,33 @@ def analyze_game(res: GameResult, deal: int | None = None, from_trick: int = 1,
 
 
 def _answers(tasks: Iterable[tuple], jobs: int) -> Iterator[DealAnalysis]:
-    """The deal tasks' analyses in task order, in this process or in `jobs` workers."""
+    """The deal tasks' analyses in task order. A deal's three seats are searched as three tasks (each
+    seat's searches use only his own earlier values), in this process or over `jobs` workers, so
+    that even one deal keeps every worker busy."""
+    waiting: deque[tuple] = deque()
+
+    def seat_tasks() -> Iterator[tuple]:
+        for task in tasks:
+            waiting.append(task)
+            yield from ((*task, x) for x in range(3))
+
     if jobs > 1:
         from .workers import ordered_map
-        return ordered_map(_analyse_task, tasks, jobs)
-    return map(_analyse_task, tasks)
+        seats = ordered_map(_seat_task, seat_tasks(), jobs)
+    else:
+        seats = map(_seat_task, seat_tasks())
+    for parts in zip(seats, seats, seats):
+        yield _combined(*waiting.popleft(), parts)
 
 
 def _deal_tasks(res: GameResult, deal: int | None, from_trick: int, budget: int | None) -> list[tuple]:
-    """The independent searches of a game's analysis, a task a deal (what a worker is given)."""
+    """The independent analyses of a game, a task a deal (a worker is given one of its seats)."""
     numbers = [deal] if deal is not None else [d.number for d in res.deals]
     return [(res.data, n, res.deals[n - 1], from_trick, budget) for n in numbers if n <= len(res.deals)]
 
 
-def _analyse_task(task: tuple) -> DealAnalysis:
-    return analyze_deal(*task)
+def _seat_task(task: tuple) -> _SeatAnalysis:
+    return _seat_analysis(*task)
 
 
 def _start(data: GameData, n: int) -> tuple[Board | None, str | None]:
@@ -145,32 +157,72 @@ def analyze_deal(data: GameData, n: int, deal: DealResult, from_trick: int = 1,
                  budget: int | None = None) -> DealAnalysis:
     """Analyse the recorded plays of deal n (`deal`: its replayed result) from trick `from_trick`
     until the play stops or a breach."""
-    b, why = _start(data, n)
-    if b is None:
-        return DealAnalysis(n, from_trick, (), None, why)
-    winner = next((s for s in range(3) if deal.decided and deal.tricks[s] >= b.target), None)
-    searches = [core.SureTricks(x, b) for x in range(3)]
-    known = _Known()
-    plays: list[PlayAnalysis] = []
-    starts: dict[int, int | None] = {}  # trick -> the eventual winner's sure tricks at its start
-    stopped = None
+    return _combined(data, n, deal, from_trick, budget,
+                     [_seat_analysis(data, n, deal, from_trick, budget, x) for x in range(3)])
+
+
+@dataclass(frozen=True, slots=True)
+class _SeatAnalysis:
+    """One seat's figures in a deal: each play analysed with only his figures filled in (his sure
+    tricks before it; for his own cards the best cards and the cost), and his sure tricks where the
+    recorded play ends (None: not known)."""
+
+    plays: tuple[PlayAnalysis, ...]
+    end: int | None
+
+
+def _followed(data: GameData, n: int, b: Board, from_trick: int, visit) -> str | None:
+    """Follow the recorded plays of deal n on `b`, calling visit(trick, card) before each card of
+    trick `from_trick` on; why the play could not be followed (a breach), or None."""
     for tn, t in enumerate(data.deals[n - 1].tricks, 1):
         if b.is_over():
             break
-        stopped = _breach(b, data.seat, t)
-        if stopped:
-            stopped = f"trick {tn}: {stopped}"
-            break
-        for j, tok in enumerate(t.cards):
+        why = _breach(b, data.seat, t)
+        if why:
+            return f"trick {tn}: {why}"
+        for tok in t.cards:
             c = CARD_OF[tok]
             if tn >= from_trick:
-                p = _analyse_play(b, searches, tn, c, budget, known)
-                plays.append(p)
-                known = known.after(p)
-                if j == 0 and winner is not None:
-                    starts[tn] = p.sure_before[winner]
+                visit(tn, c)
             b.play(c)
-    end = None if stopped else _end_values(b, deal, searches, budget, known)
+    return None
+
+
+def _seat_analysis(data: GameData, n: int, deal: DealResult, from_trick: int, budget: int | None,
+                   x: int) -> _SeatAnalysis:
+    """Seat x's searches of deal n, each play in turn, carrying what his earlier values prove."""
+    b, _ = _start(data, n)
+    if b is None:
+        return _SeatAnalysis((), None)
+    search = core.SureTricks(x, b)
+    plays: list[PlayAnalysis] = []
+    known = _Known()
+
+    def visit(tn: int, card: int) -> None:
+        nonlocal known
+        p = _seat_play(b, search, tn, card, budget, known)
+        plays.append(p)
+        known = known.after(p)
+
+    stopped = _followed(data, n, b, from_trick, visit)
+    return _SeatAnalysis(tuple(plays), None if stopped else _end_value(b, deal, search, budget, known))
+
+
+def _combined(data: GameData, n: int, deal: DealResult, from_trick: int, budget: int | None,
+              parts: list[_SeatAnalysis] | tuple[_SeatAnalysis, ...]) -> DealAnalysis:
+    """The deal's analysis from its three seats' figures (the arguments before them are the deal's
+    task, whose budget the seats' searches have already used)."""
+    b, why = _start(data, n)
+    if b is None:
+        return DealAnalysis(n, from_trick, (), None, why)
+    plays = [_merged([part.plays[i] for part in parts]) for i in range(len(parts[0].plays))]
+    stopped = _followed(data, n, b, from_trick, lambda tn, card: None)
+    unfinished = stopped or (not b.is_over() and deal.claim is None)  # nothing to value where the record ends
+    end = None if unfinished else tuple(part.end for part in parts)
+    winner = next((s for s in range(3) if deal.decided and deal.tricks[s] >= b.target), None)
+    starts: dict[int, int | None] = {}  # trick -> the eventual winner's sure tricks at its start
+    for p in plays if winner is not None else ():
+        starts.setdefault(p.trick, p.sure_before[winner])  # the first card analysed of a trick is its lead
     claimed = len(data.deals[n - 1].tricks) + 1
     if winner is not None and end is not None and not b.is_over() and claimed >= from_trick:
         starts[claimed] = end[winner]  # a claim ended the deal: the start of the first claimed trick
@@ -183,15 +235,15 @@ def _all_solved(plays: Iterable[PlayAnalysis]) -> bool:
     return all(p.cost is not None and None not in p.sure_before for p in plays)
 
 
-def _end_values(b: Board, deal: DealResult, searches: list[core.SureTricks], budget: int | None,
-                known: _Known) -> tuple[int | None, ...] | None:
-    """Each seat's sure tricks where the recorded play ends: his tricks when the deal is over, the
-    searched values at a claim, None for a deal the record leaves unfinished."""
+def _end_value(b: Board, deal: DealResult, search: core.SureTricks, budget: int | None,
+               known: _Known) -> int | None:
+    """The search's seat's sure tricks where the recorded play ends: his tricks when the deal is
+    over, the searched value at a claim, None for a deal the record leaves unfinished."""
     if b.is_over():
-        return tuple(b.tallies)
+        return b.tallies[search.x]
     if deal.claim is None:
         return None
-    return tuple(known.value(searches[s], b, budget) for s in range(3))
+    return known.value(search, b, budget)
 
 
 def _split(plays: list[PlayAnalysis], end: tuple[int | None, ...], deal: DealResult,
@@ -237,13 +289,31 @@ class _Known:
 
 def _analyse_play(b: Board, searches: list[core.SureTricks], tn: int, card: int,
                   budget: int | None, known: _Known = _Known()) -> PlayAnalysis:
-    mover = b.turn
-    sure = [None if x == mover else known.value(searches[x], b, budget) for x in range(3)]
-    found = _mover_values(b, searches[mover], card, budget, known)
+    """One play analysed for all three seats (each search its seat's)."""
+    return _merged([_seat_play(b, searches[x], tn, card, budget, known) for x in range(3)])
+
+
+def _seat_play(b: Board, search: core.SureTricks, tn: int, card: int, budget: int | None,
+               known: _Known) -> PlayAnalysis:
+    """`card` about to be played on `b`, analysed for the search's seat alone: his sure tricks
+    before it and, when it is his card, the best cards and its cost; the other figures None."""
+    x, mover = search.x, b.turn
+    sure: list[int | None] = [None, None, None]
+    if x != mover:
+        sure[x] = known.value(search, b, budget)
+        return PlayAnalysis(tn, mover, card, tuple(sure), None, None)
+    found = _mover_values(b, search, card, budget, known)
     if found is None:
         return PlayAnalysis(tn, mover, card, tuple(sure), None, None)
-    sure[mover], best, mine = found
-    return PlayAnalysis(tn, mover, card, tuple(sure), best, sure[mover] - mine)
+    sure[x], best, mine = found
+    return PlayAnalysis(tn, mover, card, tuple(sure), best, sure[x] - mine)
+
+
+def _merged(parts: list[PlayAnalysis]) -> PlayAnalysis:
+    """One play's analysis from its three seats' parts (part s holds seat s's figures)."""
+    own = parts[parts[0].seat]
+    sure = tuple(parts[s].sure_before[s] for s in range(3))
+    return PlayAnalysis(own.trick, own.seat, own.card, sure, own.best, own.cost)
 
 
 def _mover_values(b: Board, search: core.SureTricks, card: int, budget: int | None,

@@ -151,3 +151,16 @@ def test_a_deal_analysed_in_part_has_no_split(tmp_path):
     assert bob["tricks"] == bob["par"] - bob["cost"] + bob["gifts"] and bob["luck"] == bob["par"] - run(game()).deals[0].quotas[1]
     text = runner.invoke(app, ["analyze", write(tmp_path, game())]).output
     assert f"bob: par {bob['par']} - cost {bob['cost']} + gifts {bob['gifts']} = {bob['tricks']} tricks" in text
+
+
+def test_one_deal_spread_over_workers_gives_the_same_output(tmp_path):
+    from foreman_cli.generate import generate
+    (rec, _), = generate(1, 12, stacked=0.0, max_deals=1)
+    path = tmp_path / "one.jsonl"
+    path.write_text(json.dumps(rec) + "\n")
+    outputs = [runner.invoke(app, ["analyze", str(path), "--json", "--deal", "1", "--from-trick", "11", "--jobs", j])
+               for j in ("1", "2")]
+    assert [o.exit_code for o in outputs] == [0, 0]
+    assert outputs[0].stdout == outputs[1].stdout
+    plays = json.loads(outputs[0].stdout)["deals"][0]["plays"]
+    assert plays and all(None not in p["sure_before"].values() and p["cost"] is not None for p in plays)
