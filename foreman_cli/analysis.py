@@ -108,7 +108,7 @@ def _answers(tasks: Iterable[tuple], jobs: int) -> Iterator[DealAnalysis]:
         seats = ordered_map(_seat_task, seat_tasks(), jobs)
     else:
         seats = map(_seat_task, seat_tasks())
-    for parts in zip(seats, seats, seats):
+    for parts in zip(seats, seats, seats):  # one iterator three times: the answers in threes, a deal's seats
         yield _combined(*waiting.popleft(), parts)
 
 
