@@ -12,7 +12,8 @@ from .errors import UsageError
 from .cards import BIT, CARD_OF, CANONICAL, hand_cards
 from .records import GameData
 from .results import DealResult, GameResult
-from .solver import groups, live_cards, lowest
+from .bounds import groups, lowest
+from .solver import live_cards
 
 
 @dataclass(frozen=True, slots=True)
