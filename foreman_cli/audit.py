@@ -321,7 +321,7 @@ def checked_batches(pieces: Iterable[Piece], overrides: dict[str, Any] | None = 
             for batch in batches:
                 if done // YOUNG_COLLECT_EVERY != (done + batch.games) // YOUNG_COLLECT_EVERY:
                     # With the collector paused, the cycles an unreadable record leaves (its exception
-                    # and traceback) would pile up: 318 MB for 100,000 lines of {} against 37 MB.
+                    # and traceback) would pile up (docs/performance.md, "Smaller costs").
                     gc.collect(0)
                 done += batch.games
                 yield batch

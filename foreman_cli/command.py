@@ -140,7 +140,7 @@ def _main(
 def run_app() -> None:
     """Run the command line (its commands registered by importing cli).
 
-    typer builds the parser of every command on each run, 25 ms of a 0.2 s start-up; when the
+    typer builds the parser of every command on each run, a good part of the start-up; when the
     first argument names a command, only that one is built (the same command, so the same
     options, help and messages). Anything else, and shell completion, gets the whole app.
     """
