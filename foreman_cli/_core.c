@@ -9,6 +9,7 @@
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <limits.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -79,7 +80,7 @@ typedef struct {
     uint32_t tal;  /* tallies, or FREE */
     uint32_t pat[4]; /* per suit: the holders' bits of its top m live cards, packed as in PKey; m << 26 */
     int8_t lo, hi;
-    uint8_t work;  /* log2 of the nodes it cost: the cheapest entry of a bucket is replaced first */
+    uint8_t work;  /* log2 of the nodes it cost: with the cards it rests on, which entry of a full bucket goes */
     uint8_t stamp; /* as Entry's */
 } PEntry;
 
@@ -499,6 +500,13 @@ static int pt_lookup(const PTable *T, const PKey *K, int w, const State *s, u64 
     return -1;
 }
 
+/* The cards an entry rests on: the fewer, the more positions it answers. */
+static int rested_cards(const PEntry *e) {
+    int m = 0;
+    for (int su = 0; su < 4; su++) m += e->pat[su] >> 26;
+    return m;
+}
+
 static void pt_store(PTable *T, const PKey *K, int w, int result, u64 rel, const State *s, long long work) {
     u64 all = s->h[0] | s->h[1] | s->h[2];
     uint32_t pat[4];
@@ -510,11 +518,12 @@ static void pt_store(PTable *T, const PKey *K, int w, int result, u64 rel, const
     for (int i = 0; i < BUCKET && !e; i++)
         if (b[i].stamp == T->stamp && b[i].key == K->key && b[i].tal == K->tal && !memcmp(b[i].pat, pat, sizeof pat))
             e = &b[i];
-    if (!e) {
-        e = &b[0]; /* an empty slot, else the entry that cost the least to find */
+    if (!e) { /* an empty slot, else the entry worth least: cheap to find again, or resting on many cards */
+        int least = INT_MAX;
         for (int i = 0; i < BUCKET; i++) {
             if (b[i].stamp != T->stamp) { e = &b[i]; break; }
-            if (b[i].work < e->work) e = &b[i];
+            int worth = b[i].work - rested_cards(&b[i]);
+            if (worth < least) { least = worth; e = &b[i]; }
         }
         e->key = K->key; e->tal = K->tal; memcpy(e->pat, pat, sizeof pat); e->stamp = (uint8_t)T->stamp;
         e->lo = 0; e->hi = 16; e->work = 0;
