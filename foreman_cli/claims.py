@@ -88,12 +88,12 @@ def finding(c: ClaimResult, players: tuple[str, ...], deal: int, leader: int) ->
     stop_card = CANONICAL[lost[(w - lead_seat) % 3]]
     n = c.first_trick + len(c.line) - 1
     if w == lead_seat:
-        how = f"he leads {stop_card} and wins trick {n}"
+        how = f"{P[w]} leads {stop_card} and wins trick {n}"
     else:
-        how = f"he wins trick {n} with {stop_card} after {P[lead_seat]} leads {CANONICAL[lost[0]]}"
+        how = f"{P[w]} wins trick {n} with {stop_card} after {P[lead_seat]} leads {CANONICAL[lost[0]]}"
     kind = ClaimDoubtful if c.accepted else ClaimRefuted
     return kind(deal=deal, trick=c.first_trick, player=who, tricks_claimed=c.tricks, accepted=c.accepted,
-                claim_rule=c.rule, stopper=P[w], stopped_at=n, how=how, line=tuple(c.line_names()),
+                claim_rule=c.rule, stopper=P[w], stopped_at=n, how=how, line=tuple(map(tuple, c.line_names())),
                 line_words=_line_words(c, P, leader))
 
 

@@ -492,7 +492,7 @@ class _ClaimFails(Finding):
     stopper: str
     stopped_at: int
     how: str  # how the stopper wins, in words
-    line: tuple[str, ...]  # the line's cards
+    line: tuple[tuple[str, ...], ...]  # the line's cards, trick by trick
     line_words: str  # the line, each card with its player
 
     @property
@@ -505,9 +505,9 @@ class _ClaimFails(Finding):
 
 
 _CLAIM_SAMPLE = {"deal": 2, "trick": 11, "player": "alice", "tricks_claimed": 2, "claim_rule": "any-order",
-                 "stopper": "bob", "stopped_at": 12, "how": "he wins trick 12 with KH after carol leads 5H",
-                 "line": ("AS", "2S", "3S", "5H", "7H", "KH"),
-                 "line_words": "alice AS, bob 2S, carol 3S; carol 5H, alice 7H, bob KH"}
+                 "stopper": "bob", "stopped_at": 12, "how": "bob wins trick 12 with KH after alice leads 5H",
+                 "line": (("AS", "2S", "3S"), ("5H", "KH", "7H")),
+                 "line_words": "trick 11: alice AS bob 2S carol 3S; trick 12: alice 5H bob KH carol 7H"}
 
 
 @_code("CLAIM_REFUTED", "a contested claim of the remaining tricks fails",

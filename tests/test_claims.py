@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from builders import base_deal, codes, game, no_win_deal, only, run
+from builders import PLAYERS, base_deal, codes, game, no_win_deal, only, run
 from foreman_cli import records
 from foreman_cli.engine import position_at
 from foreman_cli.board import Board
@@ -83,6 +83,10 @@ def test_line_is_legal_and_ends_with_the_lost_trick():
             w = b.play(CARD_OF[tok])
         won_by_bob += w == 1
     assert w != 1 and won_by_bob == len(line) - 1
+    # The message names the winner of that trick, not a pronoun a reader could take for the claimer.
+    f = only(r, "CLAIM_REFUTED")
+    stopper = PLAYERS[w]
+    assert f.evidence["stopper"] == stopper and f"stops bob: {stopper} " in f.message
 
 
 def test_foreman_1_record_with_a_claim_is_refused_at_the_claim():
