@@ -400,8 +400,9 @@ def query_table(res, title: str | None = None, out: IO[str] | None = None, con: 
     """
     con = con or console(out)
     shown = limit or TABLE_ROWS_AT_MOST  # a table is held whole to align it: a bound on what it holds
-    rows = list(itertools.islice(res.rows, shown))
-    more = sum(1 for _ in itertools.islice(res.rows, MORE_COUNTED + 1))
+    stream = iter(res.rows)  # rows may be a list: the count of those not shown must go on from the last shown
+    rows = list(itertools.islice(stream, shown))
+    more = sum(1 for _ in itertools.islice(stream, MORE_COUNTED + 1))
     cells = [[_cell(c, v, people) for c, v in zip(res.columns, row)] for row in rows]
     right = [bool(rows) and all(_is_number(r[i]) or r[i] is None for r in rows) for i in range(len(res.columns))]
     if title:
