@@ -190,17 +190,17 @@ def from_results(results) -> Iterator[Dealt]:
 def verdicts(s: Screen) -> list[str]:
     """Plain sentences: each flagged test, and a line for each player with none."""
     out = []
-    words = {"aces": "aces", "honours": "honours (A K Q J)", "longest suit": "cards in their longest suit",
-             "kitty honours": "honours in the kitty they took"}
+    words = {"aces": "aces", "honours": "honours (A K Q J)", "longest suit": "cards in the longest suit",
+             "kitty honours": "honours in the kitty"}
     for t in s.flagged:
         p = f"p = {t.p_adjusted:.2g} after correction"
         if t.test == COMPARISON:
-            out.append(f"{t.player}: dealing, they held {t.observed:.2f} honours (A K Q J) on average over {t.deals} "
-                       f"deals; the other dealers held {t.expected:.2f} in theirs (edge {t.effect:+.2f} SD), {p}")
+            out.append(f"{t.player}: dealing, {t.player} held {t.observed:.2f} honours (A K Q J) on average over "
+                       f"{t.deals} deals; the other dealers held {t.expected:.2f} in theirs (edge {t.effect:+.2f} SD), {p}")
             continue
-        whose = "their own deals" if t.as_ == "dealer" else "the others' deals"
-        out.append(f"{t.player}: {whose} gave them {t.observed:.2f} {words.get(t.test, t.test)} on average against "
-                   f"{t.expected:.2f} by chance over {t.deals} deals (edge {t.effect:+.2f} SD), {p}")
+        when = "dealing" if t.as_ == "dealer" else "in the others' deals"  # the player named held the cards, not "them"
+        out.append(f"{t.player}: {when}, {t.player} held {t.observed:.2f} {words.get(t.test, t.test)} on average "
+                   f"against {t.expected:.2f} by chance over {t.deals} deals (edge {t.effect:+.2f} SD), {p}")
     for p in sorted({t.player for t in s.tests} - {t.player for t in s.flagged}):
         mine = [t for t in s.tests if t.player == p]
         best = min(mine, key=lambda t: t.p_adjusted)

@@ -151,6 +151,9 @@ def test_generated_cheat_is_flagged_and_fair_games_are_not(tmp_path):
     d = json.loads(res.output)
     assert res.exit_code == 1 and {t["player"] for t in d["tests"] if t["flagged"]} == {"carol"}
     assert d["correction"] == "holm" and d["alpha"] == 0.01 and d["excluded"] == 0
+    # The verdict says who held the cards, by name: an accusation must not hang on a pronoun.
+    words = runner.invoke(app, ["fairness", str(cheat)]).output
+    assert "carol: dealing, carol held " in words and " them " not in words
     fair = tmp_path / "fair.jsonl"
     fair.write_text("".join(json.dumps(r) + "\n" for r, _ in generate(60, 3, stacked=0.0, max_deals=3)))
     res = runner.invoke(app, ["fairness", str(fair)])
