@@ -508,23 +508,23 @@ def generate(
 @guarded
 def convert(
     paths: PathsArg,
-    to: Annotated[str, typer.Option("--to", metavar="FORM", help="json (JSON Lines) or fmn (notation).")],
+    to: Annotated[Optional[str], typer.Option("--to", metavar="FORM", help=(
+        "json (JSON Lines) or fmn (notation); with -o, by default the form its name calls for."))] = None,
     output: Annotated[Optional[str], typer.Option("--output", "-o", metavar="FILE",
                                                   help="Write here (whole or not at all) instead of stdout.")] = None,
     from_: FromOpt = None,
 ) -> None:
     """Convert records between JSON and .fmn notation, game by game; JSON and notation may be mixed.
 
-    Example: foreman convert friday.fmn --to json -o friday.jsonl
+    Example: foreman convert friday.fmn -o friday.jsonl   (or --to json, to standard output)
 
     Arguments: PATH... record files (.json, .jsonl, .fmn) or folders. A game that cannot be read is
     named on stderr and left out (exit status 1).
     """
     paths = inputs(paths, from_)
-    from .convert import FORMS, write_converted
+    from .convert import output_form, write_converted
     from .files import write_atomically
-    if to not in FORMS:
-        raise UsageError(f"--to {to!r}: write json or fmn")
+    to = output_form(to, output)
     if output:
         problems = []
 

@@ -10,10 +10,12 @@ from dataclasses import dataclass
 
 from .board import trick_winner
 from .cards import RANKS, SEED_RANKS, parse_token, token_table
+from .errors import UsageError
 from .notation import card_token
 from .reader import DEFAULT_MAX_RECORD_BYTES, read_records
 
 FORMS = ("json", "fmn")
+_NAMED = {".fmn": "fmn", ".json": "json", ".jsonl": "json"}  # what foreman reads a file so named as
 _PLAIN_NAME = re.compile(r"[A-Za-z0-9_.'\-]+")
 _KEYWORDS = {"none", "contested", "accepted", "-"}
 
@@ -25,6 +27,22 @@ class Converted:
     source: str
     text: str | None = None
     problem: str | None = None
+
+
+def output_form(to: str | None, output: str | None) -> str:
+    """The form to write: `to`, else the one the output's name calls for. They must agree, since
+    foreman reads a file by its name and would read JSON named .fmn as broken notation."""
+    if to is not None and to not in FORMS:
+        raise UsageError(f"--to {to!r}: write json or fmn")
+    if output and output.endswith(".gz"):
+        raise UsageError(f"-o {output!r}: convert writes plain text", "name the output .jsonl or .fmn")
+    named = next((form for suffix, form in _NAMED.items() if output and output.endswith(suffix)), None)
+    if to is None and named is None:
+        raise UsageError("say which form to write: --to json or --to fmn", "or name the output file .jsonl or .fmn")
+    if to is not None and named is not None and named != to:
+        raise UsageError(f"--to {to} into {output!r}: foreman would read that file as {named}",
+                         f"name it {'.fmn' if to == 'fmn' else '.jsonl'}, or leave out --to")
+    return to or named
 
 
 def convert(paths: list[str], to: str, max_record_bytes: int = DEFAULT_MAX_RECORD_BYTES) -> Iterator[Converted]:

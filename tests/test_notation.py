@@ -154,6 +154,22 @@ def test_validate_reads_notation_and_json_mixed_and_converts_both_ways(tmp_path)
     assert len(lines(fmn, back)) == 2 * len(lines(SAMPLES))  # both read, each id twice: the copies are repeats
 
 
+def test_convert_writes_the_form_the_output_is_named_for_and_refuses_a_name_it_would_misread(tmp_path):
+    one = str(SAMPLES / "01-clean-win.json")
+    fmn, jsonl = tmp_path / "g.fmn", tmp_path / "g.jsonl"
+    assert runner.invoke(app, ["convert", one, "-o", str(fmn)]).exit_code == 0
+    assert fmn.read_text().startswith("game fri-01-clean\n")
+    assert runner.invoke(app, ["convert", str(fmn), "-o", str(jsonl)]).exit_code == 0
+    assert json.loads(jsonl.read_text())["id"] == "fri-01-clean"
+    for args, says in ((["--to", "json", "-o", str(tmp_path / "x.fmn")], "would read that file as fmn"),
+                       (["--to", "fmn", "-o", str(tmp_path / "x.jsonl")], "would read that file as json"),
+                       (["-o", str(tmp_path / "x.jsonl.gz")], "plain text"),
+                       ([], "--to json or --to fmn")):
+        res = runner.invoke(app, ["convert", one, *args])
+        assert res.exit_code == 2 and says in res.output, (args, res.output)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["g.fmn", "g.jsonl"]  # nothing written when refused
+
+
 def test_convert_names_a_game_it_cannot_read_and_leaves_it_out(tmp_path):
     bad = tmp_path / "bad.fmn"
     bad.write_text("game g1\nplayers alice bob carol\ndeal alice\n1. 7S KX 9\n")
