@@ -358,7 +358,7 @@ class TrickSize(Finding):
 
     @property
     def message(self) -> str:
-        return f"{len(self.cards)} cards recorded, not 3"
+        return f"{plural(len(self.cards), 'card')} recorded, not 3"
 
     @property
     def evidence(self) -> dict[str, Any]:

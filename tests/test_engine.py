@@ -229,6 +229,8 @@ def test_trick_size_short_and_long():
     r = run(rec)
     assert codes(r).count("TRICK_SIZE") == 1 and "LEAD_OUT_OF_TURN" not in codes(r)
     assert r.deals[0].tricks_played == 1
+    rec["deals"][0]["tricks"] = [{"leader": "bob", "cards": ["AH"]}]
+    assert only(run(rec), "TRICK_SIZE").message == "1 card recorded, not 3"
 
 
 def test_card_not_held_still_counts():
