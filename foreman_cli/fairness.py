@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 
 from . import stats_exact as sx
 from .cards import CARD_OF, RANK_OF, SUIT_OF
+from .words import plural
 
 HAND, KITTY = 16, 4
 ACE, HONOURS = {12}, {9, 10, 11, 12}  # ranks: A; and J Q K A
@@ -196,14 +197,14 @@ def verdicts(s: Screen) -> list[str]:
         p = f"p = {t.p_adjusted:.2g} after correction"
         if t.test == COMPARISON:
             out.append(f"{t.player}: dealing, {t.player} held {t.observed:.2f} honours (A K Q J) on average over "
-                       f"{t.deals} deals; the other dealers held {t.expected:.2f} in theirs (edge {t.effect:+.2f} SD), {p}")
+                       f"{plural(t.deals, 'deal')}; the other dealers held {t.expected:.2f} in theirs (edge {t.effect:+.2f} SD), {p}")
             continue
         when = "dealing" if t.as_ == "dealer" else "in the others' deals"  # the player named held the cards, not "them"
         out.append(f"{t.player}: {when}, {t.player} held {t.observed:.2f} {words.get(t.test, t.test)} on average "
-                   f"against {t.expected:.2f} by chance over {t.deals} deals (edge {t.effect:+.2f} SD), {p}")
+                   f"against {t.expected:.2f} by chance over {plural(t.deals, 'deal')} (edge {t.effect:+.2f} SD), {p}")
     for p in sorted({t.player for t in s.tests} - {t.player for t in s.flagged}):
         mine = [t for t in s.tests if t.player == p]
         best = min(mine, key=lambda t: t.p_adjusted)
-        out.append(f"{p}: nothing beyond chance in {len(mine)} tests (smallest adjusted p = {best.p_adjusted:.2g}, "
+        out.append(f"{p}: nothing beyond chance in {plural(len(mine), 'test')} (smallest adjusted p = {best.p_adjusted:.2g}, "
                    f"{best.test} as {best.as_})")
     return out

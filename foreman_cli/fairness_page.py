@@ -5,6 +5,7 @@ from __future__ import annotations
 from html import escape
 
 from .fairness import CORRECTION_NAMES, Screen, Test, verdicts
+from .words import plural
 
 W, H, PAD = 300, 120, 22
 
@@ -42,7 +43,7 @@ def page(s: Screen) -> str:
            ".flag{color:#c00000;font-weight:600} figure{display:inline-block;margin:6px;width:300px;vertical-align:top}",
            "figcaption{font-size:9.5pt;color:#444} svg{width:100%;height:auto} @page{size:A4;margin:14mm}",
            "figure{break-inside:avoid}</style></head><body>",
-           f"<h1>Deal fairness</h1><p>{s.deals} deals as dealt ({escape(s.left_out)}); "
+           f"<h1>Deal fairness</h1><p>{plural(s.deals, 'deal')} as dealt ({escape(s.left_out)}); "
            f"{len(s.tests)} tests, one-sided, at alpha {s.alpha} after {CORRECTION_NAMES[s.correction]}'s correction. "
            "Bars: the chance of each count in one deal; dots: how often it was dealt.</p><ul>"]
     for line in verdicts(s):
@@ -52,7 +53,7 @@ def page(s: Screen) -> str:
     for player in sorted({t.player for t in s.tests}):
         out.append(f"<h2>{escape(player)}</h2>")
         for t in (t for t in s.tests if t.player == player):
-            cap = (f"{t.test} as {t.as_}: {t.observed:.2f} against {t.expected:.2f} over {t.deals} deals; "
+            cap = (f"{t.test} as {t.as_}: {t.observed:.2f} against {t.expected:.2f} over {plural(t.deals, 'deal')}; "
                    f"p = {t.p:.2g}, adjusted {t.p_adjusted:.2g}{' (flagged)' if t.flagged else ''}")
             out.append(f'<figure>{_chart(t)}<figcaption{" class=flag" if t.flagged else ""}>{escape(cap)}'
                        "</figcaption></figure>")

@@ -137,7 +137,7 @@ class _Miscount(Finding):
     @property
     def message(self) -> str:
         who = f"{self.player} {self.did}" if self.player is not None else "the kitty has"
-        return f"{who} {self.count} cards, not {self.expected}"
+        return f"{who} {plural(self.count, 'card')}, not {self.expected}"
 
 
 @_code("DEAL_SIZE", "a hand is not 16 cards, or the kitty is not 4", did="was dealt",
@@ -429,7 +429,7 @@ class DealIncomplete(Finding):
 
     @property
     def message(self) -> str:
-        return f"the deal stops after {self.tricks} tricks with nobody at {self.target}"
+        return f"the deal stops after {plural(self.tricks, 'trick')} with nobody at {self.target}"
 
     evidence_fields = ("tricks", "target")
 

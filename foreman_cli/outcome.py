@@ -11,6 +11,7 @@ from .findings import ClaimMismatch, Finding, Unfinished
 from .records import GameData
 from .results import DealResult, GameResult, Status
 from .rules import QUOTAS
+from .words import plural
 
 
 def quotas(rules, dealer: int) -> tuple[int, int, int]:
@@ -134,6 +135,6 @@ def _why_payments(result: GameResult) -> str:
         return " (the game is unfinished: no money changes hands)"
     if result.stake is None:
         return " (the game has no stake)"
-    parts = [f"{p} took {d.tricks[s]} tricks, quota {d.quotas[s]}{': short' if d.tricks[s] < d.quotas[s] else ''}"
+    parts = [f"{p} took {plural(d.tricks[s], 'trick')}, quota {d.quotas[s]}{': short' if d.tricks[s] < d.quotas[s] else ''}"
              for s, p in enumerate(result.players) if p != result.winner]
     return f" ({'; '.join(parts)})"

@@ -508,7 +508,7 @@ def fairness_view(s, out: IO[str] | None = None) -> None:
     """The screen in plain words: a verdict per player, then the tests."""
     from .fairness import CORRECTION_NAMES, verdicts
     con = console(out)
-    con.print(Text(f"Deal fairness: {s.deals} deals ({s.left_out}), "
+    con.print(Text(f"Deal fairness: {plural(s.deals, 'deal')} ({s.left_out}), "
                    f"{len(s.tests)} tests, alpha {s.alpha} after {CORRECTION_NAMES[s.correction]}'s correction",
                    style="bold"))
     for line in verdicts(s):

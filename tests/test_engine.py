@@ -9,6 +9,7 @@ import pytest
 from builders import base_deal, codes, game, no_win_deal, only, position, run, run_many
 from foreman_cli import cards as C, money
 from foreman_cli.board import legal_cards
+from foreman_cli.findings import DealIncomplete, DealSize
 
 
 def short(tricks: int = 1, **kw):
@@ -231,6 +232,11 @@ def test_trick_size_short_and_long():
     assert r.deals[0].tricks_played == 1
     rec["deals"][0]["tricks"] = [{"leader": "bob", "cards": ["AH"]}]
     assert only(run(rec), "TRICK_SIZE").message == "1 card recorded, not 3"
+
+
+def test_counts_of_one_are_said_in_the_singular():
+    assert DealIncomplete(deal=1, trick=2, tricks=1, target=12).message == "the deal stops after 1 trick with nobody at 12"
+    assert DealSize(deal=1, player="bob", count=1, expected=16).message == "bob was dealt 1 card, not 16"
 
 
 def test_card_not_held_still_counts():
