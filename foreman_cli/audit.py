@@ -35,7 +35,7 @@ def check_record(raw: RawRecord, overrides: dict[str, Any] | None = None, fast: 
             return res
     if raw.text is None:
         f = RecordSyntax(problem=raw.error, line=raw.line, column=raw.column, path="$")
-        return GameResult(id=None, source=raw.where, status=Status.INVALID, findings=[f])
+        return GameResult(id=raw.game_id, source=raw.where, status=Status.INVALID, findings=[f])
     data = records.decode(raw.text, overrides)
     if isinstance(data, records.Invalid):
         if data.code is RecordSyntax:

@@ -88,9 +88,9 @@ def _cards(cards) -> str:
     return " ".join(cards) or "nothing"
 
 
-@_code("RECORD_SYNTAX", "the record is not JSON",
-       rule=("Each game must be a JSON object. A line (or array element) that does not parse cannot be replayed; the "
-             "rest of the input is still read."),
+@_code("RECORD_SYNTAX", "the record cannot be read: not JSON, or not notation",
+       rule=("Each game must be a JSON object or a game of .fmn notation. A line (or array element) that does not parse "
+             "cannot be replayed; the rest of the input is still read."),
        shows="line and column of the syntax error",
        sample={"problem": "not JSON: EOF while parsing an object", "line": 17, "column": 80, "path": "$"})
 class RecordSyntax(Finding):

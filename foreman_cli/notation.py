@@ -41,6 +41,7 @@ class ReadGame:
     error: str | None = None
     error_line: int | None = None
     column: int | None = None
+    id: str | None = None  # with an error: the game's id when its `game` line was read, to name it by
 
 
 def tokens(line: str) -> list[Token]:
@@ -221,13 +222,14 @@ class _GameReader:
         return _PATHS[word].format(deal=deal)
 
     def failed(self, line: int, e: NotationError) -> ReadGame:
-        return ReadGame(self.first_line, error=e.message, error_line=line, column=e.column)
+        return ReadGame(self.first_line, error=e.message, error_line=line, column=e.column, id=self.rec.get("id"))
 
     def finish(self) -> ReadGame:
         try:
             return ReadGame(self.first_line, record=self._record(), places=self.places)
         except NotationError as e:
-            return ReadGame(self.first_line, error=e.message, error_line=self.first_line, column=e.column)
+            return ReadGame(self.first_line, error=e.message, error_line=self.first_line, column=e.column,
+                            id=self.rec.get("id"))
 
     def line(self, toks: list[Token], text: str = "", number: int = 0) -> None:
         word = toks[0].text if not toks[0].quoted else ""

@@ -24,6 +24,7 @@ class Read(NamedTuple):
     error: str | None = None
     column: int | None = None
     game: str | None = None
+    id: str | None = None  # an error's game id, when its `game` line was read
 
 
 def read_notation(stream: BinaryIO) -> Iterator[Read]:
@@ -101,7 +102,7 @@ def _read_game(game: str, line: int) -> Iterator[Read]:
         if g.record is not None:
             yield Read(g.line, json.dumps(g.record, ensure_ascii=False, separators=(",", ":")), game=game)
         else:
-            yield Read(g.error_line, None, g.error, g.column)
+            yield Read(g.error_line, None, g.error, g.column, id=g.id)
 
 
 def line_of(game: str, first: int, path: str) -> int | None:

@@ -37,6 +37,7 @@ class RawRecord:
     column: int | None = None
     span: tuple[int, int] | None = None  # where the text lies in its file (offset, bytes): a load maps it
     notation: str | None = None  # a notation game's own lines: where a field was written is read from them again
+    game_id: str | None = None  # a notation game's id when its text could not be read but its `game` line was
 
     @property
     def where(self) -> str:
@@ -158,7 +159,7 @@ def read_notation(stream: BinaryIO, name: str) -> Iterator[RawRecord]:
     """The games of a `.fmn` stream, each its record's JSON text or its error."""
     from .notation_stream import read_notation as games  # only for notation
     for g in games(stream):
-        yield RawRecord(name, g.line, g.text, error=g.error, column=g.column, notation=g.game)
+        yield RawRecord(name, g.line, g.text, error=g.error, column=g.column, notation=g.game, game_id=g.id)
 
 
 def read_stream(stream: BinaryIO, name: str, max_record_bytes: int = DEFAULT_MAX_RECORD_BYTES,
@@ -592,9 +593,8 @@ def _read_values(first: bytes, src: BinaryIO, name: str, first_line: int, limit:
                 else:
                     line, col = t.line_col(pos)
                     got = repr(t.buf[pos]) if pos < len(t.buf) else "the end of the file"
-                    yield RawRecord(name, line, None, column=col,
-                                    error=f"not JSON: expected ',' or ']' in the array, got {got}; "
-                                          "the rest of the array is not read")
+                    error = f"not JSON: expected ',' or ']' in the array, got {got}; the rest of the array is not read"
+                    yield RawRecord(name, line, None, column=col, error=error)
                     return
     except UnicodeDecodeError as e:
         yield RawRecord(name, first_line, None, error=f"not UTF-8 text ({e.reason}); the rest of the file is not read")

@@ -178,6 +178,14 @@ def test_convert_names_a_game_it_cannot_read_and_leaves_it_out(tmp_path):
     assert runner.invoke(app, ["convert", str(bad), "--to", "xml"]).exit_code == 2
 
 
+def test_a_game_with_a_line_that_cannot_be_read_is_named_by_its_game_line(tmp_path):
+    bad = tmp_path / "bad.fmn"
+    bad.write_text("game g1\nplayers alice bob carol\ndeal alice\n1. 7S KX 9\n\n"
+                   "game g3\nplayers alice bob carol\ndeal alice\n1. 7S 8S 9S\n")
+    out = runner.invoke(app, ["validate", "--json", str(bad)]).stdout.splitlines()
+    assert [(json.loads(x)["id"], json.loads(x)["status"]) for x in out] == [("g1", "invalid"), ("g3", "unfinished")]
+
+
 def test_standard_input_in_notation_is_read_as_notation_and_json_as_json():
     rec = json.loads((SAMPLES / "01-clean-win.json").read_text())
     typed = runner.invoke(app, ["validate", "--json", "-"], input="# friday, table 2\n\n" + write_game(rec))
