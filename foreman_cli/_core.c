@@ -309,7 +309,10 @@ static int lead_score(const State *s, int x, u64 run, u64 lv) {
     int hi = hibit(run), ld = s->leader;
     u64 suit = SM(SUIT(hi));
     int top = !(lv & suit & ~((2ULL << hi) - 1)), xs = popc(s->h[x] & suit);
-    if (ld == x) return (top ? 1000 : 0) - popc((s->h[(x + 1) % 3] | s->h[(x + 2) % 3]) & suit);
+    if (ld == x) { /* a suit both must follow first: a void one's discards multiply the lines to refute */
+        int oa = popc(s->h[(x + 1) % 3] & suit), ob = popc(s->h[(x + 2) % 3] & suit);
+        return (top ? 1000 : 0) - oa - ob - (oa && ob ? 0 : 100);
+    }
     if (top) return 1000 - xs;
     if (!xs) return 20;
     return (s->h[3 - ld - x] >> hibit(lv & suit) & 1 ? 30 : 0) - xs;
