@@ -342,9 +342,18 @@ static int ordered_runs(const State *s, int x, u64 out[52]) {
     /* Following: the runs that serve the mover's side first, each part in ascending order of its masks. */
     int w, best = winning(s, &w), led = SUIT(best), k = 0;
     int mover = (s->leader + s->ntrick) % 3;
-    int ally = (w == x) == (mover == x);
+    int ally = (w == x) == (mover == x), first = -1;
+    /* X second: his cheapest card sure of the trick first, so that the third hand's cards all lose alike */
+    if (mover == x && s->ntrick == 1) {
+        u64 third = s->h[(x + 1) % 3] & SM(led);
+        int bar = third && hibit(third) > best ? hibit(third) : best;
+        for (int i = 0; i < n && first < 0; i++)
+            if (SUIT(lobit(runs[i])) == led && hibit(runs[i]) > bar) first = i;
+        if (first >= 0) out[k++] = runs[first];
+    }
     for (int part = 0; part < 2; part++)
         for (int i = 0; i < n; i++) {
+            if (i == first) continue;
             int beats = SUIT(lobit(runs[i])) == led && hibit(runs[i]) > best;
             if ((beats != ally) == !part) out[k++] = runs[i];
         }

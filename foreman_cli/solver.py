@@ -60,7 +60,15 @@ def ordered_runs(b: Board, x: int) -> list[int]:
     led = SUIT_OF[b.trick[0]]
     beats = [r for r in runs if SUIT_OF[lowest(r)] == led and r.bit_length() - 1 > best]
     others = [r for r in runs if r not in beats]
-    return sorted(others) + sorted(beats) if ally_winning else sorted(beats) + sorted(others)
+    order = sorted(others) + sorted(beats) if ally_winning else sorted(beats) + sorted(others)
+    # X second: his cheapest card sure of the trick first, so that the third hand's cards all lose alike
+    if b.turn == x and len(b.trick) == 1:
+        bar = max(best, (b.hands[(x + 1) % 3] & SUIT_MASK[led]).bit_length() - 1)
+        sure = next((r for r in sorted(beats) if r.bit_length() - 1 > bar), None)
+        if sure is not None:
+            order.remove(sure)
+            order.insert(0, sure)
+    return order
 
 
 def ordered_moves(b: Board, x: int) -> list[int]:
