@@ -318,6 +318,20 @@ static int lead_score(const State *s, int x, u64 run, u64 lv) {
     return (s->h[3 - ld - x] >> hibit(lv & suit) & 1 ? 30 : 0) - xs;
 }
 
+/* X's discards: from his longest suit first (a card there is most easily spared), among suits as long
+ * the one the others hold fewest cards of; runs come in ascending order and keep it among equals. */
+static int discards(const State *s, int x, const u64 *runs, int n, u64 out[52]) {
+    int score[52];
+    for (int i = 0; i < n; i++) {
+        u64 suit = SM(SUIT(lobit(runs[i])));
+        int sc = 32 * popc(s->h[x] & suit) - popc((s->h[(x + 1) % 3] | s->h[(x + 2) % 3]) & suit), b = i;
+        for (; b > 0 && score[b - 1] < sc; b--) { score[b] = score[b - 1]; out[b] = out[b - 1]; }
+        score[b] = sc;
+        out[b] = runs[i];
+    }
+    return n;
+}
+
 /* The runs of equivalent cards the mover may play, as masks, the likeliest best for X's side first;
  * a run is played as its lowest card. Returns the count. */
 static int ordered_runs(const State *s, int x, u64 out[52]) {
@@ -351,6 +365,7 @@ static int ordered_runs(const State *s, int x, u64 out[52]) {
             if (SUIT(lobit(runs[i])) == led && hibit(runs[i]) > bar) first = i;
         if (first >= 0) out[k++] = runs[first];
     }
+    if (mover == x && !(s->h[x] & SM(led))) return discards(s, x, runs, n, out);
     for (int part = 0; part < 2; part++)
         for (int i = 0; i < n; i++) {
             if (i == first) continue;

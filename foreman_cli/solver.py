@@ -49,6 +49,14 @@ def _lead_score(b: Board, x: int, run: int, live: int) -> int:
     return (30 if partner_on_top else 0) - mine
 
 
+def _discard_key(b: Board, x: int, run: int) -> tuple[int, int]:
+    """X's discards: from his longest suit first (a card there is most easily spared), among suits as
+    long the one the others hold fewest cards of (measured in docs/solver.md)."""
+    h = b.hands
+    suit = SUIT_MASK[SUIT_OF[lowest(run)]]
+    return -(h[x] & suit).bit_count(), ((h[(x + 1) % 3] | h[(x + 2) % 3]) & suit).bit_count()
+
+
 def ordered_runs(b: Board, x: int) -> list[int]:
     """The mover's runs of equivalent legal cards, the likeliest best first (for X's side or not)."""
     live = live_cards(b)
@@ -58,6 +66,8 @@ def ordered_runs(b: Board, x: int) -> list[int]:
     best, w = winning(b)
     ally_winning = (w == x) == (b.turn == x)
     led = SUIT_OF[b.trick[0]]
+    if b.turn == x and not b.hands[x] & SUIT_MASK[led]:
+        return sorted(sorted(runs), key=lambda r: _discard_key(b, x, r))
     beats = [r for r in runs if SUIT_OF[lowest(r)] == led and r.bit_length() - 1 > best]
     others = [r for r in runs if r not in beats]
     order = sorted(others) + sorted(beats) if ally_winning else sorted(beats) + sorted(others)
