@@ -311,7 +311,8 @@ static int lead_score(const State *s, int x, u64 run, u64 lv) {
     int top = !(lv & suit & ~((2ULL << hi) - 1)), xs = popc(s->h[x] & suit);
     if (ld == x) { /* a suit both must follow first: a void one's discards multiply the lines to refute */
         int oa = popc(s->h[(x + 1) % 3] & suit), ob = popc(s->h[(x + 2) % 3] & suit);
-        return (top ? 1000 : 0) - oa - ob - (oa && ob ? 0 : 100);
+        int score = (top ? 1000 : 0) - oa - ob - (oa && ob ? 0 : 100);
+        return 32 * score + (top ? 0 : 31 - xs); /* among equal losing leads, the suit X holds fewest of */
     }
     if (top) return 1000 - xs;
     if (!xs) return 20;

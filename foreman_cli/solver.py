@@ -31,7 +31,7 @@ def live_cards(b: Board) -> int:
 def _lead_score(b: Board, x: int, run: int, live: int) -> int:
     """A lead's place in the order, highest first: a run holding its suit's top card; for X then
     suits both others hold before suits one of them lacks, each the suits they hold few cards of
-    first; for an opponent a suit X lacks, or one in which his partner holds the top card, then
+    first, then (losing leads) the suits he holds few cards of; for an opponent a suit X lacks, or one in which his partner holds the top card, then
     suits X holds few cards of (measured in docs/solver.md)."""
     h, leader = b.hands, b.leader
     hi = run.bit_length() - 1
@@ -40,7 +40,8 @@ def _lead_score(b: Board, x: int, run: int, live: int) -> int:
     mine = (h[x] & suit).bit_count()
     if leader == x:  # a suit both must follow first: a void one's discards multiply the lines to refute
         theirs_a, theirs_b = (h[(x + 1) % 3] & suit).bit_count(), (h[(x + 2) % 3] & suit).bit_count()
-        return (1000 if top else 0) - theirs_a - theirs_b - (0 if theirs_a and theirs_b else 100)
+        score = (1000 if top else 0) - theirs_a - theirs_b - (0 if theirs_a and theirs_b else 100)
+        return 32 * score + (0 if top else 31 - mine)  # among equal losing leads, the suit X holds fewest of
     if top:
         return 1000 - mine
     if not mine:
