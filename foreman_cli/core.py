@@ -52,12 +52,14 @@ class SureTricks:
              floor: int | None = None, ceiling: int | None = None) -> int | None:
         """X's sure tricks at `b` clamped to [floor, ceiling] (a caller's bounds save the tests
         outside them), or None when the search needed more than `budget` nodes."""
+        from . import solver
+        if guess is None:
+            guess = solver.first_guess(b, self.x)
         if self._c is not None:
             h, t = b.hands, b.tallies
             return self._c.sure(h[0], h[1], h[2], b.leader, b.trick, t[0], t[1], t[2], b.played, b.target,
                                 -1 if budget is None else budget, -1 if guess is None else guess,
                                 -1 if floor is None else floor, -1 if ceiling is None else ceiling)
-        from . import solver
         try:
             return self._py.sure(b, guess, budget, floor, ceiling)
         except solver.OutOfBudget:

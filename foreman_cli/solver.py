@@ -300,6 +300,22 @@ class Paranoid:
             p[1] = min(p[1], w - 1)
 
 
+def first_guess(b: Board, x: int) -> int:
+    """A first guess at X's sure tricks with nothing better to go on: his tricks, his cards among the
+    top two live cards of their suit, and one more, since a test above the value is the cheap kind
+    (docs/solver.md, "Tests, not values")."""
+    live = live_cards(b)
+    tops = 0
+    for suit in SUIT_MASK:
+        cards = live & suit
+        for _ in range(2):
+            if cards:
+                top = 1 << (cards.bit_length() - 1)
+                tops += bool(b.hands[x] & top)
+                cards &= ~top
+    return min(b.tallies[x] + tops + 1, b.target, b.tallies[x] + b.tricks_left())
+
+
 def _clamped(value: int, floor: int | None, ceiling: int | None) -> int:
     value = value if floor is None else max(value, floor)
     return value if ceiling is None else min(value, ceiling)
