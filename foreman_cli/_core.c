@@ -86,7 +86,7 @@ typedef struct {
 
 #define PENTRY_STAMPS 0xFF
 
-#define BUCKET 8
+#define BUCKET 16
 #define PT_MOST_BITS 19 /* a larger class table found no more (docs/solver.md, "Sized to the search") */
 
 typedef struct {
@@ -898,7 +898,7 @@ static void Paranoid_dealloc(ParanoidObject *self) {
 }
 
 static int ptable_init(PTable *t, int bits) {
-    size_t buckets = (size_t)1 << (bits - 3);
+    size_t buckets = ((size_t)1 << bits) / BUCKET;
     t->e = (PEntry *)table_memory(buckets * BUCKET * sizeof(PEntry), PENTRY_STAMPS, &t->stamp);
     if (!t->e) return -1;
     t->mask = buckets - 1;
