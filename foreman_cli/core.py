@@ -58,7 +58,7 @@ class SureTricks:
         if self._c is not None:
             h, t = b.hands, b.tallies
             return self._c.sure(h[0], h[1], h[2], b.leader, b.trick, t[0], t[1], t[2], b.played, b.target,
-                                -1 if budget is None else budget, -1 if guess is None else guess,
+                                -1 if budget is None else budget, guess,
                                 -1 if floor is None else floor, -1 if ceiling is None else ceiling)
         try:
             return self._py.sure(b, guess, budget, floor, ceiling)

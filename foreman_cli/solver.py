@@ -31,8 +31,9 @@ def live_cards(b: Board) -> int:
 def _lead_score(b: Board, x: int, run: int, live: int) -> int:
     """A lead's place in the order, highest first: a run holding its suit's top card; for X then
     suits both others hold before suits one of them lacks, each the suits they hold few cards of
-    first, then (losing leads) the suits he holds few cards of; for an opponent a suit X lacks, or one in which his partner holds the top card, then
-    suits X holds few cards of (measured in docs/solver.md)."""
+    first, then (losing leads) the suits he holds few cards of; for an opponent a suit X lacks, or
+    one in which his partner holds the top card, then suits X holds few cards of (measured in
+    docs/solver.md)."""
     h, leader = b.hands, b.leader
     hi = run.bit_length() - 1
     suit = SUIT_MASK[SUIT_OF[hi]]
