@@ -35,7 +35,7 @@ def _struct(*fields: tuple[str, Any]) -> StructType:
 S, I, L = StringType(), IntegerType(), LongType()
 # A record frame: one row a record as cut from its file, in input order by (file_index, line).
 RECORDS = _struct(("file_index", I), ("file", S), ("line", L), ("value", S), ("error", S), ("column", I),
-                  ("notation", S))
+                  ("notation", S), ("game_id", S))
 VIOLATION = _struct(("code", S), ("severity", S), ("deal", I), ("trick", I), ("pass", I), ("player", S),
                     ("card", S), ("path", S), ("message", S), ("evidence", S))
 # The columns of `validate --json`; a violation's evidence is JSON text.
@@ -166,12 +166,13 @@ def _raw_batch(rows: list[RawRecord], fidx: list[int]) -> pa.RecordBatch:
         "error": pa.array([r.error for r in rows], pa.string()),
         "column": pa.array([r.column for r in rows], pa.int32()),
         "notation": pa.array([r.notation for r in rows], pa.string()),
+        "game_id": pa.array([r.game_id for r in rows], pa.string()),
     })
 
 
 def _raws(b: pa.RecordBatch) -> list[RawRecord]:
-    cols = [b.column(c).to_pylist() for c in ("file", "line", "value", "error", "column", "notation")]
-    return [RawRecord(f, ln, v, error=e, column=c, notation=n) for f, ln, v, e, c, n in zip(*cols)]
+    cols = [b.column(c).to_pylist() for c in ("file", "line", "value", "error", "column", "notation", "game_id")]
+    return [RawRecord(f, ln, v, error=e, column=c, notation=n, game_id=g) for f, ln, v, e, c, n, g in zip(*cols)]
 
 
 # ---- per game ---------------------------------------------------------------------------------
