@@ -444,8 +444,17 @@ class _GameReader:
         c = parse_token(text, self.table)
         if c is None:
             prefix = f"{where}: " if where else ""
-            raise NotationError(f'{prefix}"{t.text}" {_NOT_A_CARD}', t.column)
+            raise NotationError(f'{prefix}"{t.text}" {self._not_a_card(text, suit)}', t.column)
         return card_token(c, self.ranks)
+
+    def _not_a_card(self, text: str, led: str | None) -> str:
+        """Why a token is not a card; for a T (ten in some notations, ace in the game's description) what to write."""
+        rank, suit = (text.upper(), led) if led and text.upper() == "T" else (text[:-1].upper(), text[-1:].upper())
+        if self.ranks is not SEED_RANKS and rank == "T" and suit and (suit in SUITS or suit in SUIT_SYMBOLS):
+            s = SUITS[(SUITS + SUIT_SYMBOLS).index(suit) % 4]
+            return (f"is not a card: T is ten in some notations and the ace in the game's description; write 10{s} "
+                    f"or A{s}, or a 'cards seed' line if the game writes B D K T")
+        return _NOT_A_CARD
 
     def _card_list(self, toks: list[Token], allow_none: bool = False) -> list[str]:
         if allow_none and len(toks) == 1 and toks[0].text == "none" and not toks[0].quoted:

@@ -111,6 +111,8 @@ left alice / bob 7D / "Kim Lee"
 
 @pytest.mark.parametrize(("line", "said", "column"), [
     ("1. 7S KX 9", '"KX" is not a card', 7),
+    ("1. TS A 9", '"TS" is not a card: T is ten in some notations and the ace', 4),
+    ("1. 7S T 9", "write 10S or AS, or a 'cards seed' line", 7),
     ("2. 7S A 9", "trick number 2. is trick 1", 1),
     ("7S A", None, None),  # a short trick is a record's breach (TRICK_SIZE), not a notation error
     ("claim alice maybe", "claim: write NAME contested|accepted", 1),
