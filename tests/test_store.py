@@ -269,6 +269,9 @@ def test_query_is_read_only(tmp_path):
         store.query(db, f"ATTACH '{tmp_path / 'other.duckdb'}' AS o")
     res = runner.invoke(app, ["query", "DELETE FROM findings", "--db", db])
     assert res.exit_code == 2 and "read-only" in res.output and "Traceback" not in res.output
+    for write in ("DELETE FROM plays", "UPDATE plays SET card = 'AS'"):  # plays is a view
+        res = runner.invoke(app, ["query", write, "--db", db])
+        assert res.exit_code == 2 and "only reads the archive" in res.output, res.output
     assert store.counts(db)["games"] == 17
     res = runner.invoke(app, ["query", "SELECT id, winner FROM games ORDER BY id LIMIT 2", "--db", db, "--json"])
     assert [json.loads(x) for x in res.output.splitlines()] == [

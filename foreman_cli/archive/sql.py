@@ -183,7 +183,9 @@ def _query_errors(timeout: float) -> Iterator[None]:
             raise DatabaseError(f"foreman query keeps its limits: {msg}",
                                 hint=f"a query may use {QUERY_MEMORY} and {QUERY_THREADS} threads; "
                                      "settings cannot be changed") from None
-        if "read-only" in msg or isinstance(e, duckdb.PermissionException):
+        # a view (plays, ...) refuses writes at binding, before the read-only archive is reached
+        if "read-only" in msg or "only delete from base table" in msg or "only update base table" in msg \
+                or isinstance(e, duckdb.PermissionException):
             raise DatabaseError(f"foreman query only reads the archive: {msg}",
                                 hint="queries cannot change the archive or touch other files; "
                                      "use foreman load to add games, foreman export for files") from None
