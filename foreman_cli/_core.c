@@ -358,6 +358,7 @@ static int ordered_runs(const State *s, int x, u64 out[52]) {
     int w, best = winning(s, &w), led = SUIT(best), k = 0;
     int mover = (s->leader + s->ntrick) % 3;
     int ally = (w == x) == (mover == x), first = -1;
+    if (mover == x && !(s->h[x] & SM(led))) return discards(s, x, runs, n, out);
     /* X second: his cheapest card sure of the trick first, so that the third hand's cards all lose alike */
     if (mover == x && s->ntrick == 1) {
         u64 third = s->h[(x + 1) % 3] & SM(led);
@@ -366,7 +367,6 @@ static int ordered_runs(const State *s, int x, u64 out[52]) {
             if (SUIT(lobit(runs[i])) == led && hibit(runs[i]) > bar) first = i;
         if (first >= 0) out[k++] = runs[first];
     }
-    if (mover == x && !(s->h[x] & SM(led))) return discards(s, x, runs, n, out);
     for (int part = 0; part < 2; part++)
         for (int i = 0; i < n; i++) {
             if (i == first) continue;

@@ -73,12 +73,21 @@ def parse_token(token: str, table: dict[str, int]) -> int | None:
     return c
 
 
+def t_rank_suit(token: str) -> str | None:
+    """The suit letter of a token written T and a suit (ten in some notations, ace in the game's
+    description), or None for any other token."""
+    rank, suit = token[:-1].upper(), token[-1:].upper()
+    if rank == "T" and suit and (suit in SUITS or suit in SUIT_SYMBOLS):
+        return SUITS[(SUITS + SUIT_SYMBOLS).index(suit) % 4]
+    return None
+
+
 def explain_bad_token(token: str, notation: str) -> str:
     """Say in one sentence why a token is not a card, and what to write instead."""
     up = token.upper()
     rank, suit = up[:-1], up[-1:]
-    if notation != "seed" and rank == "T" and suit and (suit in SUITS or suit in SUIT_SYMBOLS):
-        s = SUITS[(SUITS + SUIT_SYMBOLS).index(suit) % 4]
+    s = t_rank_suit(token)
+    if notation != "seed" and s is not None:
         return (
             f"card {token!r}: 'T' is ambiguous (Ten in some notations, Ace in the game's own "
             f"description); write '10{s}' for the ten or 'A{s}' for the ace, or set "

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .board import trick_winner
-from .cards import CANONICAL, RANKS, SEED_RANKS, SUIT_SYMBOLS, SUITS, parse_token, token_table
+from .cards import CANONICAL, RANKS, SEED_RANKS, SUIT_SYMBOLS, SUITS, parse_token, t_rank_suit, token_table
 
 _TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"?|[^\s;/"#]+|[;/]')
 _PLAIN = re.compile(r"[^\s;/#]+|[;/]")
@@ -449,9 +449,8 @@ class _GameReader:
 
     def _not_a_card(self, text: str, led: str | None) -> str:
         """Why a token is not a card; for a T (ten in some notations, ace in the game's description) what to write."""
-        rank, suit = (text.upper(), led) if led and text.upper() == "T" else (text[:-1].upper(), text[-1:].upper())
-        if self.ranks is not SEED_RANKS and rank == "T" and suit and (suit in SUITS or suit in SUIT_SYMBOLS):
-            s = SUITS[(SUITS + SUIT_SYMBOLS).index(suit) % 4]
+        s = t_rank_suit(text + led if led and text.upper() == "T" else text)
+        if self.ranks is not SEED_RANKS and s is not None:
             return (f"is not a card: T is ten in some notations and the ace in the game's description; write 10{s} "
                     f"or A{s}, or a 'cards seed' line if the game writes B D K T")
         return _NOT_A_CARD
