@@ -259,7 +259,7 @@ def test_an_archive_written_in_row_groups_spills_beside_itself(tmp_path, monkeyp
 def test_query_is_read_only(tmp_path):
     db = str(tmp_path / "a.duckdb")
     load([SAMPLES], db)
-    with pytest.raises(DatabaseError, match="read-only"):
+    with pytest.raises(DatabaseError, match="a DROP statement is not a read"):
         store.query(db, "DROP TABLE games")
     leak = tmp_path / "leak.csv"
     with pytest.raises(DatabaseError, match="only reads the archive"):
@@ -268,7 +268,7 @@ def test_query_is_read_only(tmp_path):
     with pytest.raises(DatabaseError, match="only reads the archive"):
         store.query(db, f"ATTACH '{tmp_path / 'other.duckdb'}' AS o")
     res = runner.invoke(app, ["query", "DELETE FROM findings", "--db", db])
-    assert res.exit_code == 2 and "read-only" in res.output and "Traceback" not in res.output
+    assert res.exit_code == 2 and "only reads the archive" in res.output and "Traceback" not in res.output
     for write in ("DELETE FROM plays", "UPDATE plays SET card = 'AS'"):  # plays is a view
         res = runner.invoke(app, ["query", write, "--db", db])
         assert res.exit_code == 2 and "only reads the archive" in res.output, res.output
@@ -280,6 +280,26 @@ def test_query_is_read_only(tmp_path):
     assert res.output.splitlines() == ["id", "fri-01-clean"]
     res = runner.invoke(app, ["query", "SELEC nonsense", "--db", db])
     assert res.exit_code == 2 and "query failed" in res.output
+
+
+def test_query_refuses_what_would_change_only_its_own_session(tmp_path):
+    """A statement that is not a read is refused by its kind, not run against the session's own
+    views and reported as a success that changed nothing; every kind of read still runs."""
+    db = str(tmp_path / "a.duckdb")
+    load([SAMPLES], db)
+    for statement in ("DROP VIEW plays", "CREATE TEMP TABLE t (a INT)", "BEGIN", "LOAD json", "VACUUM",
+                      "PREPARE p AS SELECT 1", "/* first */ DROP VIEW plays"):
+        res = runner.invoke(app, ["query", statement, "--db", db])
+        assert res.exit_code == 2, (statement, res.output)
+        assert "only reads the archive" in res.output and "is not a read" in res.output, res.output
+        assert "Success" not in res.output
+    for read in ("SHOW TABLES", "DESCRIBE games", "SUMMARIZE payouts", "EXPLAIN SELECT 1",
+                 "PRAGMA table_info('games')", "PIVOT games ON status USING count(*)",
+                 "FROM plays LIMIT 1", "WITH g AS (SELECT 1 AS a) SELECT a FROM g"):
+        res = runner.invoke(app, ["query", read, "--db", db, "--json"])
+        assert res.exit_code == 0 and res.output.strip(), (read, res.output)
+    res = runner.invoke(app, ["query", "SELECT count(*) AS n FROM plays", "--db", db, "--json"])
+    assert json.loads(res.output) == {"n": 1032}
 
 
 def test_missing_database_is_a_clear_error(tmp_path):

@@ -139,6 +139,8 @@ def open_query(path: str, sql: str, timeout: float = DEFAULT_TIMEOUT, whole: boo
             if len(statements) > 1:  # DuckDB would run them all and show only the last one's rows
                 raise UsageError(f"the SQL holds {len(statements)} statements; give one at a time",
                                  hint="run 'foreman query' once per statement")
+            if statements:
+                _refuse_what_is_not_a_read(statements[0])
             timer.start()
             cur = con.execute(sql)
             if cur is None or cur.description is None:
@@ -151,6 +153,23 @@ def open_query(path: str, sql: str, timeout: float = DEFAULT_TIMEOUT, whole: boo
     finally:
         timer.cancel()
         con.close()
+
+# Statements that only read: SHOW, DESCRIBE and SUMMARIZE parse as SELECT, PIVOT as MULTI.
+READING_STATEMENTS = frozenset({"SELECT", "EXPLAIN", "PRAGMA", "CALL", "MULTI"})
+
+
+def _refuse_what_is_not_a_read(statement) -> None:
+    """Refuse a statement that is not a read, naming its kind: one that changes only this session
+    (DROP VIEW plays, CREATE TEMP TABLE, BEGIN, LOAD) would otherwise report a success that changed nothing."""
+    try:
+        kind = statement.type.name
+    except ValueError:  # a statement type newer than this DuckDB's Python enum knows
+        kind = None
+    if kind not in READING_STATEMENTS:
+        what = f"a {kind} statement" if kind else "this statement"
+        raise DatabaseError(f"foreman query only reads the archive: {what} is not a read",
+                            hint="give a SELECT (or SHOW, DESCRIBE, EXPLAIN, PRAGMA); "
+                                 "use foreman load to add games, foreman export for files")
 
 FETCH_BYTES = 16 << 20  # about what one fetch of rows may hold: a few huge rows are fetched a few at a time
 
@@ -183,9 +202,7 @@ def _query_errors(timeout: float) -> Iterator[None]:
             raise DatabaseError(f"foreman query keeps its limits: {msg}",
                                 hint=f"a query may use {QUERY_MEMORY} and {QUERY_THREADS} threads; "
                                      "settings cannot be changed") from None
-        # a view (plays, ...) refuses writes at binding, before the read-only archive is reached
-        if "read-only" in msg or "only delete from base table" in msg or "only update base table" in msg \
-                or isinstance(e, duckdb.PermissionException):
+        if "read-only" in msg or isinstance(e, duckdb.PermissionException):
             raise DatabaseError(f"foreman query only reads the archive: {msg}",
                                 hint="queries cannot change the archive or touch other files; "
                                      "use foreman load to add games, foreman export for files") from None
