@@ -477,8 +477,8 @@ def generate(
         "--weak", metavar="NAME", help="Make NAME a weak player: he plays a random legal card every time, where the "
                                        "others mostly play their highest.")] = None,
     stacked_by: Annotated[Optional[str], typer.Option(
-        "--stacked-by", metavar="NAME", help="Make NAME (one of --players) a cheat: --stacked is then the chance that his "
-                                             "own deal gives him the 16 highest cards.")] = None,
+        "--stacked-by", metavar="NAME", help="Make NAME (one of --players) a cheat: --stacked is then the chance that NAME's "
+                                             "own deal gives NAME the 16 highest cards.")] = None,
     claims: Annotated[float, typer.Option(
         min=0.0, max=1.0, metavar="P",
         help="Chance that a deal ends with a claim once 6 tricks or fewer remain (0 to 1); the bots claim "

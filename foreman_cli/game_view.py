@@ -164,7 +164,7 @@ class _ReplayView(Visitor):
         line.append_text(_cards(names(e.kitty), self.sym) if e.kitty is not None else Text("the kitty (not recorded)"))
         line.append(" and set aside ")
         line.append_text(_cards([CANONICAL[c] for c in e.discards], self.sym) if e.discards is not None
-                         else Text("his discards (not recorded)"))
+                         else Text("the discards (not recorded)"))
         self.con.print(line)
         self.con.print("Hands at the first lead:" if e.unknown is None else
                        "Hands at the first lead, as far as the record shows them:")

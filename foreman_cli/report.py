@@ -240,7 +240,7 @@ class _Page(Visitor):
         ev = event.to_dict(self.players)
         unknown = ev.get("unknown") or {p: 0 for p in self.P}
         kitty = "the kitty (not recorded)" if ev["kitty"] is None else cards_html(ev["kitty"])
-        discards = "his discards (not recorded)" if ev["discards"] is None else cards_html(ev["discards"])
+        discards = "the discards (not recorded)" if ev["discards"] is None else cards_html(ev["discards"])
         title = "Hands at the first lead" + ("" if event.unknown is None else ", as far as the record shows them")
         self.w(f"<p><strong>Kitty:</strong> {escape(ev['dealer'])} took {kitty} and set aside "
                f'{discards}</p><table><tr><th colspan="2" scope="colgroup">{title}</th></tr>')
