@@ -474,7 +474,7 @@ def generate(
         metavar="A,B,C", help="The three players of every game, in seating order; more than three names are a club's "
                                "regulars, three seated at random each game or series (default: drawn from a list).")] = None,
     weak: Annotated[Optional[str], typer.Option(
-        "--weak", metavar="NAME", help="Make NAME a weak player: he plays a random legal card every time, where the "
+        "--weak", metavar="NAME", help="Make NAME a weak player: NAME plays a random legal card every time, where the "
                                        "others mostly play their highest.")] = None,
     stacked_by: Annotated[Optional[str], typer.Option(
         "--stacked-by", metavar="NAME", help="Make NAME (one of --players) a cheat: --stacked is then the chance that NAME's "

@@ -280,7 +280,7 @@ class ReturnWrongCard(Finding):
         if self.proved_by is not None:
             held = held_words(self.proved_by, self.player)
             return (f"{self.player} returned {self.card} for {self.received}; under return_rule {self.return_rule} "
-                    f"he should have returned {' or '.join(self.expected)}: he held {held}")
+                    f"{self.player} should have returned {' or '.join(self.expected)}: {self.player} held {held}")
         if self.return_rule == "highest":
             suit = SUIT_NAMES[SUITS.index(self.received[-1])]
             why = f"{self.player}'s highest {suit} was {self.expected[0]}"
@@ -323,8 +323,8 @@ class DiscardNotHeld(Finding):
             return (f"{self.player} discarded {self.card}, a kitty card, under kitty 'swap' (the discards come "
                     "from the dealer's own 16 cards)")
         if self.proved_by is not None:
-            return f"{self.player} discarded {self.card}, which he did not hold: {proof_words(self.proved_by)}"
-        return (f"{self.player} discarded {self.card}, which he did not hold; held {' '.join(self.hand)} and the "
+            return f"{self.player} discarded {self.card}, not in {self.player}'s hand: {proof_words(self.proved_by)}"
+        return (f"{self.player} discarded {self.card}, not in {self.player}'s hand; held {' '.join(self.hand)} and the "
                 f"kitty {' '.join(self.kitty)}")
 
     @property

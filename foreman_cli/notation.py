@@ -341,7 +341,7 @@ class _GameReader:
             previous = self.deals[-1]["dealer"]
             dealer = players[(players.index(previous) + 1) % 3] if previous in players else previous
         else:
-            raise NotationError("deal: name the dealer (only a later deal under rotation 'left' may leave him out)",
+            raise NotationError("deal: name the dealer (only a later deal under rotation 'left' may leave the dealer out)",
                                 at.column)
         self.deals.append({"dealer": dealer, "tricks": []})
         self.due = (players.index(dealer) + 1) % 3 if dealer in players else None

@@ -75,8 +75,8 @@ def _lesson(x: Lesson) -> str:
     so_far = ", ".join(f"{escape(P[s])} {card_html(names([c])[0])}" for s, c in x.trick_so_far) or \
         f"{escape(P[x.seat])} to lead"
     return (f'<li class="lesson"><b>{escape(x.game_id)}</b>, deal {x.deal}, trick {x.trick}<br>'
-            f"His hand: {hand_html(names(x.hand))}<br>The trick so far: {so_far}<br>"
-            f"He played {card_html(names([x.played])[0])}: sure of {plural(x.made, 'trick')} after it; "
+            f"{escape(P[x.seat])}'s hand: {hand_html(names(x.hand))}<br>The trick so far: {so_far}<br>"
+            f"{escape(P[x.seat])} played {card_html(names([x.played])[0])}: sure of {plural(x.made, 'trick')} after it; "
             f"{cards_html(names(x.best))} {'would each have kept' if len(x.best) > 1 else 'would have kept'} {x.sure_before} (cost {x.cost}).</li>")
 
 
@@ -90,13 +90,13 @@ def page(r: PlayerReport) -> str:
            f"<h1>{escape(r.name)}</h1><p class=\"meta\">{plural(r.games, 'game')}, {plural(r.wins, 'win')}</p>",
            '<h2 id="luck">Luck and skill</h2>']
     if r.totals is None:
-        out.append("<p>No deal of his was wholly analysed (foreman load --analyze costs every card).</p>")
+        out.append(f"<p>No deal of {escape(r.name)}'s was wholly analysed (foreman load --analyze costs every card).</p>")
     else:
         t = r.totals
         out.append(f"<p>Over {plural(t.deals, 'wholly analysed deal')}: {t.against_quota:+d} against quota = "
                    f"luck {t.luck:+d} + skill {t.skill:+d} + gifts {t.gifts:+d} + claims {t.claims:+d}.</p>")
-        out.append(f"<p>Luck against the field (par above the archive's mean for his role): {t.vs_field / t.deals:+.2f} "
-                   "a deal. Luck itself is below zero for everyone: par is what he was sure of against perfect play.</p>")
+        out.append(f"<p>Luck against the field (par above the archive's mean for the same role): {t.vs_field / t.deals:+.2f} "
+                   "a deal. Luck itself is below zero for everyone: par is what a player was sure of against perfect play.</p>")
         out.append(split_chart(r.periods))
         out.append('<p class="key">' + "".join(f'<span style="color:{c}">■ {f}</span>' for f, c in PARTS)
                    + "<span>● against quota</span></p>")

@@ -45,7 +45,7 @@ def ratings(
 @app.command()
 @guarded
 def player(
-    name: Annotated[str, typer.Argument(metavar="NAME", help="The player, as the records name him.")],
+    name: Annotated[str, typer.Argument(metavar="NAME", help="The player, named as in the records.")],
     db: DbOpt = None,
     html: Annotated[Optional[str], typer.Option("--html", metavar="FILE", help="Also write the report as one self-contained HTML page.")] = None,
     lessons: Annotated[int, typer.Option(min=0, max=1000, metavar="N", help="How many positions to learn from.")] = 10,
@@ -72,7 +72,7 @@ def player(
 def drill(
     name: Annotated[str, typer.Argument(metavar="NAME", help="The player whose positions to drill.")],
     db: DbOpt = None,
-    positions: Annotated[int, typer.Option(min=1, max=1000, metavar="N", help="How many of his costliest positions.")] = 10,
+    positions: Annotated[int, typer.Option(min=1, max=1000, metavar="N", help="How many of the player's costliest positions.")] = 10,
 ) -> None:
     """Learn from your mistakes: your costliest positions one at a time; type the card you would
     play, hear whether it was among the best and what it costs, and see what was best.

@@ -66,14 +66,14 @@ def player_view(r, out: IO[str] | None = None) -> None:
     con.print(f"{r.name}: {plural(r.games, 'game')}, {plural(r.wins, 'win')}")
     con.print()
     if r.totals is None:
-        con.print("Luck and skill: no deal of his was wholly analysed (foreman load --analyze costs every card).")
+        con.print(f"Luck and skill: no deal of {r.name}'s was wholly analysed (foreman load --analyze costs every card).")
     else:
         t = r.totals
         con.print(f"Luck and skill over {plural(t.deals, 'wholly analysed deal')}: {t.against_quota:+d} against quota "
                   f"= luck {t.luck:+d} + skill {t.skill:+d} + gifts {t.gifts:+d}"
                   + (f" + claims {t.claims:+d}" if t.claims else ""))
-        con.print(f"Luck against the field (par above the archive's mean for his role): {t.vs_field / t.deals:+.2f} a deal; "
-                  "luck itself is below zero for everyone, par being what he was sure of against perfect play")
+        con.print(f"Luck against the field (par above the archive's mean for the same role): {t.vs_field / t.deals:+.2f} a deal; "
+                  "luck itself is below zero for everyone, par being what a player was sure of against perfect play")
         rows = [(p.period, p.deals, p.against_quota, p.luck, p.skill, p.gifts, p.claims) for p in r.periods]
         query_table(QueryResult(["period", "deals", "against quota", "luck", "skill", "gifts", "claims"], iter(rows)),
                     con=con)
@@ -89,7 +89,7 @@ def player_view(r, out: IO[str] | None = None) -> None:
             query_table(QueryResult(res.columns, iter(res.rows)), title, con=con, people=True)
             con.print()
     if r.lessons:
-        con.print("Positions to learn from (his costliest cards):")
+        con.print(f"Positions to learn from ({r.name}'s costliest cards):")
         for x in r.lessons:
             for line in lesson_words(x):
                 con.print(line, soft_wrap=True)
