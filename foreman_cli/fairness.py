@@ -99,8 +99,9 @@ class Screen:
     @property
     def left_out(self) -> str:
         """The deals left out of the screen and why, in words."""
-        why = f"{self.excluded} left out: not one deck of 52"
-        return why + (f"; {self.play_only} left out: recorded without their hands" if self.play_only else "")
+        why = [f"{n} left out: {reason}" for n, reason in ((self.excluded, "not one deck of 52"),
+                                                            (self.play_only, "recorded without their hands")) if n]
+        return "; ".join(why) or "none left out"
 
     @property
     def flagged(self) -> list[Test]:

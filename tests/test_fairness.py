@@ -13,6 +13,8 @@ from foreman_cli.cards import RANK_OF
 from foreman_cli.cli import app
 from foreman_cli.generate import generate
 
+from conftest import SAMPLES
+
 runner = CliRunner()
 PLAYERS = ("alice", "bob", "carol")
 
@@ -166,6 +168,17 @@ def test_broken_decks_are_left_out_and_counted(tmp_path):
     p.write_text("".join(json.dumps(r) + "\n" for r in rec))
     d = json.loads(runner.invoke(app, ["fairness", str(p), "--json"]).output)
     assert d["excluded"] == 3 and d["deals"] == 0
+    words = runner.invoke(app, ["fairness", str(p)]).output
+    assert "0 deals (3 left out: not one deck of 52)" in words, words
+
+
+def test_the_screen_names_only_the_reasons_deals_were_left_out(tmp_path):
+    p = tmp_path / "fair.jsonl"
+    p.write_text("".join(json.dumps(r) + "\n" for r, _ in generate(4, 2, stacked=0.0, max_deals=1)))
+    words = runner.invoke(app, ["fairness", str(p)]).output
+    assert "4 deals (none left out)" in words and "0 left out" not in words, words
+    words = runner.invoke(app, ["fairness", str(SAMPLES)]).output
+    assert "(5 left out: recorded without their hands)" in words and "0 left out" not in words, words
 
 
 def test_html_page_draws_the_distributions(tmp_path):
