@@ -66,7 +66,7 @@ def validate(
 
     Example: foreman validate games.jsonl season/ --json
 
-    Arguments: PATH... record files (.json, .jsonl, .gz), folders holding them, or - for standard input.
+    Arguments: PATH... record files (.json, .jsonl, .json.gz, .jsonl.gz, .fmn), folders holding them, or - for standard input.
 
     Exit status: 0 when no game has a breach, 1 when one does, 2 when the command could not run.
     """
@@ -93,7 +93,7 @@ def _analysis_budget(analyze: bool, budget: int | None) -> int:
 
 def _no_game(paths: list[str]) -> None:
     """The one convention for an input that holds no game: a warning on stderr, and exit 0."""
-    render.warning(f"no game was read from {' '.join(paths)}", "give record files (.json, .jsonl, .gz), "
+    render.warning(f"no game was read from {' '.join(paths)}", "give record files (.json, .jsonl, .json.gz, .fmn), "
                    "directories holding them, or - for standard input")
 
 
@@ -117,7 +117,7 @@ def settle(
 
     Example: foreman settle friday/ --certificate friday.cert.json
 
-    Arguments: PATH... record files (.json, .jsonl, .gz), folders holding them, or - for standard input.
+    Arguments: PATH... record files (.json, .jsonl, .json.gz, .jsonl.gz, .fmn), folders holding them, or - for standard input.
 
     Exit status: 0 when every game with a stake was counted, 1 when a game was left out as
     disputed or invalid, 2 when the command could not run.
@@ -352,7 +352,7 @@ def load(
 ) -> None:
     """Load games into a DuckDB archive (idempotent; a game with the same id and new content is refused).
 
-    Example: foreman load season/ --db club.duckdb
+    Example: foreman load season/ --db club.duckdb   (PATH...: record files or folders, as validate reads them)
 
     Exit status: 0 when everything new was loaded, 1 when a record was invalid or in conflict.
     """
@@ -518,8 +518,8 @@ def convert(
 
     Example: foreman convert friday.fmn -o friday.jsonl   (or --to json, to standard output)
 
-    Arguments: PATH... record files (.json, .jsonl, .fmn) or folders. A game that cannot be read is
-    named on stderr and left out (exit status 1).
+    Arguments: PATH... record files (.json, .jsonl, .json.gz, .jsonl.gz, .fmn) or folders. A game that
+    cannot be read is named on stderr and left out (exit status 1).
     """
     paths = inputs(paths, from_)
     from .convert import output_form, write_converted

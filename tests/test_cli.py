@@ -301,6 +301,13 @@ def test_short_help_and_an_example_in_every_command():
         assert res.exit_code == 0 and "Example: foreman " + cmd in res.output, cmd
 
 
+def test_the_help_of_commands_that_read_many_files_names_every_kind_read():
+    from foreman_cli.reader import SUFFIXES
+    for cmd in ("validate", "settle", "convert"):
+        words = " ".join(runner.invoke(app, [cmd, "-h"], terminal_width=200).output.split())
+        assert all(suffix + "," in words or suffix + ")" in words for suffix in SUFFIXES), (cmd, words)
+
+
 def test_completion_is_offered():
     assert "--install-completion" in runner.invoke(app, ["--help"]).output
 
