@@ -18,7 +18,6 @@ from . import core, engine, records
 from .cards import CARD_OF
 from .results import GameResult
 
-LANE_DEPTH = 64  # nesting a passed-over value may have; deeper goes to the full path
 BLOCK = 135  # a deal: dealer, 3 hands of 16, kitty 4, discards 4, passes 3 x 4, tricks, 16 x (leader + 3), alone
 _SCAN = core.lane_scan
 _REPLAY = core.lane_replay

@@ -19,7 +19,6 @@ from .findings import Finding, RecordSchema, RecordSyntax
 from .rules import CHOICES, TARGET_RANGE, HouseRules
 
 FORMAT = "foreman/1"
-FORMAT_1_1 = "foreman/1.1"
 FORMAT_1_2 = "foreman/1.2"
 SEEN_PARTS = ("hands", "kitty", "passes", "discards")  # what a record of the play (1.2) may leave out
 AMOUNT_MAX = 40
