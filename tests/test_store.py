@@ -302,6 +302,13 @@ def test_query_refuses_what_would_change_only_its_own_session(tmp_path):
     assert json.loads(res.output) == {"n": 1032}
 
 
+def test_show_tables_names_each_table_and_view_once(tmp_path):
+    db = str(tmp_path / "a.duckdb")
+    load([SAMPLES], db)
+    names = [json.loads(x)["name"] for x in runner.invoke(app, ["query", "SHOW TABLES", "--db", db, "--json"]).output.split()]
+    assert len(names) == len(set(names)) and {"games", "plays", "player_summary"} <= set(names), names
+
+
 def test_missing_database_is_a_clear_error(tmp_path):
     res = runner.invoke(app, ["stats", "--db", str(tmp_path / "none.duckdb")])
     assert res.exit_code == 2 and "no such database" in res.output

@@ -141,6 +141,8 @@ def open_query(path: str, sql: str, timeout: float = DEFAULT_TIMEOUT, whole: boo
                                  hint="run 'foreman query' once per statement")
             if statements:
                 _refuse_what_is_not_a_read(statements[0])
+            if " ".join(sql.upper().split()).rstrip("; ") == "SHOW TABLES":
+                sql = SHOW_TABLES  # the file's views and foreman's own over them share names: each once
             timer.start()
             cur = con.execute(sql)
             if cur is None or cur.description is None:
@@ -153,6 +155,8 @@ def open_query(path: str, sql: str, timeout: float = DEFAULT_TIMEOUT, whole: boo
     finally:
         timer.cancel()
         con.close()
+
+SHOW_TABLES = r"SELECT DISTINCT name FROM (SHOW TABLES) WHERE name NOT LIKE '\_%' ESCAPE '\' ORDER BY name"
 
 # Statements that only read: SHOW, DESCRIBE and SUMMARIZE parse as SELECT, PIVOT as MULTI.
 READING_STATEMENTS = frozenset({"SELECT", "EXPLAIN", "PRAGMA", "CALL", "MULTI"})
