@@ -446,7 +446,8 @@ def _cell(column: str, v: Any, people: bool) -> str:
         return money.signed(Decimal(_plain(v)))
     if people and isinstance(v, float):
         return f"{v:+.2f}" if "outcome" in column else f"{v:.2f}"
-    return str(_plain(v))
+    # A line break inside a cell would break the table's rows: shown as \n (--json and --csv keep it)
+    return str(_plain(v)).replace("\r\n", "\\n").replace("\n", "\\n").replace("\r", "\\r")
 
 
 # Values written as they are: most of a large result, and the test is one lookup.

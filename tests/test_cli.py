@@ -427,6 +427,16 @@ def test_query_table_off_a_terminal_never_cuts_a_value(tmp_path):
     assert header.index("n") == row.index("7")  # numbers sit on the right of their column
 
 
+def test_a_line_break_in_a_value_keeps_the_table_one_line_a_row(tmp_path):
+    db = str(tmp_path / "a.duckdb")
+    runner.invoke(app, ["load", f"{SAMPLES}/01-clean-win.json", "--db", db])
+    res = runner.invoke(app, ["query", "SELECT raw, 7 AS n FROM games", "--db", db])
+    header, row = res.stdout.splitlines()
+    assert row.startswith('{\\n "format": "foreman/1",\\n') and header.index("n") == row.index("  7") + 2
+    exact = runner.invoke(app, ["query", "SELECT raw FROM games", "--db", db, "--json"]).stdout
+    assert '"format": "foreman/1",\n' in json.loads(exact)["raw"]  # the exact text where a program reads it
+
+
 def test_stats_align_numbers_and_show_rates_and_nets_for_people(tmp_path):
     db = str(tmp_path / "a.duckdb")
     runner.invoke(app, ["load", SAMPLES, "--db", db])
