@@ -35,20 +35,30 @@ def find_game(paths: list[str], game_id: str | None, overrides: dict[str, Any] |
     """
     found: GameResult | None = None
     count = 0
+    ids: list[str] = []  # the first few, to name in a message
     for r in audit_paths(paths, overrides):
         if r.repeat:  # a copy of a game read before is that game, not another one
             continue
         count += 1
-        if game_id is None:
-            if count > 1:
-                raise UsageError("the input holds more than one game: choose one with --game ID",
-                                 hint="'foreman validate --json PATH' lists the ids")
+        if len(ids) < GAMES_NAMED and r.id:
+            ids.append(r.id)
+        if found is None and (game_id is None or r.id == game_id):
             found = r
-        elif found is None and r.id == game_id:
-            found = r
+    if game_id is None and count > 1:
+        raise UsageError("the input holds more than one game: choose one with --game ID", hint=_games(ids, count))
     if found is None:
-        raise UsageError(f"no game {game_id!r} in the input" if game_id else "the input holds no game")
+        raise UsageError(f"no game {game_id!r} in the input" if game_id else "the input holds no game",
+                         hint=_games(ids, count) if count else None)
     return found
+
+
+GAMES_NAMED = 8
+
+
+def _games(ids: list[str], count: int) -> str:
+    """The games of the input, named in a hint: the first few and how many in all."""
+    more = f", ... ({count} in all)" if count > len(ids) else ""
+    return f"the input's games: {', '.join(ids)}{more}"
 
 
 def trace_game(paths: list[str], game_id: str | None = None, overrides: dict[str, Any] | None = None,

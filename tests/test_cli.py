@@ -164,10 +164,13 @@ def test_replay_symbols_on_a_terminal_letters_otherwise(monkeypatch):
 
 
 def test_replay_needs_a_game_id_when_several():
+    six = "friday-1127-g1, friday-1127-g2, friday-1127-g3, friday-1204-g1, friday-1204-g2, friday-1204-g3"
     res = runner.invoke(app, ["replay", f"{SAMPLES}/08-friday-evenings.jsonl"])
-    assert res.exit_code == 2 and "--game ID" in res.output
+    assert res.exit_code == 2 and "--game ID" in res.output and f"the input's games: {six}\n" in res.output
     res = runner.invoke(app, ["replay", f"{SAMPLES}/08-friday-evenings.jsonl", "--game", "nope"])
-    assert res.exit_code == 2 and "no game 'nope'" in res.output
+    assert res.exit_code == 2 and "no game 'nope'" in res.output and six in res.output
+    res = runner.invoke(app, ["report", SAMPLES, "--game", "nope", "-o", "x.html"])
+    assert res.exit_code == 2 and "fri-01-clean, " in res.output and ", ... (17 in all)" in res.output
     res = runner.invoke(app, ["replay", f"{SAMPLES}/01-clean-win.json", "--deal", "5"])
     assert res.exit_code == 2 and "the game has 1 deal" in res.output
 
