@@ -115,6 +115,12 @@ class Claimed(_Strict):
     payments: list[Payment] | None = None
 
 
+def _distinct(players: list[str]) -> list[str]:
+    if len(set(players)) != len(players):
+        raise ValueError(f"players must be 3 distinct names, got {players}")
+    return players
+
+
 class Game(_Strict):
     """One game record in format foreman/1, foreman/1.1 or foreman/1.2."""
 
@@ -126,7 +132,8 @@ class Game(_Strict):
 
     format: Literal["foreman/1", "foreman/1.1", "foreman/1.2"]
     id: Annotated[str, Field(pattern=ID_PATTERN)]
-    players: Annotated[list[Name], Field(min_length=3, max_length=3, json_schema_extra={"uniqueItems": True})]
+    players: Annotated[list[Name], Field(min_length=3, max_length=3, json_schema_extra={"uniqueItems": True}),
+                       AfterValidator(_distinct)]
     deals: Annotated[list[Deal], Field(min_length=1)]
     played_at: Annotated[str, AfterValidator(_iso_datetime)] | None = None
     series: Series | None = None
@@ -137,12 +144,6 @@ class Game(_Strict):
     claimed: Claimed | None = None
     notes: str | None = None
     ext: dict[str, Any] | None = None
-
-    @model_validator(mode="after")
-    def _distinct_players(self) -> "Game":
-        if len(set(self.players)) != len(self.players):
-            raise ValueError(f"players must be 3 distinct names, got {self.players}")
-        return self
 
 
 def json_schema() -> dict[str, Any]:

@@ -245,6 +245,14 @@ def test_a_field_that_breaks_the_format_is_placed_at_the_line_that_wrote_it(tmp_
     assert all(v["evidence"] == {} for v in json.loads(json_res.stdout)["violations"])  # JSON has no lines to name
 
 
+def test_the_same_player_twice_is_placed_at_the_players_line(tmp_path):
+    path = tmp_path / "twice.fmn"
+    path.write_text("# a comment\ngame g1\nplayers ann ann bob\ndeal ann\n")
+    found = json.loads(runner.invoke(app, ["validate", "--json", str(path)]).stdout)["violations"]
+    assert [(v["path"], v["evidence"]) for v in found] == [("$.players", {"line": 3})], found
+    assert "players must be 3 distinct names" in found[0]["message"]
+
+
 def test_cards_written_in_any_case_or_with_suit_symbols_convert_to_notation():
     rec = json.loads((SAMPLES / "01-clean-win.json").read_text())
     first = rec["deals"][0]["tricks"][0]
