@@ -445,6 +445,7 @@ def stats(
 def export(
     parquet: Annotated[str, typer.Option("--parquet", metavar="DIR", help="Write DIR/<table>/data.parquet.")],
     db: DbOpt = None,
+    json_out: Annotated[bool, typer.Option("--json", help="One JSON object: the folder and each table's rows.")] = False,
 ) -> None:
     """Export every table as a Parquet dataset, for DuckDB, Spark or Trino to read as it is.
 
@@ -452,7 +453,7 @@ def export(
     """
     from . import archive  # duckdb and pyarrow load only for the commands that use them
     rows = archive.export_parquet(archive.db_path(db), parquet)
-    render.schema({"dir": parquet, "rows": rows})
+    render.exported(parquet, rows, json_out)
 
 
 @app.command()

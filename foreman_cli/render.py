@@ -201,6 +201,14 @@ def schema(obj: dict[str, Any], out: IO[str] | None = None) -> None:
     (out or sys.stdout).write(json.dumps(obj, indent=2, ensure_ascii=False) + "\n")
 
 
+def exported(folder: str, rows: dict[str, int], as_json: bool) -> None:
+    """What `foreman export` wrote: each table and its rows, in a line or as one JSON object."""
+    if as_json:
+        return schema({"dir": folder, "rows": rows})
+    tables = ", ".join(f"{name} {n:,}" for name, n in rows.items())
+    console().print(f"{folder}: {plural(len(rows), 'table')} written as Parquet (rows: {tables})", soft_wrap=True)
+
+
 def events_json(events: list[Any], players: tuple[str, ...], out: IO[str] | None = None) -> None:
     """Print a replay's events as a JSON array, one event a line, seats and cards in words."""
     out = out or sys.stdout

@@ -338,7 +338,10 @@ def test_parquet_export_reads_back_the_same_rows(tmp_path):
     load([SAMPLES], db)
     out = tmp_path / "pq"
     res = runner.invoke(app, ["export", "--parquet", str(out), "--db", db])
-    assert res.exit_code == 0
+    assert res.exit_code == 0 and res.stdout.startswith(f"{out}: {len(store.TABLES)} tables written as Parquet (rows: ")
+    assert "plays 1,032" in res.stdout  # said in words; --json gives the object
+    said = json.loads(runner.invoke(app, ["export", "--parquet", str(out), "--db", db, "--json"]).stdout)
+    assert said["dir"] == str(out) and said["rows"]["plays"] == 1032 and set(said["rows"]) == set(store.TABLES)
     con = duckdb.connect(db, read_only=True)
     for t in store.TABLES:
         files = list((out / t).glob("*.parquet"))
