@@ -107,7 +107,7 @@ class RecordSyntax(Finding):
     evidence_fields = ("line", "column")
 
 
-@_code("RECORD_SCHEMA", "the record does not follow foreman/1",
+@_code("RECORD_SCHEMA", "the record breaks its format: a field missing, unknown or mistyped",
        rule=("A missing, unknown or mistyped field, a bad card token, or a name that is not one of the three players "
              "makes the record unreplayable (docs/format.md)."),
        shows="the JSON path of the field and what was wrong with it (in notation, the line that wrote it)",
