@@ -39,7 +39,7 @@ def ratings(
     elif csv_out:
         season_view.ratings_csv(result)
     else:
-        season_view.ratings_view(result)
+        season_view.ratings_view(result, season)
 
 
 @app.command()

@@ -18,11 +18,13 @@ def _rows(r: Ratings) -> list[tuple[Any, ...]]:
             for i, p in enumerate(r.players, 1)]
 
 
-def ratings_view(r: Ratings, out: IO[str] | None = None) -> None:
+def ratings_view(r: Ratings, season: str | None = None, out: IO[str] | None = None) -> None:
     """The ratings, best first, and what they rest on."""
     con = console(out)
     if not r.players:
-        con.print("No won games to rate (in that season): foreman load PATH adds games.")
+        where = f"in the season {season}" if season else "in the archive"
+        con.print(f"No won game to rate {where}: only won games are rated (an unfinished game ranks nobody); "
+                  "foreman load PATH adds games.")
         return
     rows = [(*row[:-1], "yes" if row[-1] else "") for row in _rows(r)]
     query_table(QueryResult(RATING_COLUMNS, iter(rows)), con=con)

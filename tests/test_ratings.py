@@ -75,7 +75,15 @@ def test_a_season_keeps_its_games_and_says_what_a_bad_one_is(season):
     bad = runner.invoke(app, ["ratings", "--db", season, "--season", "2026"])
     assert bad.exit_code == 2 and "FROM..TO" in bad.output
     empty = runner.invoke(app, ["ratings", "--db", season, "--season", "2030-01-01.."])
-    assert empty.exit_code == 0 and "No won games to rate" in empty.output
+    assert empty.exit_code == 0 and "No won game to rate in the season 2030-01-01..:" in empty.output
+
+
+def test_an_archive_of_unfinished_games_says_only_won_games_are_rated(tmp_path):
+    path, db = tmp_path / "u.jsonl", str(tmp_path / "u.duckdb")
+    path.write_text("".join(json.dumps(r) + "\n" for r, _ in generate(2, 3, max_deals=1)))
+    assert runner.invoke(app, ["load", str(path), "--db", db]).exit_code in (0, 1)
+    res = runner.invoke(app, ["ratings", "--db", db])
+    assert res.exit_code == 0 and "No won game to rate in the archive: only won games are rated" in res.output
 
 
 def test_the_order_of_finish_ranks_the_winner_first_then_by_tricks_ties_tied():
