@@ -126,21 +126,23 @@ def read_records(paths: Iterable[str], max_record_bytes: int = DEFAULT_MAX_RECOR
         elif p == "-":
             stream = stdin if stdin is not None else sys.stdin.buffer
             stream = stream if hasattr(stream, "peek") else io.BufferedReader(stream)  # type: ignore[arg-type]
-            form = getattr(p, "form", None)
-            if form == "fmn" or (form is None and is_notation(stream.peek(NOTATION_SNIFF))):
-                yield from read_notation(stream, "<stdin>")
-            else:
-                yield from read_stream(stream, "<stdin>", max_record_bytes)
+            yield from read_named(stream, "<stdin>", max_record_bytes, getattr(p, "form", None))
         else:
             try:
                 f = open(p, "rb", buffering=CHUNK)  # fewer, larger reads: lines are ~25 kB
             except OSError as e:
                 raise InputError(f"{p}: {e.strerror or e}") from None
             with f:
-                if p.endswith(".fmn"):
-                    yield from read_notation(f, p)
-                else:
-                    yield from read_stream(f, p, max_record_bytes, lines=p.endswith((".jsonl", ".jsonl.gz")))
+                yield from read_named(f, p, max_record_bytes)
+
+
+def read_named(stream: io.BufferedReader, name: str, limit: int, form: str | None = None) -> Iterator[RawRecord]:
+    """A file's records as its name says; an unknown name (evening.txt) or stdin by its first line, or by `form`."""
+    if form is None and not name.endswith(SUFFIXES):
+        form = "fmn" if is_notation(stream.peek(NOTATION_SNIFF)) else "json"
+    if name.endswith(".fmn") or form == "fmn":
+        return read_notation(stream, name)
+    return read_stream(stream, name, limit, lines=name.endswith((".jsonl", ".jsonl.gz")))
 
 
 NOTATION_SNIFF = 64 << 10  # what standard input shows of itself before it is read as notation or JSON
@@ -174,8 +176,7 @@ def read_stream(stream: BinaryIO, name: str, max_record_bytes: int = DEFAULT_MAX
         src, corrupt = gzip.GzipFile(fileobj=buffered, mode="rb"), (gzip.BadGzipFile, *corrupt)
     line = 0
     try:
-        gen = _read_layout(src, name, max_record_bytes, lines)
-        for rec in gen:
+        for rec in _read_layout(src, name, max_record_bytes, lines):
             line = rec.line
             yield rec
     except corrupt as e:
@@ -303,8 +304,7 @@ def line_chunks(path: str, limit: int = DEFAULT_MAX_RECORD_BYTES,
     """A plain JSON Lines file as chunks of about `size` bytes of whole lines, which the workers of
     `--jobs` read themselves: the reading process only finds the cuts and counts the lines
     (through a memory map, so it copies nothing but what it counts). A line too long to read
-    that runs over a cut comes as its record, so no chunk is much longer than `size` (by default
-    WORKER_CHUNK).
+    that runs over a cut comes as its record, so no chunk is much longer than `size` (WORKER_CHUNK).
 
     Near the end of a file of more than one chunk the chunks shrink to a share of what is left
     (TAIL_SHARE), down to a part of `size` (TAIL_SMALLEST): the workers then end within a small

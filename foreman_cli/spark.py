@@ -22,7 +22,7 @@ from typing import Any
 import pyarrow as pa
 
 from .audit import check_record, duplicate_finding, series_facts, succession_finding
-from .reader import DEFAULT_MAX_RECORD_BYTES, SUFFIXES, RawRecord, line_record, read_notation, read_stream
+from .reader import DEFAULT_MAX_RECORD_BYTES, SUFFIXES, RawRecord, line_record, read_named
 
 from pyspark.sql.types import (ArrayType, BinaryType, IntegerType, LongType, MapType, StringType,
                                StructField, StructType)
@@ -139,9 +139,7 @@ def _whole_records(spark, uris: list[str], index: dict, limit: int):
         for b in batches:
             for uri, content in zip(b.column("path").to_pylist(), b.column("content").to_pylist()):
                 i, name = _file_of(index, uri)
-                stream = io.BytesIO(content)
-                rows = list(read_notation(stream, name) if name.endswith(".fmn") else
-                            read_stream(stream, name, limit, lines=name.endswith(_LINES)))
+                rows = list(read_named(io.BufferedReader(io.BytesIO(content)), name, limit))
                 for start in range(0, len(rows), _OUT_ROWS):
                     chunk = rows[start:start + _OUT_ROWS]
                     yield _raw_batch(chunk, [i] * len(chunk))

@@ -23,6 +23,20 @@ def results(path, **kw):
             for r in audit.audit_paths([str(path)], **kw)]
 
 
+def test_a_file_of_another_name_is_read_by_its_first_line(tmp_path):
+    from conftest import SAMPLES
+    typed = tmp_path / "evening.txt"
+    typed.write_bytes((SAMPLES / "10-play-only-evening.fmn").read_bytes())
+    lines = tmp_path / "friday.txt"
+    lines.write_bytes((SAMPLES / "08-friday-evenings.jsonl").read_bytes())
+    as_named = {p.name: [(r.line, r.text, r.error) for r in read_records([str(p)])] for p in (typed, lines)}
+    assert as_named["evening.txt"] == [(r.line, r.text, r.error) for r in read_records([str(SAMPLES / "10-play-only-evening.fmn")])]
+    assert as_named["friday.txt"] == [(r.line, r.text, r.error) for r in read_records([str(SAMPLES / "08-friday-evenings.jsonl")])]
+    assert all(error is None for records in as_named.values() for _, _, error in records)
+    (tmp_path / "notes.txt").write_text("game g1\n")  # in a folder, only record files are read
+    assert len(list(read_records([str(tmp_path)]))) == 0
+
+
 def test_single_object_pretty(tmp_path):
     p = tmp_path / "one.json"
     p.write_text(json.dumps(recs(1)[0], indent=2))
