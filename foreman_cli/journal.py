@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from .errors import InputError, OutputError
+from .errors import InputError, OutputError, UsageError
 from .files import write_text_atomically
 
 
@@ -20,6 +20,9 @@ class Journal:
         self.lines = self._read()
 
     def _read(self) -> list[str]:
+        if self.path.name.endswith((".json", ".jsonl", ".gz")):  # foreman would read it back as JSON
+            raise UsageError(f"{self.path}: foreman record keeps a notation file, and this name is one foreman "
+                             "reads as JSON", hint=f"name it {self.path.name.split('.')[0] or 'evening'}.fmn")
         try:
             data = self.path.read_bytes()
         except FileNotFoundError:
@@ -32,7 +35,12 @@ class Journal:
         except UnicodeDecodeError as e:
             raise InputError(f"{self.path}: not UTF-8 text (byte {e.start})",
                              "foreman record keeps its journal in .fmn notation, UTF-8") from None
+        from .reader import is_notation
         lines = text.splitlines()
+        if not is_notation(data) and any(not _is_comment(line) for line in lines):  # a file of JSON, say
+            raise InputError(f"{self.path}: not a notation file: its first line that says something is not a "
+                             "'game' line; nothing in it was changed",
+                             "give a new file name, or make one from these records: foreman convert FILE -o NEW.fmn")
         if text and not text.endswith("\n"):
             self._repair(lines)
         return lines
@@ -89,6 +97,10 @@ class Journal:
         write_text_atomically(self.path, "".join(f"{line}\n" for line in lines))
         _sync_folder(self.path)
         self.lines = list(lines)
+
+
+def _is_comment(line: str) -> bool:
+    return not line.split("#", 1)[0].strip()
 
 
 def _sync_folder(path: Path) -> None:

@@ -174,6 +174,20 @@ def test_undo_takes_back_the_last_line_by_rewriting_the_file(tmp_path):
     assert Scorer(tmp_path / "t.fmn").turn().trick == 2
 
 
+def test_record_never_writes_into_a_file_that_is_not_notation(tmp_path):
+    records = tmp_path / "friday.fmn"
+    records.write_bytes((ROOT / "samples" / "01-clean-win.json").read_bytes())  # JSON under a notation name
+    before = records.read_bytes()
+    res = runner.invoke(app, ["record", str(records)], input="undo\n")
+    assert res.exit_code == 2 and "not a notation file" in res.output and records.read_bytes() == before
+    res = runner.invoke(app, ["record", str(tmp_path / "friday.jsonl")], input="game g1\n")
+    assert res.exit_code == 2 and "name it friday.fmn" in res.output and not (tmp_path / "friday.jsonl").exists()
+    commented = tmp_path / "new.fmn"
+    commented.write_text("# Friday, kept at the table\n\n")  # nothing said yet: a journal to go on with
+    res = runner.invoke(app, ["record", str(commented)], input="game g1\nplayers a b c\n")
+    assert res.exit_code == 0 and commented.read_text().endswith("game g1\nplayers a b c\n")
+
+
 def test_completion_offers_the_cards_not_yet_played_the_suit_led_first(tmp_path):
     s = scorer_at(tmp_path, "1. 7S A 9\n")
     s.commit(s.attempt("KH"))
