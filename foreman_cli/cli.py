@@ -32,9 +32,9 @@ PathArg = Annotated[str, _argument("PATH")]
 GameOpt = Annotated[Optional[str], typer.Option("--game", metavar="ID", help="The game (if the input has several).")]
 
 
-def _write_text(path: str, text: str) -> None:
+def _write_text(path: str, text: str, inputs: list[str]) -> None:
     from .files import write_text_atomically
-    write_text_atomically(path, text)
+    write_text_atomically(path, text, inputs)
 
 
 JobsOpt = Annotated[Optional[int], typer.Option(
@@ -140,7 +140,7 @@ def settle(
             from . import settle as settlement
             result = settlement.settle(results, as_played=as_played, on_line=on_line)
     if certificate is not None:
-        _write_text(certificate, render.canonical_json(receipt))
+        _write_text(certificate, render.canonical_json(receipt), paths)
     if writer:
         writer.finish(result)
     elif csv_out:
@@ -212,7 +212,7 @@ def report(
     if output == "-":
         sys.stdout.write(page)
         return
-    _write_text(output, page)
+    _write_text(output, page, [path])
     render.wrote(output, len(page.encode("utf-8")))
 
 
@@ -327,7 +327,7 @@ def fairness(
             _no_game(paths)
     if html:
         from . import fairness_page
-        _write_text(html, fairness_page.page(result))
+        _write_text(html, fairness_page.page(result), paths or [])
     (render.schema if json_out else render.fairness_view)(result.to_dict() if json_out else result)
     raise typer.Exit(1 if result.flagged else 0)
 
@@ -532,7 +532,7 @@ def convert(
         def fill(temporary: str) -> None:
             with open(temporary, "w", encoding="utf-8") as f:
                 problems.extend(write_converted(paths, to, f))
-        write_atomically(output, fill)
+        write_atomically(output, fill, paths)
     else:
         problems = write_converted(paths, to, sys.stdout)
     for c in problems:

@@ -7,13 +7,14 @@ import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
-from .errors import OutputError
+from .errors import OutputError, UsageError
 
 
-def write_atomically(path: str | Path, fill: Callable[[str], None]) -> None:
+def write_atomically(path: str | Path, fill: Callable[[str], None], inputs: list[str] = ()) -> None:
     """Have `fill(temporary path)` write the file beside `path`, flushed to disk, then rename it
     into place. On any failure (a full disk, an interrupt) the temporary file is removed and
-    whatever was at `path` before is untouched."""
+    whatever was at `path` before is untouched. Never over one of `inputs` or an archive."""
+    refuse_writing_over(path, inputs)
     target = Path(path)
     try:
         fd, temporary = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".part", dir=target.parent or ".")
@@ -35,6 +36,34 @@ def write_atomically(path: str | Path, fill: Callable[[str], None]) -> None:
         raise
 
 
+def refuse_writing_over(path: str | Path, inputs: list[str]) -> None:
+    """Refuse an output that would replace one of the command's inputs (a record file, the archive),
+    or any DuckDB archive: `report x.json -o x.json` or `--html club.duckdb` would destroy it."""
+    target = Path(path)
+    if not target.is_file():
+        return
+    from .reader import SUFFIXES
+    for given in inputs:
+        try:
+            same = given != "-" and os.path.samefile(target, given)
+            # a record file in a folder read as input is an input too
+            same = same or (os.path.isdir(given) and target.name.endswith(SUFFIXES)
+                            and target.resolve().is_relative_to(Path(given).resolve()))
+        except OSError:
+            continue
+        if same:
+            raise UsageError(f"{path}: this is one of the command's inputs; writing there would replace it",
+                             hint="give the output another name")
+    try:
+        with open(target, "rb") as f:
+            archive = f.read(12)[8:] == b"DUCK"
+    except OSError:
+        return  # the write says why, if it cannot be made
+    if archive:
+        raise UsageError(f"{path}: a DuckDB archive is there; writing would replace it",
+                         hint="give the output another name")
+
+
 def _umask() -> int:
     """The process's umask, read where the system tells it without changing it (Linux), else set and put back."""
     try:
@@ -46,12 +75,12 @@ def _umask() -> int:
         return mask
 
 
-def write_text_atomically(path: str | Path, text: str) -> None:
+def write_text_atomically(path: str | Path, text: str, inputs: list[str] = ()) -> None:
     """A text file (UTF-8) written whole or not at all."""
     def fill(temporary: str) -> None:
         with open(temporary, "w", encoding="utf-8") as f:
             f.write(text)
-    write_atomically(path, fill)
+    write_atomically(path, fill, inputs)
 
 
 def _remove(path: str) -> None:

@@ -311,6 +311,24 @@ def test_the_help_of_commands_that_read_many_files_names_every_kind_read():
         assert all(suffix + "," in words or suffix + ")" in words for suffix in SUFFIXES), (cmd, words)
 
 
+def test_no_output_replaces_an_input_or_an_archive(tmp_path):
+    record = tmp_path / "r.json"
+    record.write_bytes((Path(SAMPLES) / "01-clean-win.json").read_bytes())
+    db = str(tmp_path / "a.duckdb")
+    assert runner.invoke(app, ["load", str(record), "--db", db]).exit_code == 0
+    archive = Path(db).read_bytes()
+    for args in (["report", str(record), "-o", str(record)], ["settle", str(record), "--certificate", str(record)],
+                 ["fairness", str(record), "--html", str(record)], ["convert", str(record), "-o", str(record)],
+                 ["report", str(tmp_path), "-o", str(record)],  # a record in a folder read as input
+                 ["player", "bob", "--db", db, "--html", db], ["report", str(record), "-o", db]):
+        res = runner.invoke(app, args)
+        assert res.exit_code == 2 and "writing" in res.output and "would replace it" in res.output, (args, res.output)
+    assert record.read_bytes() == (Path(SAMPLES) / "01-clean-win.json").read_bytes() and Path(db).read_bytes() == archive
+    again = tmp_path / "page.html"
+    for _ in range(2):  # an output of its own is replaced as before
+        assert runner.invoke(app, ["report", str(record), "-o", str(again)]).exit_code == 0
+
+
 def test_completion_is_offered():
     assert "--install-completion" in runner.invoke(app, ["--help"]).output
 
