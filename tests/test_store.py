@@ -480,7 +480,7 @@ def test_query_without_a_statement_is_a_usage_error(archive, sql):
                                  "SET temp_directory = '/tmp/spill'", "RESET memory_limit",
                                  "PRAGMA threads = 64", "SET enable_external_access = true"])
 def test_query_cannot_lift_its_limits(archive, sql):
-    with pytest.raises(DatabaseError):
+    with pytest.raises(DatabaseError, match="keeps its limits"):
         store.query(archive, sql)
     limits = store.query(archive, "SELECT current_setting('threads'), current_setting('lock_configuration')").rows
     assert limits == [(archive_query.QUERY_THREADS, True)]

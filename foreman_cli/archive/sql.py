@@ -169,6 +169,9 @@ def _refuse_what_is_not_a_read(statement) -> None:
         kind = statement.type.name
     except ValueError:  # a statement type newer than this DuckDB's Python enum knows
         kind = None
+    if kind == "SET":  # SET, RESET, USE and PRAGMA x = y
+        raise DatabaseError("foreman query keeps its limits: a setting cannot be changed",
+                            hint=f"a query may use {QUERY_MEMORY} and {QUERY_THREADS} threads; settings cannot be changed")
     if kind not in READING_STATEMENTS:
         what = f"a {kind} statement" if kind else "this statement"
         raise DatabaseError(f"foreman query only reads the archive: {what} is not a read",
