@@ -17,7 +17,34 @@ class Journal:
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
         self.repaired: str | None = None  # what opening the file had to drop, in words
+        self._held = None  # the open file whose lock says this scorer keeps it
         self.lines = self._read()
+        self._hold()
+
+    def _hold(self) -> None:
+        """Lock the file against a second scorer: two writing it at once would lose each other's
+        lines (an `undo` rewrites it from one scorer's lines). Taken again after each rewrite,
+        which makes a new file."""
+        try:
+            import fcntl
+        except ImportError:  # no flock here: the table keeps to one scorer
+            return
+        held = open(self.path, "rb")
+        try:
+            fcntl.flock(held.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            held.close()
+            raise InputError(f"{self.path} is being kept by another foreman record",
+                             "one scorer at a time: finish the other (quit or Ctrl-D), then go on here") from None
+        if self._held is not None:
+            self._held.close()
+        self._held = held
+
+    def close(self) -> None:
+        """Let another scorer keep the file."""
+        if self._held is not None:
+            self._held.close()
+            self._held = None
 
     def _read(self) -> list[str]:
         if self.path.name.endswith((".json", ".jsonl", ".gz")):  # foreman would read it back as JSON
@@ -97,6 +124,8 @@ class Journal:
         write_text_atomically(self.path, "".join(f"{line}\n" for line in lines))
         _sync_folder(self.path)
         self.lines = list(lines)
+        if self._held is not None:
+            self._hold()
 
 
 def _is_comment(line: str) -> bool:

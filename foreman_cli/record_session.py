@@ -161,8 +161,11 @@ def run(path: str, interactive: bool | None = None) -> int:
     if interactive is None:
         interactive = sys.stdin.isatty() and sys.stdout.isatty()
     scorer = Scorer(path, by_card=interactive)
-    if interactive:
-        return run_terminal(scorer, path)
-    if scorer.journal.repaired:
-        sys.stderr.write(scorer.journal.repaired + "\n")
-    return run_piped(scorer, sys.stdin, sys.stdout, sys.stderr)
+    try:
+        if interactive:
+            return run_terminal(scorer, path)
+        if scorer.journal.repaired:
+            sys.stderr.write(scorer.journal.repaired + "\n")
+        return run_piped(scorer, sys.stdin, sys.stdout, sys.stderr)
+    finally:
+        scorer.journal.close()

@@ -171,7 +171,21 @@ def test_undo_takes_back_the_last_line_by_rewriting_the_file(tmp_path):
     s = scorer_at(tmp_path, "1. 7S A 9\n2. KH 2 3\n")
     assert s.undo().text == "took back: 2. KH 2 3"
     assert (tmp_path / "t.fmn").read_text() == HEAD + "1. 7S A 9\n"
+    s.journal.close()  # the scorer quits; the next one goes on where it stopped
     assert Scorer(tmp_path / "t.fmn").turn().trick == 2
+
+
+def test_a_second_scorer_cannot_keep_the_same_file_until_the_first_lets_it_go(tmp_path):
+    first = scorer_at(tmp_path, "1. 7S A 9\n")
+    path = tmp_path / "t.fmn"
+    res = runner.invoke(app, ["record", str(path)], input="2. KH 2 3\n")
+    assert res.exit_code == 2 and "being kept by another foreman record" in res.output
+    first.undo()  # the file is made anew: still the first scorer's
+    res = runner.invoke(app, ["record", str(path)], input="undo\n")
+    assert res.exit_code == 2 and path.read_text() == HEAD
+    first.journal.close()
+    res = runner.invoke(app, ["record", str(path)], input="1. 7S A 9\n")
+    assert res.exit_code == 0 and path.read_text() == HEAD + "1. 7S A 9\n"
 
 
 def test_record_never_writes_into_a_file_that_is_not_notation(tmp_path):
