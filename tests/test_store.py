@@ -302,6 +302,14 @@ def test_query_refuses_what_would_change_only_its_own_session(tmp_path):
     assert json.loads(res.output) == {"n": 1032}
 
 
+def test_an_archive_is_never_made_under_a_name_foreman_reads_records_from(tmp_path):
+    for name in ("friday.jsonl", "friday.json", "friday.fmn", "friday.jsonl.gz"):
+        res = runner.invoke(app, ["load", f"{SAMPLES}/01-clean-win.json", "--db", str(tmp_path / name)])
+        assert res.exit_code == 2 and "not one for an archive" in res.output and not (tmp_path / name).exists()
+    res = runner.invoke(app, ["load", f"{SAMPLES}/01-clean-win.json", "--db", str(tmp_path / "friday.db")])
+    assert res.exit_code == 0
+
+
 def test_show_tables_names_each_table_and_view_once(tmp_path):
     db = str(tmp_path / "a.duckdb")
     load([SAMPLES], db)

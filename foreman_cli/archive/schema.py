@@ -225,7 +225,11 @@ def _refuse_other_files(path: str) -> None:
         with open(path, "rb") as f:
             head = f.read(16)
     except OSError:
-        return  # a new archive, or one DuckDB will say it cannot open
+        head = b""  # a new archive, or one DuckDB will say it cannot open
+    from ..reader import SUFFIXES
+    if not head and path.endswith(SUFFIXES):  # a slip: the records' name given as the archive's
+        raise DatabaseError(f"{path}: a name foreman reads records from, not one for an archive",
+                            hint="name the archive .duckdb (--db FILE), and give the records as PATH")
     if head and head[8:12] != b"DUCK":
         kind = "a SQLite database" if head.startswith(b"SQLite format 3") else "not a DuckDB file"
         raise DatabaseError(f"{path}: {kind}, not a foreman archive",
