@@ -1,16 +1,16 @@
-"""Files foreman writes: whole or not at all, never a half-written file in place of a good one."""
+"""Files foreman writes: whole or not at all, and never over what the command reads or an archive."""
 
 from __future__ import annotations
 
 import os
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from .errors import OutputError, UsageError
 
 
-def write_atomically(path: str | Path, fill: Callable[[str], None], inputs: list[str] = ()) -> None:
+def write_atomically(path: str | Path, fill: Callable[[str], None], inputs: Iterable[str] = ()) -> None:
     """Have `fill(temporary path)` write the file beside `path`, flushed to disk, then rename it
     into place. On any failure (a full disk, an interrupt) the temporary file is removed and
     whatever was at `path` before is untouched. Never over one of `inputs` or an archive."""
@@ -36,7 +36,7 @@ def write_atomically(path: str | Path, fill: Callable[[str], None], inputs: list
         raise
 
 
-def refuse_writing_over(path: str | Path, inputs: list[str]) -> None:
+def refuse_writing_over(path: str | Path, inputs: Iterable[str]) -> None:
     """Refuse an output that would replace one of the command's inputs (a record file, the archive),
     or any DuckDB archive: `report x.json -o x.json` or `--html club.duckdb` would destroy it."""
     target = Path(path)
@@ -75,7 +75,7 @@ def _umask() -> int:
         return mask
 
 
-def write_text_atomically(path: str | Path, text: str, inputs: list[str] = ()) -> None:
+def write_text_atomically(path: str | Path, text: str, inputs: Iterable[str] = ()) -> None:
     """A text file (UTF-8) written whole or not at all."""
     def fill(temporary: str) -> None:
         with open(temporary, "w", encoding="utf-8") as f:
