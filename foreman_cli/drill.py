@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable, Iterator
 
-from .cards import CANONICAL, EN_TOKENS, names, parse_token
+from .cards import CANONICAL, EN_TOKENS, names, parse_token, t_rank_suit
 from .player import Lesson, game_data, lesson_of
 from .words import plural
 
@@ -35,11 +35,12 @@ def judge(values: dict[int, int | None], card: int, best: int) -> Verdict:
 
 
 def read_card(text: str, legal: set[int]) -> tuple[int | None, str]:
-    """The card a line names, or why it names none of the legal cards ('QH', 'qh', '10h', 'TH' all read)."""
+    """The card a line names, or why it names none of the legal cards ('QH', 'qh', '10h', '10♥' all read)."""
     token = text.strip().upper()
-    if len(token) == 2 and token[0] == "T":
-        token = "10" + token[1]  # T for ten, as many players write it
     c = parse_token(token, EN_TOKENS)
+    suit = t_rank_suit(token)
+    if c is None and suit is not None:  # refused as in records: T is the ten to some, the ace to others
+        return None, f"{text.strip()!r}: write 10{suit} for the ten or A{suit} for the ace"
     if c is None:
         return None, f"{text.strip()!r} is not a card: write it as rank then suit, e.g. QH or 10S"
     if c not in legal:

@@ -82,10 +82,12 @@ def test_drill_judges_the_typed_card_and_moves_on(analysed):
     from foreman_cli.cards import CANONICAL
     first, second, third = player_report(analysed, "carol", lessons=3).lessons
     best, table = CANONICAL[first.best[0]], CANONICAL[second.played]
-    res = runner.invoke(app, ["drill", "carol", "--db", analysed, "--positions", "3"], input=f"ZZ\n{best.lower()}\n{table}\n\n")
+    res = runner.invoke(app, ["drill", "carol", "--db", analysed, "--positions", "3"],
+                        input=f"ZZ\nTH\n{best.lower()}\n{table}\n\n")
     assert res.exit_code == 0, res.output
     out = res.output
     assert "'ZZ' is not a card" in out
+    assert "'TH': write 10H for the ten or AH for the ace" in out  # as records refuse it: ten to some, ace to others
     assert f"{best}: among the best, it keeps {first.sure_before} sure trick" in out
     assert f"{table} costs {second.cost} trick" in out and f"sure of {second.made} after it" in out
     assert out.count("Position ") == 3 and f"At the table carol played {CANONICAL[third.played]}" in out
