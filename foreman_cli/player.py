@@ -40,6 +40,7 @@ class Lesson:
     best: tuple[int, ...]
     sure_before: int  # what a best card would have made: the tricks he could be sure of
     cost: int  # his card made sure_before - cost
+    others: tuple[tuple[int, tuple[int, ...]], ...] = ()  # (seat, cards held) of the other two as he played
 
     @property
     def made(self) -> int:
@@ -114,6 +115,9 @@ def lesson_of(row: tuple, data: GameData | None) -> Lesson | None:
     at = cards.index(played)
     seats = [(pos.to_move + i) % 3 for i in range(3)]
     hand = tuple(sorted(pos.hands[seats[at]]))
+    # The search sees every hand, so a position is put with the others' cards as they were then.
+    others = tuple((seats[i], tuple(sorted(c for c in pos.hands[seats[i]] if i > at or c != cards[i])))
+                   for i in range(3) if i != at)
     return Lesson(game_id, deal, trick, seats[at], data.players, hand,
                   tuple((seats[i], cards[i]) for i in range(at)), played,
-                  tuple(CARD_OF[c] for c in best or ()), sure_before, cost)
+                  tuple(CARD_OF[c] for c in best or ()), sure_before, cost, others)

@@ -75,7 +75,9 @@ def _lesson(x: Lesson) -> str:
     so_far = ", ".join(f"{escape(P[s])} {card_html(names([c])[0])}" for s, c in x.trick_so_far) or \
         f"{escape(P[x.seat])} to lead"
     return (f'<li class="lesson"><b>{escape(x.game_id)}</b>, deal {x.deal}, trick {x.trick}<br>'
-            f"{escape(P[x.seat])}'s hand: {hand_html(names(x.hand))}<br>The trick so far: {so_far}<br>"
+            f"{escape(P[x.seat])}'s hand: {hand_html(names(x.hand))}<br>"
+            + "".join(f"{escape(P[s])}: {hand_html(names(cards))}<br>" for s, cards in x.others)
+            + f"The trick so far: {so_far}<br>"
             f"{escape(P[x.seat])} played {card_html(names([x.played])[0])}: sure of {plural(x.made, 'trick')} after it; "
             f"{cards_html(names(x.best))} {'would each have kept' if len(x.best) > 1 else 'would have kept'} {x.sure_before} (cost {x.cost}).</li>")
 

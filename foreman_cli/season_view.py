@@ -56,7 +56,9 @@ def lesson_words(x) -> list[str]:
     P = x.players
     so_far = ", ".join(f"{P[s]} {names([c])[0]}" for s, c in x.trick_so_far) or f"{P[x.seat]} to lead"
     best = " ".join(names(x.best)) or "?"
+    others = ", ".join(f"{P[s]} {' '.join(names(cards))}" for s, cards in x.others)
     return [f"{x.game_id}, deal {x.deal}, trick {x.trick}: {P[x.seat]} held {' '.join(names(x.hand))}",
+            f"  the others held: {others}",
             f"  the trick so far: {so_far}",
             f"  played {names([x.played])[0]}: sure of {plural(x.made, 'trick')} after it; "
             f"{best} {'would each have kept' if len(x.best) > 1 else 'would have kept'} {x.sure_before} (cost {x.cost})"]

@@ -50,6 +50,11 @@ def test_each_position_to_learn_from_is_the_recorded_one(analysed):
         trick = [CARD_OF[t] for t in data.deals[x.deal - 1].tricks[x.trick - 1].cards]
         assert trick[len(x.trick_so_far)] == x.played and [c for _, c in x.trick_so_far] == trick[:len(x.trick_so_far)]
         assert x.played in x.hand and x.played not in x.best and set(x.best) <= set(x.hand)
+        # the others' cards as the search saw them: with his hand and the trick so far, every card in play
+        from foreman_cli.engine import position_at
+        dealt = sorted(c for hand in position_at(data, x.deal, x.trick).hands for c in hand)
+        assert sorted(x.hand + sum((cards for _, cards in x.others), ()) + tuple(c for _, c in x.trick_so_far)) == dealt
+        assert {x.seat, *(s for s, _ in x.others)} == {0, 1, 2}
         led = None if not x.trick_so_far else x.trick_so_far[0][1] // 13
         assert x.played in legal_cards(list(x.hand), led)
         values = analysis.card_values(data, x.deal, x.trick, x.played)
@@ -91,6 +96,7 @@ def test_drill_judges_the_typed_card_and_moves_on(analysed):
     assert f"{best}: among the best, it keeps {first.sure_before} sure trick" in out
     assert f"{table} costs {second.cost} trick" in out and f"sure of {second.made} after it" in out
     assert out.count("Position ") == 3 and f"At the table carol played {CANONICAL[third.played]}" in out
+    assert out.count("  the others held: ") == 3
     assert out.rstrip().endswith("2 positions answered, 1 among the best.")
 
 
