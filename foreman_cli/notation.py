@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -146,6 +147,7 @@ class _GameReader:
         self.due: int | None = None  # the seat due to lead the next trick of the current deal
         self.text = ""  # the line being read, without its comment
         self.places: dict[str, int] = {"$": line}
+        self.written: dict[str, int] = {}  # each field written once (_set) and the line that wrote it
         self.number = line  # the line being read
 
     def quick(self, line: str, number: int = 0) -> bool:
@@ -171,11 +173,14 @@ class _GameReader:
             return False
         full = _FULL
         cards = [full.get(w) for w in words[2:]]
-        if None in cards:
+        hands = self.deals[-1].setdefault("hands", {})
+        if None in cards or Counter(hands.get(words[1], cards)) != Counter(cards):
             return False
-        self.deals[-1].setdefault("hands", {})[words[1]] = cards
-        self.places.setdefault(f"$.deals[{len(self.deals) - 1}].hands", self.number)
-        self.places[f"$.deals[{len(self.deals) - 1}].hands.{words[1]}"] = self.number
+        hands[words[1]] = cards
+        path = f"$.deals[{len(self.deals) - 1}].hands"
+        self.places.setdefault(path, self.number)
+        self.places[f"{path}.{words[1]}"] = self.number
+        self.written.setdefault(f"{path}.{words[1]}", self.number)
         return True
 
     def _quick_tricks(self, tricks: list[list[str]]) -> bool:
@@ -244,6 +249,22 @@ class _GameReader:
         else:
             self._tricks(toks)
 
+    def _set(self, target: dict[str, Any], key: str, value: Any, path: str, what: str, column: int,
+             cards: bool = False) -> None:
+        """Write a field of the record: the same value again (`cards`: the same cards in any order) is
+        read once; another is refused, naming the line that wrote the first, since which of the two
+        the table meant is not known."""
+        old = target.get(key, value)
+        if cards and Counter(old) != Counter(value):
+            here, there = _cards(Counter(value) - Counter(old)), _cards(Counter(old) - Counter(value))
+            raise NotationError(f"{what}: {here} here where line {self.written[path]} wrote {there}; write it once",
+                                column)
+        if not cards and old != value:
+            raise NotationError(f"{what}: {_shown(value)} here, but line {self.written[path]} wrote {_shown(old)}; "
+                                "write it once", column)
+        target.setdefault(key, value)
+        self.written.setdefault(path, self.number)
+
     # --- game lines ---
 
     def _rest(self, at: Token) -> str:
@@ -256,25 +277,26 @@ class _GameReader:
     def _players(self, args: list[Token], at: Token) -> None:
         if len(args) != 3:
             raise NotationError(f"players: write the three names clockwise, got {len(args)}", at.column)
-        self.rec["players"] = [a.text for a in args]
+        self._set(self.rec, "players", [a.text for a in args], "$.players", "players", at.column)
 
     def _stake(self, args: list[Token], at: Token) -> None:
         if not 1 <= len(args) <= 2:
             raise NotationError("stake: write AMOUNT, then an optional currency", at.column)
-        self.rec["stake"] = args[0].text
+        self._set(self.rec, "stake", args[0].text, "$.stake", "stake", args[0].column)
         if len(args) == 2:
-            self.rec["currency"] = args[1].text
+            self._set(self.rec, "currency", args[1].text, "$.currency", "currency", args[1].column)
 
     def _currency(self, args: list[Token], at: Token) -> None:
-        self.rec["currency"] = _one(args, at, "a currency")
+        self._set(self.rec, "currency", _one(args, at, "a currency"), "$.currency", "currency", args[0].column)
 
     def _series(self, args: list[Token], at: Token) -> None:
         if len(args) != 2 or not _digits(args[1].text):
             raise NotationError("series: write ID SEQ (SEQ a whole number)", at.column)
-        self.rec["series"] = {"id": args[0].text, "seq": int(args[1].text)}
+        self._set(self.rec, "series", {"id": args[0].text, "seq": int(args[1].text)}, "$.series", "series", at.column)
 
     def _played(self, args: list[Token], at: Token) -> None:
-        self.rec["played_at"] = _one(args, at, "a date and time (ISO 8601)")
+        when = _one(args, at, "a date and time (ISO 8601)")
+        self._set(self.rec, "played_at", when, "$.played_at", "played", args[0].column)
 
     def _rules(self, args: list[Token], at: Token) -> None:
         rules = self.rec.setdefault("rules", {})
@@ -282,13 +304,14 @@ class _GameReader:
             key, sep, value = a.text.partition("=")
             if not sep:
                 raise NotationError(f"rules: {a.text!r} is not KEY=VALUE", a.column)
-            rules[key] = int(value) if key == "target" and _digits(value) else value
+            value = int(value) if key == "target" and _digits(value) else value
+            self._set(rules, key, value, f"$.rules.{key}", f"rules {key}", a.column)
 
     def _cards(self, args: list[Token], at: Token) -> None:
         notation = _one(args, at, "'seed' or 'en'")
         if notation not in ("seed", "en"):
             raise NotationError(f"cards: {notation!r}: write 'seed' or 'en'", args[0].column)
-        self.rec["card_notation"] = notation
+        self._set(self.rec, "card_notation", notation, "$.card_notation", "cards", args[0].column)
         self.table, self.ranks = token_table(notation), SEED_RANKS if notation == "seed" else RANKS
 
     def _note(self, args: list[Token], at: Token) -> None:
@@ -301,7 +324,7 @@ class _GameReader:
             raise NotationError(f"ext: not a JSON object: {e.msg}", at.column + 4 + e.pos) from None
         if not isinstance(value, dict):
             raise NotationError("ext: write a JSON object, {...}", at.column)
-        self.rec["ext"] = value
+        self._set(self.rec, "ext", value, "$.ext", "ext", at.column)
 
     def _claimed(self, args: list[Token], at: Token) -> None:
         claimed = self.rec.setdefault("claimed", {})
@@ -310,7 +333,8 @@ class _GameReader:
         part, rest = args[0].text, args[1:]
         if part == "winner":
             name = _one(rest, args[0], "a name, or - for nobody")
-            claimed["winner"] = None if name == "-" and not rest[0].quoted else name
+            name = None if name == "-" and not rest[0].quoted else name
+            self._set(claimed, "winner", name, "$.claimed.winner", "claimed winner", rest[0].column)
         elif part == "tricks":
             if len(rest) % 2:
                 raise NotationError("claimed tricks: write NAME N pairs", args[0].column)
@@ -318,7 +342,8 @@ class _GameReader:
             for name, n in zip(rest[::2], rest[1::2]):
                 if not _digits(n.text):
                     raise NotationError(f"claimed tricks: {n.text!r} is not a whole number", n.column)
-                tricks[name.text] = int(n.text)
+                self._set(tricks, name.text, int(n.text), f"$.claimed.tricks.{name.text}", f"claimed tricks {name.text}",
+                          n.column)
         elif part == "pay":
             pays = claimed.setdefault("payments", [])
             if len(rest) == 1 and rest[0].text == "none" and not rest[0].quoted:
@@ -350,13 +375,18 @@ class _GameReader:
     def _hand(self, args: list[Token], at: Token) -> None:
         if not args:
             raise NotationError("hand: write NAME and the cards", at.column)
-        self.deals[-1].setdefault("hands", {})[args[0].text] = self._card_list(args[1:])
+        name, path = args[0].text, f"$.deals[{len(self.deals) - 1}].hands.{args[0].text}"
+        self._set(self.deals[-1].setdefault("hands", {}), name, self._card_list(args[1:]), path, f"hand {name}",
+                  args[0].column, cards=True)
 
     def _kitty(self, args: list[Token], at: Token) -> None:
-        self.deals[-1]["kitty"] = self._card_list(args, allow_none=True)
+        self._deal_part("kitty", self._card_list(args, allow_none=True), at, cards=True)
 
     def _discard(self, args: list[Token], at: Token) -> None:
-        self.deals[-1]["discards"] = self._card_list(args, allow_none=True)
+        self._deal_part("discards", self._card_list(args, allow_none=True), at, cards=True)
+
+    def _deal_part(self, key: str, value: Any, at: Token, cards: bool = False) -> None:
+        self._set(self.deals[-1], key, value, f"$.deals[{len(self.deals) - 1}].{key}", at.text, at.column, cards)
 
     def _pass(self, args: list[Token], at: Token) -> None:
         passes = self.deals[-1].setdefault("passes", [])
@@ -373,7 +403,7 @@ class _GameReader:
         claim: dict[str, Any] = {"by": args[0].text, "accepted": args[1].text == "accepted"}
         if len(args) == 3:
             claim["statement"] = args[2].text
-        self.deals[-1]["claim"] = claim
+        self._deal_part("claim", claim, at)
 
     def _left(self, args: list[Token], at: Token) -> None:
         groups: list[list[Token]] = [[]]
@@ -384,7 +414,7 @@ class _GameReader:
                 groups[-1].append(a)
         if len(groups) != 3 or not all(groups):
             raise NotationError("left: write NAME CARDS / NAME CARDS / NAME CARDS", at.column)
-        self.deals[-1]["left"] = {g[0].text: self._card_list(g[1:]) for g in groups}
+        self._deal_part("left", {g[0].text: self._card_list(g[1:]) for g in groups}, at)
 
     # --- tricks and cards ---
 
@@ -507,6 +537,17 @@ def line_of(places: dict[str, int], path: str, root: bool = True) -> int | None:
         cut = max(path.rfind("."), path.rfind("["))
         path = path[:cut] if cut > 0 else ""
     return None
+
+
+def _shown(value: Any) -> str:
+    """A field's value as a message quotes it: a list of names as written, else JSON."""
+    if isinstance(value, list) and all(isinstance(v, str) for v in value):
+        return " ".join(value)
+    return value if isinstance(value, str) else json.dumps(value)
+
+
+def _cards(cards: Counter) -> str:
+    return " ".join(cards.elements()) or "nothing"
 
 
 def _digits(text: str) -> bool:

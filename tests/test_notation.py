@@ -129,6 +129,53 @@ def test_a_line_that_cannot_be_read_is_placed_and_quoted_and_the_next_game_is_re
         assert said in games[0].error and (games[0].error_line, games[0].column) == (4, column)
 
 
+_HAND = "S A K Q J 10 9 8 7 6 5 4 3 2 H A K Q"
+
+
+@pytest.mark.parametrize(("first", "again", "said"), [
+    ("stake 1.00 GBP", "stake 5.00", "stake: 5.00 here, but line 3 wrote 1.00"),
+    ("stake 1.00 GBP", "currency EUR", "currency: EUR here, but line 3 wrote GBP"),
+    ("played 2026-12-04T20:00", "played 2026-12-05T20:00", "played: 2026-12-05T20:00 here, but line 3 wrote"),
+    ("series fri 1", "series fri 2", 'series: {"id": "fri", "seq": 2} here'),
+    ("rules target=12 quota=8-5-3", "rules target=14", "rules target: 14 here, but line 3 wrote 12"),
+    ("cards en", "cards seed", "cards: seed here, but line 3 wrote en"),
+    ("ext {\"table\": 4}", "ext {\"table\": 5}", 'ext: {"table": 5} here, but line 3 wrote {"table": 4}'),
+    ("claimed winner alice", "claimed winner bob", "claimed winner: bob here, but line 3 wrote alice"),
+    ("claimed tricks alice 12 bob 3", "claimed tricks bob 4", "claimed tricks bob: 4 here, but line 3 wrote 3"),
+    ("players alice bob carol", "players bob alice carol", "players: bob alice carol here, but line 2 wrote"),
+])
+def test_a_game_field_written_again_with_another_value_is_refused_naming_both_lines(first, again, said):
+    # Which of two stakes (or winners, or hands) the table meant cannot be known: the game is not read.
+    text = f"game g1\nplayers alice bob carol\n{first}\n{again}\ndeal alice\ngame g2\nplayers alice bob carol\n"
+    games = list(read_games(text.splitlines()))
+    assert said in games[0].error and games[0].error_line == 4 and games[0].record is None
+    assert games[1].record["id"] == "g2"
+    (same,) = read_games(f"game g1\nplayers alice bob carol\n{first}\n{first}\ndeal alice\n".splitlines())
+    assert same.record is not None  # the same line twice is read once
+
+
+@pytest.mark.parametrize(("first", "again", "said"), [
+    (f"hand alice {_HAND}", f"hand alice {_HAND.replace('2 H', '2 D')}", "hand alice: AD KD QD here where line 4 "
+                                                                        "wrote AH KH QH"),
+    ("hand bob 2C 3C 4C", "hand bob 2C 3C 5C", "hand bob: 5C here where line 4 wrote 4C"),  # the quick path
+    ("kitty 2C 3C 4C 5C", "kitty 2C 3C 4C 6C", "kitty: 6C here where line 4 wrote 5C"),
+    ("discard none", "discard 2C 3C 4C 5C", "discard: 2C 3C 4C 5C here where line 4 wrote nothing"),
+    ("claim alice accepted", "claim alice contested", 'claim: {"by": "alice", "accepted": false} here'),
+    ("left alice 2C / bob 3C / carol 4C", "left alice 2C / bob 3C / carol 5C", "left: {"),
+])
+def test_a_deal_part_written_again_with_other_cards_is_refused_and_the_same_cards_in_any_order_are_not(
+        first, again, said):
+    lines = ["game g1", "players alice bob carol", "deal alice", first, again]
+    (game,) = read_games(lines)
+    assert said in game.error and game.error_line == 5
+    words = first.split()
+    reordered = " ".join(words[:2] + words[2:][::-1]) if first.startswith("hand bob") else first
+    (same,) = read_games([*lines[:4], reordered])
+    assert same.record is not None
+    (next_deal,) = read_games([*lines[:4], "deal bob", again])  # the next deal has its own parts
+    assert next_deal.record is not None
+
+
 @pytest.mark.parametrize(("lines", "said", "line"), [
     (["deal carlos", "1."], "trick 1: write its leader", 4),  # a numbered trick of nothing, nobody due
     (["series friday \u00b2"], "series: write ID SEQ", 3),  # '²' is a digit to str.isdigit, not to int()
