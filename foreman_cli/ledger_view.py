@@ -32,6 +32,9 @@ def settlement(s, out: IO[str] | None = None, per_game: bool = False) -> None:
     left_out = [g for g in s.games if not g.counted and (whole or g.disputed or g.status == "invalid")]
     _section(con, "Left out of the balances", [f"  {g.id or '(no id)'}: {g.reason or ''}" for g in left_out], whole)
     _repeats(con, s.repeats)
+    _section(con, "Names written two ways", [f"  {', '.join(g[:-1])} and {g[-1]} are one name once case and Unicode forms are set "
+                                             "aside: the balances keep them apart; if they are one player, write the "
+                                             "name the same way in every record" for g in s.name_clashes], True)
     for cur, bal in s.balances.items():
         con.print()
         t = Table(title=f"Balances ({cur or 'no currency'})", title_justify="left", box=None, pad_edge=False)
@@ -142,7 +145,8 @@ class SettlementJSON:
             w(("\n    " if not i else ",\n    ") + _nested(json.loads(row), 2))
         w("\n  ]" if self.excluded else "")
         w(',\n  "as_played": ' + json.dumps(d["as_played"]))
-        w(',\n  "repeats": ' + _nested(d["repeats"], 1) + "\n}\n")
+        w(',\n  "repeats": ' + _nested(d["repeats"], 1))
+        w(',\n  "name_clashes": ' + _nested(d["name_clashes"], 1) + "\n}\n")
         self.spool.close()
 
 

@@ -260,12 +260,18 @@ def player_names_problem(players: list[str]) -> str | None:
             return f"player name {ascii(n)} begins or ends with a space"
     seen: dict[str, str] = {}
     for n in players:
-        key = unicodedata.normalize("NFKC", n).casefold()
+        key = name_key(n)
         if key in seen:
             return (f"players {ascii(seen[key])} and {ascii(n)} are one name once Unicode forms and case are set "
                     f"aside: write each player the same way every time")
         seen[key] = n
     return None
+
+
+def name_key(name: str) -> str:
+    """A player's name with Unicode forms (NFKC) and case set aside: two names with one key print
+    alike, so no reader can tell them apart."""
+    return unicodedata.normalize("NFKC", name).casefold()
 
 
 def label_problem(currency: str | None, series_id: str | None) -> tuple[str, str] | None:

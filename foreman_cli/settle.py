@@ -10,6 +10,7 @@ from typing import Any
 from . import money
 from .claims import describe
 from .findings import CODES, ERROR, repeat_mark
+from .records import name_key
 from .results import GameResult
 
 NO_CURRENCY = ""  # no real currency is empty (docs/format.md), so a label such as "(none)" stays apart
@@ -84,6 +85,7 @@ class Settlement:
     as_played: bool = False
     left_out: int = 0  # games with a stake or a record that are not counted (invalid, or disputed)
     repeats: list[Repeat] = field(default_factory=list)  # copies of games read before: not games of the ledger
+    name_clashes: list[list[str]] = field(default_factory=list)  # names in the balances that are one name written two ways
     read: int = 0  # games read (each id once), whether their lines were kept or written as they came
 
     @property
@@ -105,6 +107,7 @@ class Settlement:
             "excluded": [{"id": i, "reason": r} for i, r in self.excluded],
             "as_played": self.as_played,
             "repeats": [r.to_dict() for r in self.repeats],
+            "name_clashes": self.name_clashes,
         }
 
     @classmethod
@@ -125,6 +128,7 @@ class Settlement:
             transfers=[Transfer(t["from"], t["to"], money.amount(t["amount"]), t["currency"]) for t in d["transfers"]],
             as_played=d["as_played"],
             repeats=[Repeat(r["id"], r["source"], r["message"]) for r in d.get("repeats", [])],
+            name_clashes=d.get("name_clashes", []),
             read=len(games),
         )
 
@@ -155,7 +159,18 @@ def settle(results: Iterable[GameResult], as_played: bool = False,
     for cur in sorted(out.balances):
         out.balances[cur] = dict(sorted(out.balances[cur].items()))
         out.transfers.extend(Transfer(a, b, v, cur) for a, b, v in fewest_transfers(out.balances[cur]))
+    out.name_clashes = name_clashes(p for bal in out.balances.values() for p in bal)
     return out
+
+
+def name_clashes(names: Iterable[str]) -> list[list[str]]:
+    """The groups of names that are one name once Unicode forms and case are set aside ('Alice' and
+    'alice'): a record refuses such names side by side, and across games the ledger keeps them apart
+    (they may be two people) but must say so, since a reader cannot tell them apart."""
+    groups: dict[str, set[str]] = {}
+    for name in names:
+        groups.setdefault(name_key(name), set()).add(name)
+    return sorted(sorted(g) for g in groups.values() if len(g) > 1)
 
 
 def _line(r: GameResult, as_played: bool) -> LedgerLine:

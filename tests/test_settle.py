@@ -161,3 +161,29 @@ def test_currency_codes_are_one_whatever_their_case_and_labels_stay_apart():
     assert s.balances["GBP"]["bob"] == Decimal("8") and s.balances["(none)"]["bob"] == Decimal("4")
     assert run_many([games[1]])[0].to_dict()["currency"] == "GBP"
     assert run_many([game(id="e", stake="1", currency="chips")])[0].currency == "chips"  # a label as written
+
+
+def _renamed(rec, old, new, gid):
+    return json.loads(json.dumps(rec).replace(f'"{old}"', f'"{new}"').replace('"t-1"', f'"{gid}"'))
+
+
+def test_one_name_written_two_ways_across_games_is_named_in_the_ledger_and_kept_apart(tmp_path):
+    # 'Alice', 'alice' and a fullwidth 'ａlice' print alike: the ledger cannot merge them (they may be two
+    # people) but must not let two debts of one person pass as two people's unremarked.
+    recs = [game(stake="1.00", currency="GBP"), _renamed(game(stake="1.00", currency="GBP"), "alice", "Alice", "t-2"),
+            _renamed(game(stake="1.00", currency="GBP"), "alice", "\uff41lice", "t-3")]  # a fullwidth a
+    s = settle(run_many(recs))
+    assert s.name_clashes == [["Alice", "alice", "\uff41lice"]]
+    assert {"Alice", "alice", "\uff41lice"} <= set(s.balances["GBP"])  # kept apart
+    assert Settlement.from_dict(json.loads(json.dumps(s.to_dict()))).name_clashes == s.name_clashes
+    path = tmp_path / "g.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in recs))
+    out = CliRunner().invoke(app, ["settle", str(path)]).output
+    assert "Names written two ways" in out and "Alice, alice and \uff41lice are one name" in out
+    as_json = json.loads(CliRunner().invoke(app, ["settle", "--json", str(path)]).output)
+    assert as_json["name_clashes"] == [["Alice", "alice", "\uff41lice"]]
+
+
+def test_names_that_differ_once_case_is_set_aside_are_not_named():
+    recs = [game(stake="1.00", currency="GBP"), _renamed(game(stake="1.00", currency="GBP"), "alice", "alicia", "t-2")]
+    assert settle(run_many(recs)).name_clashes == []
