@@ -11,7 +11,7 @@ from rich.table import Table
 from rich.text import Text
 
 from . import money
-from .render import LISTED_UP_TO, PER_GAME_UP_TO, _fitted, _say_dropped, console
+from .render import LISTED_UP_TO, PER_GAME_UP_TO, _fitted, _say_dropped, console, name_clash
 
 
 def settlement(s, out: IO[str] | None = None, per_game: bool = False) -> None:
@@ -32,9 +32,8 @@ def settlement(s, out: IO[str] | None = None, per_game: bool = False) -> None:
     left_out = [g for g in s.games if not g.counted and (whole or g.disputed or g.status == "invalid")]
     _section(con, "Left out of the balances", [f"  {g.id or '(no id)'}: {g.reason or ''}" for g in left_out], whole)
     _repeats(con, s.repeats)
-    _section(con, "Names written two ways", [f"  {', '.join(g[:-1])} and {g[-1]} are one name once case and Unicode forms are set "
-                                             "aside: the balances keep them apart; if they are one player, write the "
-                                             "name the same way in every record" for g in s.name_clashes], True)
+    _section(con, "Names written two ways",
+             ["  " + name_clash(g, "the balances keep them apart") for g in s.name_clashes], True)
     for cur, bal in s.balances.items():
         con.print()
         t = Table(title=f"Balances ({cur or 'no currency'})", title_justify="left", box=None, pad_edge=False)

@@ -6,6 +6,7 @@ import functools
 import json
 import re
 import unicodedata
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from decimal import Decimal
@@ -272,6 +273,16 @@ def name_key(name: str) -> str:
     """A player's name with Unicode forms (NFKC) and case set aside: two names with one key print
     alike, so no reader can tell them apart."""
     return unicodedata.normalize("NFKC", name).casefold()
+
+
+def name_clashes(names: Iterable[str]) -> list[list[str]]:
+    """The groups of names that are one once Unicode forms and case are set aside ('Alice' and
+    'alice'): a record refuses such names side by side; across games the ledger and the ratings
+    keep them apart (they may be two people) but say so, since a reader cannot tell them apart."""
+    groups: dict[str, set[str]] = {}
+    for name in names:
+        groups.setdefault(name_key(name), set()).add(name)
+    return sorted(sorted(g) for g in groups.values() if len(g) > 1)
 
 
 def label_problem(currency: str | None, series_id: str | None) -> tuple[str, str] | None:

@@ -492,6 +492,8 @@ def stats_report(st, out: IO[str] | None = None) -> None:
             continue
         query_table(res, title, con=con, people=True)
         con.print()
+    for group in _clashes(st):
+        con.print(name_clash(group, "counted apart"))
 
 
 def stats_json(st, out: IO[str] | None = None) -> None:
@@ -500,12 +502,25 @@ def stats_json(st, out: IO[str] | None = None) -> None:
     for f in dataclasses.fields(st):
         name, res = f.name, getattr(st, f.name)
         doc[name] = [{c: _plain(v) for c, v in zip(res.columns, row)} for row in res.rows]
+    doc["name_clashes"] = _clashes(st)
     schema(doc, out)
+
+
+def _clashes(st) -> list[list[str]]:
+    from .records import name_clashes
+    at = st.players.columns.index("player")
+    return name_clashes(row[at] for row in st.players.rows)
 
 
 def wrote(path: str, size: int, out: IO[str] | None = None) -> None:
     """Say that a file was written (a message: on standard error)."""
     console(out or sys.stderr).print(f"wrote {path} ({size:,} bytes)")
+
+
+def name_clash(group: list[str], kept: str) -> str:
+    """Names that are one once case and Unicode forms are set aside, and what the view did with them."""
+    return (f"{', '.join(group[:-1])} and {group[-1]} are one name once case and Unicode forms are set aside: "
+            f"{kept}; if they are one player, write the name the same way in every record")
 
 
 def canonical_json(obj: Any) -> str:

@@ -7,7 +7,8 @@ from typing import IO, Any
 
 from .archive.sql import QueryResult
 from .ratings import PROVISIONAL_GAMES, Ratings
-from .render import console, query_csv, query_table, schema
+from .records import name_clashes
+from .render import console, name_clash, query_csv, query_table, schema
 from .words import plural
 
 RATING_COLUMNS = ["rank", "player", "rating", "mu", "sigma", "games", "wins", "provisional"]
@@ -34,6 +35,8 @@ def ratings_view(r: Ratings, season: str | None = None, out: IO[str] | None = No
     if r.roles:
         terms = ", ".join(f"{p.player} {p.mu - 25:+.2f}" for p in r.roles)
         con.print(f"The role in the deciding deal is rated too (D dealer, L left, R right): {terms} against the start of 25.")
+    for group in name_clashes(p.player for p in r.players):
+        con.print(name_clash(group, "rated apart"))
     if r.log_loss is not None:
         con.print(f"Before each game the model gave its winner a chance of {exp(-r.log_loss):.1%} on average "
                   "(geometric mean; 33.3% by chance alone).")
@@ -43,7 +46,8 @@ def ratings_json(r: Ratings, season: tuple[str | None, str | None], out: IO[str]
     schema({"games": r.games, "season": {"from": season[0], "to": season[1]}, "role_term": bool(r.roles),
             "log_loss": None if r.log_loss is None else round(r.log_loss, 6),
             "players": [dict(zip(RATING_COLUMNS, row)) for row in _rows(r)],
-            "roles": [{"role": p.player, "mu": round(p.mu, 4), "sigma": round(p.sigma, 4)} for p in r.roles]}, out)
+            "roles": [{"role": p.player, "mu": round(p.mu, 4), "sigma": round(p.sigma, 4)} for p in r.roles],
+            "name_clashes": name_clashes(p.player for p in r.players)}, out)
 
 
 def ratings_csv(r: Ratings, out: IO[str] | None = None) -> None:

@@ -10,7 +10,7 @@ from typing import Any
 from . import money
 from .claims import describe
 from .findings import CODES, ERROR, repeat_mark
-from .records import name_key
+from .records import name_clashes
 from .results import GameResult
 
 NO_CURRENCY = ""  # no real currency is empty (docs/format.md), so a label such as "(none)" stays apart
@@ -161,16 +161,6 @@ def settle(results: Iterable[GameResult], as_played: bool = False,
         out.transfers.extend(Transfer(a, b, v, cur) for a, b, v in fewest_transfers(out.balances[cur]))
     out.name_clashes = name_clashes(p for bal in out.balances.values() for p in bal)
     return out
-
-
-def name_clashes(names: Iterable[str]) -> list[list[str]]:
-    """The groups of names that are one name once Unicode forms and case are set aside ('Alice' and
-    'alice'): a record refuses such names side by side, and across games the ledger keeps them apart
-    (they may be two people) but must say so, since a reader cannot tell them apart."""
-    groups: dict[str, set[str]] = {}
-    for name in names:
-        groups.setdefault(name_key(name), set()).add(name)
-    return sorted(sorted(g) for g in groups.values() if len(g) > 1)
 
 
 def _line(r: GameResult, as_played: bool) -> LedgerLine:

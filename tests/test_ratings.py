@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 
 import pytest
 from typer.testing import CliRunner
@@ -101,3 +102,24 @@ def test_a_player_with_few_games_is_provisional():
     assert not r["a"].provisional and r["c"].games == PROVISIONAL_GAMES and not r["c"].provisional
     short = {p.player: p for p in rate_games(games[:PROVISIONAL_GAMES]).players}
     assert short["c"].provisional and short["c"].games == PROVISIONAL_GAMES // 2
+
+
+
+def test_one_name_written_two_ways_is_rated_and_counted_apart_and_said_so(tmp_path, season):
+    # 'Ann' in one record and 'ann' in the others print alike: two ratings, two rows of stats, and
+    # a line that says they may be one player; the season's own names, all distinct, say nothing.
+    for command in ("ratings", "stats"):
+        assert json.loads(runner.invoke(app, [command, "--db", season, "--json"]).output)["name_clashes"] == []
+        assert "are one name" not in runner.invoke(app, [command, "--db", season]).output
+    rec = next(r for r, _ in generate(1, 9, players=REGULARS[:3], stacked=1.0))
+    rec = json.loads(json.dumps(rec).replace('"ann"', '"Ann"'))
+    rec["id"] = "renamed-1"
+    path = tmp_path / "renamed.json"
+    path.write_text(json.dumps(rec))
+    db = tmp_path / "copy.duckdb"
+    shutil.copy(season, db)
+    archive.load(audit_paths([str(path)]), str(db))
+    for command in ("ratings", "stats"):
+        assert json.loads(runner.invoke(app, [command, "--db", str(db), "--json"]).output)["name_clashes"] == [
+            ["Ann", "ann"]]
+        assert "Ann and ann are one name" in runner.invoke(app, [command, "--db", str(db)]).output
