@@ -174,9 +174,9 @@ class _GameReader:
         full = _FULL
         cards = [full.get(w) for w in words[2:]]
         hands = self.deals[-1].setdefault("hands", {})
-        if None in cards or Counter(hands.get(words[1], cards)) != Counter(cards):
+        if None in cards or (words[1] in hands and Counter(hands[words[1]]) != Counter(cards)):
             return False
-        hands[words[1]] = cards
+        hands.setdefault(words[1], cards)  # the same cards again: the first line stands, as in _set
         path = f"$.deals[{len(self.deals) - 1}].hands"
         self.places.setdefault(path, self.number)
         self.places[f"{path}.{words[1]}"] = self.number
@@ -254,16 +254,17 @@ class _GameReader:
         """Write a field of the record: the same value again (`cards`: the same cards in any order) is
         read once; another is refused, naming the line that wrote the first, since which of the two
         the table meant is not known."""
-        old = target.get(key, value)
+        if key not in target:
+            target[key] = value
+            self.written[path] = self.number
+            return
+        old, first = target[key], self.written[path]
         if cards and Counter(old) != Counter(value):
             here, there = _cards(Counter(value) - Counter(old)), _cards(Counter(old) - Counter(value))
-            raise NotationError(f"{what}: {here} here where line {self.written[path]} wrote {there}; write it once",
-                                column)
+            raise NotationError(f"{what}: {here} here where line {first} wrote {there}; write it once", column)
         if not cards and old != value:
-            raise NotationError(f"{what}: {_shown(value)} here, but line {self.written[path]} wrote {_shown(old)}; "
-                                "write it once", column)
-        target.setdefault(key, value)
-        self.written.setdefault(path, self.number)
+            raise NotationError(f"{what}: {_shown(value)} here, but line {first} wrote {_shown(old)}; write it once",
+                                column)
 
     # --- game lines ---
 
