@@ -6,7 +6,7 @@ import os
 from pathlib import Path
 
 from .errors import InputError, OutputError, UsageError
-from .files import write_text_atomically
+from .files import write_atomically
 
 
 class Journal:
@@ -18,27 +18,37 @@ class Journal:
         self.path = Path(path)
         self.repaired: str | None = None  # what opening the file had to drop, in words
         self._held = None  # the open file whose lock says this scorer keeps it
-        self.lines = self._read()
-        self._hold()
+        _refuse_a_json_name(self.path)
+        self._held = self._hold()
+        try:
+            self.lines = self._read()
+        except BaseException:
+            self.close()
+            raise
 
-    def _hold(self) -> None:
-        """Lock the file against a second scorer: two writing it at once would lose each other's
-        lines (an `undo` rewrites it from one scorer's lines). Taken again after each rewrite,
-        which makes a new file."""
+    def _hold(self):
+        """Lock the file against a second scorer before reading it: two writing it at once would
+        lose each other's lines (an `undo` rewrites it from one scorer's lines). The file locked
+        must still be the one at the path: an undo may have put a new one there meanwhile."""
         try:
             import fcntl
         except ImportError:  # no flock here: the table keeps to one scorer
-            return
-        held = open(self.path, "rb")
-        try:
-            fcntl.flock(held.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
-            held.close()
-            raise InputError(f"{self.path} is being kept by another foreman record",
-                             "one scorer at a time: finish the other (quit or Ctrl-D), then go on here") from None
-        if self._held is not None:
-            self._held.close()
-        self._held = held
+            return None
+        while True:
+            try:
+                held = open(self.path, "rb")
+            except FileNotFoundError:
+                self._create()
+                continue
+            except OSError as e:
+                raise InputError(f"{self.path}: {e.strerror or e}") from None
+            _lock(held, self.path)
+            now = _identity(self.path)
+            if now == _identity(held.fileno()):
+                return held
+            held.close()  # replaced between the open and the lock: lock the file there now
+            if now is None:
+                self._create()
 
     def close(self) -> None:
         """Let another scorer keep the file."""
@@ -47,9 +57,6 @@ class Journal:
             self._held = None
 
     def _read(self) -> list[str]:
-        if self.path.name.endswith((".json", ".jsonl", ".gz")):  # foreman would read it back as JSON
-            raise UsageError(f"{self.path}: foreman record keeps a notation file, and this name is one foreman "
-                             "reads as JSON", hint=f"name it {self.path.name.split('.')[0] or 'evening'}.fmn")
         try:
             data = self.path.read_bytes()
         except FileNotFoundError:
@@ -121,11 +128,53 @@ class Journal:
         return None
 
     def _rewrite(self, lines: list[str]) -> None:
-        write_text_atomically(self.path, "".join(f"{line}\n" for line in lines))
+        text = "".join(f"{line}\n" for line in lines)
+        fresh = []
+
+        def fill(temporary: str) -> None:
+            with open(temporary, "w", encoding="utf-8") as f:
+                f.write(text)
+            if self._held is not None:  # locked before it takes the file's name: never a moment unlocked
+                fresh.append(open(temporary, "rb"))
+                _lock(fresh[0], self.path)
+
+        try:
+            write_atomically(self.path, fill)
+        except BaseException:
+            for f in fresh:
+                f.close()
+            raise
         _sync_folder(self.path)
         self.lines = list(lines)
-        if self._held is not None:
-            self._hold()
+        if fresh:
+            self._held.close()
+            self._held = fresh[0]
+
+
+def _refuse_a_json_name(path: Path) -> None:
+    if path.name.endswith((".json", ".jsonl", ".gz")):  # foreman would read it back as JSON
+        raise UsageError(f"{path}: foreman record keeps a notation file, and this name is one foreman "
+                         "reads as JSON", hint=f"name it {path.name.split('.')[0] or 'evening'}.fmn")
+
+
+def _lock(held, path: Path) -> None:
+    """Lock an open file for this scorer, or say who keeps it."""
+    import fcntl
+    try:
+        fcntl.flock(held.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        held.close()
+        raise InputError(f"{path} is being kept by another foreman record",
+                         "one scorer at a time: finish the other (quit or Ctrl-D), then go on here") from None
+
+
+def _identity(file: Path | int) -> tuple[int, int] | None:
+    """The device and inode of a path or an open file; None when the path is gone."""
+    try:
+        st = os.stat(file)
+    except FileNotFoundError:
+        return None
+    return st.st_dev, st.st_ino
 
 
 def _is_comment(line: str) -> bool:

@@ -20,6 +20,7 @@ from typer.testing import CliRunner
 
 from foreman_cli import audit
 from foreman_cli.cli import app
+from foreman_cli.errors import InputError
 from foreman_cli.generate import INJECTABLE, as_seen, generate
 from foreman_cli.reader import read_records
 from foreman_cli.record_session import run_piped
@@ -186,6 +187,39 @@ def test_a_second_scorer_cannot_keep_the_same_file_until_the_first_lets_it_go(tm
     first.journal.close()
     res = runner.invoke(app, ["record", str(path)], input="1. 7S A 9\n")
     assert res.exit_code == 0 and path.read_text() == HEAD + "1. 7S A 9\n"
+
+
+def test_no_second_scorer_gets_in_while_an_undo_puts_the_new_file_in_place(tmp_path, monkeypatch):
+    first = scorer_at(tmp_path, "1. 7S A 9\n2. KH 2 3\n")
+    path = tmp_path / "t.fmn"
+    replace, outcomes = os.replace, []
+
+    def replace_then_try_a_second_scorer(src, dst):
+        replace(src, dst)
+        res = runner.invoke(app, ["record", str(path)], input="3. 5D 6 7\n")  # the moment the new file is there
+        outcomes.append(res.exit_code)
+
+    monkeypatch.setattr(os, "replace", replace_then_try_a_second_scorer)
+    assert first.undo().text == "took back: 2. KH 2 3"
+    monkeypatch.undo()
+    assert outcomes == [2] and path.read_text() == HEAD + "1. 7S A 9\n"
+
+
+def test_a_scorer_that_opened_the_file_before_an_undo_replaced_it_does_not_keep_the_old_one(tmp_path, monkeypatch):
+    import fcntl
+    first = scorer_at(tmp_path, "1. 7S A 9\n2. KH 2 3\n")
+    flock, undone = fcntl.flock, []
+
+    def undo_before_the_lock(fd, operation):
+        if not undone and operation & fcntl.LOCK_EX:
+            undone.append("the first scorer's undo lands between the second's open and its lock")
+            first.undo()
+        return flock(fd, operation)
+
+    monkeypatch.setattr(fcntl, "flock", undo_before_the_lock)
+    with pytest.raises(InputError, match="being kept by another foreman record"):
+        Scorer(tmp_path / "t.fmn")
+    assert undone and (tmp_path / "t.fmn").read_text() == HEAD + "1. 7S A 9\n"
 
 
 def test_record_never_writes_into_a_file_that_is_not_notation(tmp_path):
