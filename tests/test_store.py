@@ -288,14 +288,16 @@ def test_query_refuses_what_would_change_only_its_own_session(tmp_path):
     db = str(tmp_path / "a.duckdb")
     load([SAMPLES], db)
     for statement in ("DROP VIEW plays", "CREATE TEMP TABLE t (a INT)", "BEGIN", "LOAD json", "VACUUM",
-                      "PREPARE p AS SELECT 1", "/* first */ DROP VIEW plays"):
+                      "PREPARE p AS SELECT 1", "/* first */ DROP VIEW plays", "CHECKPOINT", "force  checkpoint;",
+                      "-- now\nCALL force_checkpoint()"):
         res = runner.invoke(app, ["query", statement, "--db", db])
         assert res.exit_code == 2, (statement, res.output)
         assert "only reads the archive" in res.output and "is not a read" in res.output, res.output
         assert "Success" not in res.output
     for read in ("SHOW TABLES", "DESCRIBE games", "SUMMARIZE payouts", "EXPLAIN SELECT 1",
                  "PRAGMA table_info('games')", "PIVOT games ON status USING count(*)",
-                 "FROM plays LIMIT 1", "WITH g AS (SELECT 1 AS a) SELECT a FROM g"):
+                 "FROM plays LIMIT 1", "WITH g AS (SELECT 1 AS a) SELECT a FROM g", "CALL pragma_version()",
+                 "SELECT 'checkpoint' AS word"):
         res = runner.invoke(app, ["query", read, "--db", db, "--json"])
         assert res.exit_code == 0 and res.output.strip(), (read, res.output)
     res = runner.invoke(app, ["query", "SELECT count(*) AS n FROM plays", "--db", db, "--json"])

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -160,6 +161,8 @@ SHOW_TABLES = r"SELECT DISTINCT name FROM (SHOW TABLES) WHERE name NOT LIKE '\_%
 
 # Statements that only read: SHOW, DESCRIBE and SUMMARIZE parse as SELECT, PIVOT as MULTI.
 READING_STATEMENTS = frozenset({"SELECT", "EXPLAIN", "PRAGMA", "CALL", "MULTI"})
+# CHECKPOINT, FORCE CHECKPOINT and CALL (force_)checkpoint(), after any comments before them
+CHECKPOINT = re.compile(r"(?:\s|/\*.*?\*/|--[^\n]*\n)*(?:call\s+)?(?:force[\s_]+)?checkpoint\b", re.I | re.S)
 
 
 def _refuse_what_is_not_a_read(statement) -> None:
@@ -172,6 +175,8 @@ def _refuse_what_is_not_a_read(statement) -> None:
     if kind == "SET":  # SET, RESET, USE and PRAGMA x = y
         raise DatabaseError("foreman query keeps its limits: a setting cannot be changed",
                             hint=f"a query may use {QUERY_MEMORY} and {QUERY_THREADS} threads; settings cannot be changed")
+    if kind == "CALL" and CHECKPOINT.match(statement.query):  # DuckDB parses CHECKPOINT as a CALL
+        kind = "CHECKPOINT"
     if kind not in READING_STATEMENTS:
         what = f"a {kind} statement" if kind else "this statement"
         raise DatabaseError(f"foreman query only reads the archive: {what} is not a read",
