@@ -11,9 +11,10 @@ from decimal import Decimal
 from typing import Any
 
 from .errors import UsageError
+from .records import CERTIFICATE_FAMILY
 from .results import GameResult
 
-KIND = "foreman-settlement-certificate/1"
+KIND = f"{CERTIFICATE_FAMILY}1"
 MAX_BYTES = 1 << 30  # a certificate larger than this is refused unread (one of 100,000 games is about 30 MB)
 
 

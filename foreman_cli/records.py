@@ -353,6 +353,8 @@ def decode_careful(text: bytes | str, overrides: dict[str, Any] | None = None) -
                 line, col = int(m.group(1)), int(m.group(2))
                 msg = msg[: m.start()]
             return Invalid(RecordSyntax, [SchemaProblem("$", f"not JSON: {msg}")], None, line, col)
+        if _is_certificate(text):  # settle's own output among the records: one line that says so, not a dozen
+            return Invalid(RecordSchema, [SchemaProblem("$", CERTIFICATE_NOT_A_RECORD)], None)
         return Invalid(RecordSchema, problems_from_validation(e), _id_of(text))
     bad = ext_problem(g.ext) if g.ext is not None else None
     if bad is not None:
@@ -368,6 +370,20 @@ def decode_careful(text: bytes | str, overrides: dict[str, Any] | None = None) -
     if isinstance(data, list):
         return Invalid(RecordSchema, data, g.id)
     return data
+
+
+CERTIFICATE_FAMILY = "foreman-settlement-certificate/"  # what a certificate's "certificate" begins with
+CERTIFICATE_NOT_A_RECORD = ("a settlement certificate that foreman settle wrote, not a game record: check it with "
+                            "'foreman verify CERTIFICATE RECORDS', and keep it out of the records' folder")
+
+
+def _is_certificate(text: bytes | str) -> bool:
+    try:
+        top = msgspec.json.decode(text)
+    except msgspec.DecodeError:
+        return False
+    kind = top.get("certificate") if isinstance(top, dict) else None
+    return isinstance(kind, str) and kind.startswith(CERTIFICATE_FAMILY)
 
 
 def _is_iso(v: str) -> bool:

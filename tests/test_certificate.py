@@ -171,3 +171,22 @@ def test_a_certificate_read_as_records_are_and_damaged_ones_are_one_line(tmp_pat
         res = runner.invoke(app, ["verify", str(bad), str(path)])
         assert res.exit_code == 2 and "Traceback" not in res.output, name
         assert res.stderr.startswith(f"foreman: {bad}: ") and res.stderr.count("\n") == 2, (name, res.stderr)
+
+
+def test_a_certificate_left_among_the_records_is_named_as_one_not_taken_apart_as_a_broken_game(tmp_path):
+    folder = tmp_path / "friday"
+    folder.mkdir()
+    records(folder, evening())
+    certify(folder, folder)  # settle's output saved beside the records it settled
+    res = runner.invoke(app, ["validate", "--json", str(folder)])
+    lines = [json.loads(line) for line in res.output.splitlines()]
+    cert = [line for line in lines if line["source"].startswith(str(folder / "cert.json"))]
+    assert res.exit_code == 1 and len(lines) == 4 and len(cert) == 1
+    [finding] = cert[0]["violations"]
+    assert finding["code"] == "RECORD_SCHEMA" and "settlement certificate" in finding["message"]
+    assert "foreman verify" in finding["message"]
+    near = folder / "cert.json"  # a JSON object that only names another kind of certificate is taken apart as usual
+    near.write_text(json.dumps({"certificate": "x509/3", "games": []}))
+    res = runner.invoke(app, ["validate", "--json", str(near)])
+    problems = json.loads(res.output)["violations"]
+    assert len(problems) > 1 and not any("settlement certificate" in p["message"] for p in problems)
