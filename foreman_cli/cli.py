@@ -120,7 +120,7 @@ def settle(
     Arguments: PATH... record files (.json, .jsonl, .json.gz, .jsonl.gz, .fmn), folders holding them, or - for standard input.
 
     Exit status: 0 when every game with a stake was counted, 1 when a game was left out as
-    disputed or invalid, 2 when the command could not run.
+    disputed or invalid or read again with other content, 2 when the command could not run.
     """
     paths = inputs(paths, from_)
     from . import ledger_view  # the views load only where they are shown
@@ -149,7 +149,7 @@ def settle(
         ledger_view.settlement(result, per_game=per_game)
     if not result.read and not result.repeats:
         _no_game(paths)
-    raise typer.Exit(1 if result.left_out else 0)
+    raise typer.Exit(1 if result.left_out or result.conflicting else 0)
 
 
 @app.command()

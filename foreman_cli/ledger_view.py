@@ -103,6 +103,9 @@ def _repeats(con: Console, repeats) -> None:
         con.print(Text("Read again, not counted (DUPLICATE_GAME)", style="bold"))
         for r in repeats:
             con.print(f"  {r.source}: {r.message}")
+        if any(not r.identical for r in repeats):
+            con.print("  A game read again with other content is in doubt: its first record was counted; "
+                      "check with the table which one is right.")
 
 
 def _nested(value: Any, level: int) -> str:

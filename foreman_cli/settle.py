@@ -69,10 +69,11 @@ class Repeat:
     id: str
     source: str
     message: str
+    identical: bool = True  # False: two different records of one game, and the first was counted
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready."""
-        return {"id": self.id, "source": self.source, "message": self.message}
+        return {"id": self.id, "source": self.source, "message": self.message, "identical": self.identical}
 
 
 @dataclass(slots=True)
@@ -92,6 +93,11 @@ class Settlement:
     def excluded(self) -> list[tuple[str | None, str]]:
         """(id, reason) of each game left out of the balances."""
         return [(g.id, g.reason or "") for g in self.games if not g.counted]
+
+    @property
+    def conflicting(self) -> list[Repeat]:
+        """The repeats that differ from their first copy: which record of the game is right is in doubt."""
+        return [r for r in self.repeats if not r.identical]
 
     @property
     def disputed(self) -> list[LedgerLine]:
@@ -127,7 +133,7 @@ class Settlement:
             balances={c: {p: money.amount(v) for p, v in b.items()} for c, b in d["balances"].items()},
             transfers=[Transfer(t["from"], t["to"], money.amount(t["amount"]), t["currency"]) for t in d["transfers"]],
             as_played=d["as_played"],
-            repeats=[Repeat(r["id"], r["source"], r["message"]) for r in d.get("repeats", [])],
+            repeats=[Repeat(r["id"], r["source"], r["message"], r.get("identical", True)) for r in d.get("repeats", [])],
             name_clashes=d.get("name_clashes", []),
             read=len(games),
         )
@@ -143,7 +149,8 @@ def settle(results: Iterable[GameResult], as_played: bool = False,
     out = Settlement(as_played=as_played)
     for r in results:
         if r.repeat:
-            out.repeats.append(Repeat(r.id, r.source, repeat_mark(r.findings).message))
+            mark = repeat_mark(r.findings)
+            out.repeats.append(Repeat(r.id, r.source, mark.message, mark.identical))
             continue
         line = _line(r, as_played)
         out.read += 1

@@ -17,6 +17,8 @@ from foreman_cli.outcome import settle_game
 from foreman_cli.results import DealResult
 from foreman_cli.settle import EXACT_LIMIT, Settlement, fewest_transfers, settle
 
+runner = CliRunner()
+
 P = ("alice", "bob", "carol")
 
 
@@ -187,3 +189,19 @@ def test_one_name_written_two_ways_across_games_is_named_in_the_ledger_and_kept_
 def test_names_that_differ_once_case_is_set_aside_are_not_named():
     recs = [game(stake="1.00", currency="GBP"), _renamed(game(stake="1.00", currency="GBP"), "alice", "alicia", "t-2")]
     assert settle(run_many(recs)).name_clashes == []
+
+
+def test_a_game_read_again_with_other_content_puts_the_settlement_in_doubt(tmp_path):
+    first = game(id="g1", stake="1.00", currency="GBP")
+    other = game(id="g1", stake="1.00", currency="GBP", notes="written up again the next day")
+    (tmp_path / "a.jsonl").write_text(json.dumps(first) + "\n")
+    (tmp_path / "b.jsonl").write_text(json.dumps(other) + "\n")
+    (tmp_path / "c.jsonl").write_text(json.dumps(first) + "\n")
+    differing = runner.invoke(app, ["settle", str(tmp_path / "a.jsonl"), str(tmp_path / "b.jsonl")])
+    assert differing.exit_code == 1 and "(different content)" in differing.output
+    assert "its first record was counted" in differing.output
+    as_json = runner.invoke(app, ["settle", "--json", str(tmp_path / "a.jsonl"), str(tmp_path / "b.jsonl")])
+    assert as_json.exit_code == 1 and [r["identical"] for r in json.loads(as_json.output)["repeats"]] == [False]
+    same = runner.invoke(app, ["settle", str(tmp_path / "a.jsonl"), str(tmp_path / "c.jsonl")])  # the same record twice
+    assert same.exit_code == 0 and "(identical)" in same.output and "first record was counted" not in same.output
+    assert differing.output.split("Balances")[1] == same.output.split("Balances")[1]  # the first copy counts either way
