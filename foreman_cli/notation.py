@@ -233,8 +233,7 @@ class _GameReader:
         try:
             return ReadGame(self.first_line, record=self._record(), places=self.places)
         except NotationError as e:
-            return ReadGame(self.first_line, error=e.message, error_line=self.first_line, column=e.column,
-                            id=self.rec.get("id"))
+            return self.failed(self.first_line, e)
 
     def line(self, toks: list[Token], text: str = "", number: int = 0) -> None:
         word = toks[0].text if not toks[0].quoted else ""
@@ -447,7 +446,9 @@ class _GameReader:
             leader, toks = toks[0].text, toks[2:]
         if leader is None:
             if self.due is None:
-                raise NotationError(f"trick {n}: write its leader (the dealer is not a player)", column)
+                why = (f"trick {n - 1}'s leader {deal['tricks'][-1]['leader']!r}" if deal["tricks"]
+                       else f"the dealer {deal['dealer']!r}")
+                raise NotationError(f"trick {n}: write its leader ({why} is not one of {' '.join(players)})", column)
             leader = players[self.due]
         cards = [] if len(toks) == 1 and toks[0].text == "-" and not toks[0].quoted else self._trick_cards(toks, n)
         deal["tricks"].append({"leader": leader, "cards": cards})

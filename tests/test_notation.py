@@ -187,6 +187,17 @@ def test_a_line_that_looks_numbered_but_is_not_is_an_error_not_a_crash(lines, sa
     assert game.record is None and said in game.error and game.error_line == line
 
 
+@pytest.mark.parametrize(("lines", "said"), [
+    (["deal carlos", "1. AS K Q"], "trick 1: write its leader (the dealer 'carlos' is not one of alice bob carol)"),
+    (["deal alice", "dave: AS K Q", "2. KS 3 4"], "trick 2: write its leader (trick 1's leader 'dave' is not one of"),
+])
+def test_a_trick_whose_leader_cannot_be_worked_out_names_the_name_that_stops_it(lines, said):
+    (game,) = read_games(["game g1", "players alice bob carol", *lines])
+    assert game.record is None and said in game.error and game.error_line == 2 + len(lines)
+    (near,) = read_games(["game g1", "players alice bob carol", *lines[:-1], "bob: " + lines[-1].split(". ")[1]])
+    assert near.record is not None  # its leader written: the record reads, and the replay judges the names
+
+
 def test_validate_reads_notation_and_json_mixed_and_converts_both_ways(tmp_path):
     fmn = tmp_path / "evening.fmn"
     res = runner.invoke(app, ["convert", str(SAMPLES), "--to", "fmn", "-o", str(fmn)])
