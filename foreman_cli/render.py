@@ -370,8 +370,11 @@ def load_report(rep, db: str, out: IO[str] | None = None, quiet: bool = False) -
                   f"{plural(rep.plays, 'play')}{analysed}")
     for c in rep.conflicts:
         con.print(Text("  conflict: ", style="bold red") + Text(c))
-    if rep.conflicts:
+    if len(rep.conflicts) > rep.conflicts_in_input:
         con.print(Text("  nothing was overwritten: use --replace to load the new version", style="dim"))
+    if rep.conflicts_in_input:
+        con.print(Text("  the first of two different records of one game in the input was loaded: take the wrong "
+                       "one out (if it was the first, load again with --replace)", style="dim"))
     for s in rep.invalid_sources[:20]:
         con.print(Text("  invalid: ", style="yellow") + Text(s))
     if len(rep.invalid_sources) > 20:

@@ -89,6 +89,19 @@ def test_conflict_is_refused_then_replaced(tmp_path):
     assert store.counts(db)["game_players"] == 3
 
 
+def test_two_different_records_of_a_game_in_one_input_are_not_told_to_use_replace(tmp_path):
+    db = str(tmp_path / "a.duckdb")
+    first = write(tmp_path, "a.jsonl", [game(id="g1")])
+    other = write(tmp_path, "b.jsonl", [game(id="g1", notes="written up again")])
+    for replace in ([], ["--replace"]):  # --replace cannot load the second: a repeat in the input is never loaded
+        res = runner.invoke(app, ["load", first, other, "--db", db, *replace])
+        assert res.exit_code == 1 and "earlier in the input" in res.output, res.output
+        assert "use --replace" not in res.output and "the first of two different records" in res.output
+    assert store.query(db, "SELECT raw->>'notes' FROM games").rows == [(None,)]
+    res = runner.invoke(app, ["load", other, "--db", db])  # the near miss: a conflict with the archive
+    assert res.exit_code == 1 and "use --replace" in res.output and "the first of two" not in res.output
+
+
 def test_invalid_records_are_reported_not_loaded(tmp_path):
     db = str(tmp_path / "a.duckdb")
     p = tmp_path / "x.jsonl"

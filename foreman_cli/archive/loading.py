@@ -47,6 +47,7 @@ class LoadReport:
     """What a load did: games added, unchanged, replaced, refused, and the conflicts by name."""
 
     conflicts: list[str] = field(default_factory=list)
+    conflicts_in_input: int = 0  # of them, the ids read twice with other content (--replace does not help)
     invalid_sources: list[str] = field(default_factory=list)
     rows: dict[str, int] = field(default_factory=dict)  # by table
     added: int = 0
@@ -466,6 +467,7 @@ def _insert(con: duckdb.DuckDBPyConnection, batch: Batch, replace: bool, report:
                 report.unchanged += 1
             else:
                 report.conflicts.append(f"{r.id} ({r.source}): a different game with this id is earlier in the input")
+                report.conflicts_in_input += 1
             continue
         old = existing.get(r.id)
         if old is not None:
