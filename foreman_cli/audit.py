@@ -451,8 +451,8 @@ def no_cyclic_gc():
     """Pause the cyclic garbage collector around bulk work.
 
     Replays make many small objects and no reference cycles, so the collector finds nothing and
-    only costs time (docs/scale.md: 14x on a bulk flatten). Reference counting still frees
-    everything as it goes, so memory stays flat.
+    only costs time (docs/performance.md). Reference counting still frees everything as it goes,
+    so memory stays flat.
     """
     was = gc.isenabled()
     gc.disable()
