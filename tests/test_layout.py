@@ -121,3 +121,18 @@ def test_a_run_that_names_its_command_builds_only_that_one_and_reads_the_same():
         for args in ([name, "--help"], [name, "--no-such-option"]):
             whole, alone = runner.invoke(app, args), runner.invoke(one, args)
             assert (alone.exit_code, alone.output) == (whole.exit_code, whole.output), args
+
+
+def test_every_test_the_docs_name_exists():
+    """docs/ cites the test behind each decision; a test renamed or deleted must not leave a citation behind."""
+    import re
+    tests = PACKAGE.parent / "tests"
+    names = {p.stem for p in tests.glob("test_*.py")}
+    for path in tests.glob("*.py"):
+        names |= {node.name for node in ast.walk(ast.parse(path.read_text()))
+                  if isinstance(node, ast.FunctionDef) and node.name.startswith("test_")}
+    cited = {(doc.name, name) for doc in (PACKAGE.parent / "docs").glob("*.md")
+             for name in re.findall(r"\btest_\w+", doc.read_text())}
+    # a citation may shorten a long name and end it with '...'
+    missing = sorted((doc, name) for doc, name in cited if not any(n.startswith(name) for n in names))
+    assert not missing, missing
