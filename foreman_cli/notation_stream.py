@@ -27,28 +27,36 @@ class Read(NamedTuple):
     id: str | None = None  # an error's game id, when its `game` line was read
 
 
-def read_notation(stream: BinaryIO) -> Iterator[Read]:
+def read_notation(stream: BinaryIO, limit: int, too_long: str) -> Iterator[Read]:
     """The games of a `.fmn` stream: each its record's JSON text, or its error. A game holding
-    bytes that are not UTF-8 is an error of its own; the games around it are read."""
+    bytes that are not UTF-8 is an error of its own, and so is one longer than `limit` bytes (said
+    in `too_long`), which is never held whole; the games around them are read."""
     # Bytes that are not UTF-8 are kept as lone surrogates and found in their game; lines end at
     # \n, \r or \r\n, as the reference reads a file.
     text = io.TextIOWrapper(stream, encoding="utf-8-sig", errors="surrogateescape", newline=None)
     said = False  # what comes before the first game is an error once, however long
     try:
-        for line, part, before_games in _games(text):
-            if before_games and said:
+        for line, part, kind in _games(text, limit):
+            if kind == BEFORE and said:
+                continue
+            if kind == TOO_LONG or (kind == GAME and _longer(part, limit)):
+                yield Read(line, None, too_long, id=_game_id(part))
                 continue
             for rec in _read_game(part, line):
-                said = said or before_games
+                said = said or kind == BEFORE
                 yield rec
     finally:
         text.detach()
 
 
-def _games(text: io.TextIOBase) -> Iterator[tuple[int, str, bool]]:
+BEFORE, GAME, TOO_LONG = "before the first game", "a game", "a game too long to hold (its first line only)"
+
+
+def _games(text: io.TextIOBase, limit: int) -> Iterator[tuple[int, str, str]]:
     """Each game's lines as one text, from its `game` line to the next, with the number of its
-    first line; and what comes before the first game, in parts, marked True."""
-    carry, line, before_games = "", 1, True
+    first line; what comes before the first game, in parts; and, in place of a game that grows
+    beyond `limit` characters, its first line, its other lines dropped as they are read."""
+    carry, line, before_games, dropping = "", 1, True, False
     while True:
         block = text.read(BLOCK)
         buf = carry + block
@@ -57,20 +65,42 @@ def _games(text: io.TextIOBase) -> Iterator[tuple[int, str, bool]]:
         if before_games:
             head = starts[0] if starts else end
             if head:
-                yield line, buf[:head], True
+                if not dropping:
+                    yield line, buf[:head], BEFORE
                 line += buf.count("\n", 0, head)
             buf, starts, before_games = buf[head:], [s - head for s in starts], not starts
+            end -= head
+            dropping = dropping and before_games
         if starts:
             last = len(starts) - 1 if block else len(starts)  # the last game may go on in the next block
             bounds = [*starts, len(buf)]
             for i in range(last):
-                yield line, buf[bounds[i]:bounds[i + 1]], False
+                yield line, buf[bounds[i]:bounds[i + 1]], GAME
                 line += buf.count("\n", bounds[i], bounds[i + 1])
             carry = buf[bounds[last]:] if block else ""
         else:
             carry = buf
+        whole = end - (len(buf) - len(carry))  # its whole lines: a line the block cut may be the next game's
+        if not before_games and whole > limit:  # said once; its lines dropped up to the next game
+            yield line, carry[:carry.find("\n")], TOO_LONG
+            line += carry.count("\n", 0, whole)
+            carry, before_games, dropping = carry[whole:], True, True
         if not block:
             return
+
+
+def _longer(game: str, limit: int) -> bool:
+    """Whether a game's text is longer than `limit` bytes as UTF-8."""
+    return len(game) > limit or (len(game) * 4 > limit and len(game.encode("utf-8", "surrogateescape")) > limit)
+
+
+def _game_id(game: str) -> str | None:
+    """The id its `game` line gives a game, when that line can be read."""
+    try:
+        words = notation.tokens(game[:game.find("\n") if "\n" in game else len(game)])
+    except notation.NotationError:
+        return None
+    return words[1].text if len(words) > 1 else None
 
 
 def _starts_game(buf: str, at: int) -> bool:

@@ -141,7 +141,7 @@ def read_named(stream: io.BufferedReader, name: str, limit: int, form: str | Non
     if form is None and not name.endswith(SUFFIXES):
         form = "fmn" if is_notation(stream.peek(NOTATION_SNIFF)) else "json"
     if name.endswith(".fmn") or form == "fmn":
-        return read_notation(stream, name)
+        return read_notation(stream, name, limit)
     return read_stream(stream, name, limit, lines=name.endswith((".jsonl", ".jsonl.gz")))
 
 
@@ -157,10 +157,10 @@ def is_notation(head: bytes) -> bool:
     return False
 
 
-def read_notation(stream: BinaryIO, name: str) -> Iterator[RawRecord]:
-    """The games of a `.fmn` stream, each its record's JSON text or its error."""
+def read_notation(stream: BinaryIO, name: str, limit: int = DEFAULT_MAX_RECORD_BYTES) -> Iterator[RawRecord]:
+    """The games of a `.fmn` stream, each its record's JSON text or its error (one beyond `limit` bytes)."""
     from .notation_stream import read_notation as games  # only for notation
-    for g in games(stream):
+    for g in games(stream, limit, _TOO_LONG.format(limit=limit)):
         yield RawRecord(name, g.line, g.text, error=g.error, column=g.column, notation=g.game, game_id=g.id)
 
 

@@ -48,8 +48,11 @@ def reference(text: str) -> list[tuple]:
     return out
 
 
-def streamed(data: bytes) -> list[tuple]:
-    return [(r.line, r.text, r.error, r.column) for r in notation_stream.read_notation(io.BytesIO(data))]
+TOO_LONG = "longer than the limit"
+
+
+def streamed(data: bytes, limit: int = 1 << 40) -> list[tuple]:
+    return [(r.line, r.text, r.error, r.column) for r in notation_stream.read_notation(io.BytesIO(data), limit, TOO_LONG)]
 
 
 @compiled
@@ -120,3 +123,32 @@ def test_a_game_with_bytes_that_are_not_utf8_is_its_own_error_and_the_others_are
     assert [g[1] is not None for g in got] == [True, False, True]
     assert got[1][0] == line and got[1][2] == "not UTF-8 text: byte 0xe9"
     assert got[2][0] == games[0].count("\n") + bad.count("\n") + 1
+
+
+@pytest.mark.parametrize("block", [7, 1 << 20])  # the game dropped as it is read, or judged once it is whole
+@pytest.mark.parametrize("filler", ["x", "\u00e9"])  # one byte a character, or two
+def test_a_game_beyond_the_byte_limit_is_one_error_and_the_games_around_it_read_as_without_it(block, filler,
+                                                                                            monkeypatch):
+    games = [write_game(r) for r in RECORDS[:3]]
+    big = games[1].replace("\ndeal ", "\nnote " + filler * 4000 + "\n" + "# kept at the table\n" * 200 + "deal ", 1)
+    text = games[0] + big + games[2]
+    monkeypatch.setattr(notation_stream, "BLOCK", block)
+    whole = reference(text)
+    size = len(big.encode())
+    assert streamed(text.encode(), size) == whole  # the near miss: a game of exactly the limit is read
+    got = streamed(text.encode(), size - 1)
+    assert got == [whole[0], (games[0].count("\n") + 1, None, TOO_LONG, None), whole[2]]
+    (_, said, _) = notation_stream.read_notation(io.BytesIO(text.encode()), size - 1, TOO_LONG)
+    assert said.id == RECORDS[1]["id"]
+
+
+def test_validate_holds_notation_to_max_record_bytes(tmp_path):
+    from typer.testing import CliRunner
+    from foreman_cli.cli import app
+    path = tmp_path / "evening.fmn"
+    path.write_text("".join(write_game(r) for r in RECORDS[:2]))
+    limit = len(write_game(RECORDS[0]).encode())
+    res = CliRunner().invoke(app, ["validate", "--json", "--max-record-bytes", str(limit - 1), str(path)])
+    first = json.loads(res.stdout.splitlines()[0])
+    assert first["id"] == RECORDS[0]["id"] and first["status"] == "invalid"
+    assert f"longer than {limit - 1} bytes (--max-record-bytes)" in first["violations"][0]["message"]
