@@ -55,12 +55,19 @@ BEFORE, GAME, TOO_LONG = "before the first game", "a game", "a game too long to 
 def _games(text: io.TextIOBase, limit: int) -> Iterator[tuple[int, str, str]]:
     """Each game's lines as one text, from its `game` line to the next, with the number of its
     first line; what comes before the first game, in parts; and, in place of a game that grows
-    beyond `limit` characters, its first line, its other lines dropped as they are read."""
-    carry, line, before_games, dropping = "", 1, True, False
+    beyond `limit` characters, its first line, its other lines dropped as they are read (a line
+    longer than `limit` is dropped as it is read, wherever it is)."""
+    carry, line, before_games, dropping, in_long_line = "", 1, True, False, False
     while True:
         block = text.read(BLOCK)
+        more = bool(block)
+        if in_long_line:  # the rest of a line too long to hold
+            cut = block.find("\n")
+            if cut < 0 and more:
+                continue
+            block, line, in_long_line = block[cut + 1:], line + 1, False
         buf = carry + block
-        end = buf.rfind("\n") + 1 if block else len(buf)  # whole lines only, until the last block
+        end = buf.rfind("\n") + 1 if more else len(buf)  # whole lines only, until the last block
         starts = [m.start() for m in _GAME_LINE.finditer(buf, 0, end) if _starts_game(buf, m.start())]
         if before_games:
             head = starts[0] if starts else end
@@ -72,20 +79,25 @@ def _games(text: io.TextIOBase, limit: int) -> Iterator[tuple[int, str, str]]:
             end -= head
             dropping = dropping and before_games
         if starts:
-            last = len(starts) - 1 if block else len(starts)  # the last game may go on in the next block
+            last = len(starts) - 1 if more else len(starts)  # the last game may go on in the next block
             bounds = [*starts, len(buf)]
             for i in range(last):
                 yield line, buf[bounds[i]:bounds[i + 1]], GAME
                 line += buf.count("\n", bounds[i], bounds[i + 1])
-            carry = buf[bounds[last]:] if block else ""
+            carry = buf[bounds[last]:] if more else ""
         else:
             carry = buf
         whole = end - (len(buf) - len(carry))  # its whole lines: a line the block cut may be the next game's
-        if not before_games and whole > limit:  # said once; its lines dropped up to the next game
-            yield line, carry[:carry.find("\n")], TOO_LONG
+        if (whole > limit or len(carry) - whole > limit) and not (before_games and dropping):
+            # said once, as the game it is in (or the text before the games); dropped up to the next game
+            first = carry[:carry.find("\n", 0, whole)] if whole else carry[:80]  # its first line, or that line's start
+            yield line, first, BEFORE if before_games else TOO_LONG
+            in_long_line = whole <= limit
             line += carry.count("\n", 0, whole)
-            carry, before_games, dropping = carry[whole:], True, True
-        if not block:
+            carry, before_games, dropping = "" if in_long_line else carry[whole:], True, True
+        elif before_games and len(carry) > limit:
+            carry, in_long_line = "", True
+        if not more:
             return
 
 

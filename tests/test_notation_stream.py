@@ -152,3 +152,18 @@ def test_validate_holds_notation_to_max_record_bytes(tmp_path):
     first = json.loads(res.stdout.splitlines()[0])
     assert first["id"] == RECORDS[0]["id"] and first["status"] == "invalid"
     assert f"longer than {limit - 1} bytes (--max-record-bytes)" in first["violations"][0]["message"]
+
+
+@pytest.mark.parametrize("block", [7, 1 << 20])
+def test_a_line_beyond_the_limit_is_dropped_as_it_is_read_before_the_games_or_in_one(block, monkeypatch):
+    games = [write_game(r) for r in RECORDS[:3]]
+    long_note = games[1].replace("\ndeal ", "\nnote " + "x" * 4000 + "\ndeal ", 1)
+    junk = "junk " + "z" * 4000 + "\nmore junk\n"
+    text = junk + games[0] + long_note + games[2]
+    monkeypatch.setattr(notation_stream, "BLOCK", block)
+    whole = reference(text)
+    got = streamed(text.encode(), 3000)
+    assert got[0][1] is None and "starts with a 'game' line" in got[0][2] and got[0][0] == 1
+    assert got[1] == whole[1] and got[3] == whole[3]  # the games around it, at their lines
+    assert got[2] == (3 + games[0].count("\n"), None, TOO_LONG, None)
+    assert len(got) == 4
