@@ -46,9 +46,7 @@ class Journal:
             now = _identity(self.path)
             if now == _identity(held.fileno()):
                 return held
-            held.close()  # replaced between the open and the lock: lock the file there now
-            if now is None:
-                self._create()
+            held.close()  # replaced (or removed) between the open and the lock: lock the file there now
 
     def close(self) -> None:
         """Let another scorer keep the file."""

@@ -31,7 +31,7 @@ def settlement(s, out: IO[str] | None = None, per_game: bool = False) -> None:
     # Counted above when many: only the games whose money is in doubt are listed then.
     left_out = [g for g in s.games if not g.counted and (whole or g.disputed or g.status == "invalid")]
     _section(con, "Left out of the balances", [f"  {g.id or '(no id)'}: {g.reason or ''}" for g in left_out], whole)
-    _repeats(con, s.repeats)
+    _repeats(con, s)
     _section(con, "Names written two ways",
              ["  " + name_clash(g, "the balances keep them apart") for g in s.name_clashes], True)
     for cur, bal in s.balances.items():
@@ -96,16 +96,17 @@ def _games_summary(con: Console, s) -> None:
     con.print(Text("(one line a game: --per-game; --json and --csv hold every game)", style="dim"))
 
 
-def _repeats(con: Console, repeats) -> None:
+def _repeats(con: Console, s) -> None:
     """The copies of games read before, which the ledger does not hold (DUPLICATE_GAME)."""
-    if repeats:
-        con.print()
-        con.print(Text("Read again, not counted (DUPLICATE_GAME)", style="bold"))
-        for r in repeats:
-            con.print(f"  {r.source}: {r.message}")
-        if any(not r.identical for r in repeats):
-            con.print("  A game read again with other content is in doubt: its first record was counted; "
-                      "check with the table which one is right.")
+    if not s.repeats:
+        return
+    con.print()
+    con.print(Text("Read again, not counted (DUPLICATE_GAME)", style="bold"))
+    for r in s.repeats:
+        con.print(f"  {r.source}: {r.message}")
+    if s.conflicting:
+        con.print("  A game read again with other content is in doubt: its first record was counted; "
+                  "check with the table which one is right.")
 
 
 def _nested(value: Any, level: int) -> str:

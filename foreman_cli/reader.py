@@ -157,7 +157,7 @@ def is_notation(head: bytes) -> bool:
     return False
 
 
-def read_notation(stream: BinaryIO, name: str, limit: int = DEFAULT_MAX_RECORD_BYTES) -> Iterator[RawRecord]:
+def read_notation(stream: BinaryIO, name: str, limit: int) -> Iterator[RawRecord]:
     """The games of a `.fmn` stream, each its record's JSON text or its error (one beyond `limit` bytes)."""
     from .notation_stream import read_notation as games  # only for notation
     for g in games(stream, limit, _TOO_LONG.format(limit=limit)):

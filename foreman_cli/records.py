@@ -353,9 +353,11 @@ def decode_careful(text: bytes | str, overrides: dict[str, Any] | None = None) -
                 line, col = int(m.group(1)), int(m.group(2))
                 msg = msg[: m.start()]
             return Invalid(RecordSyntax, [SchemaProblem("$", f"not JSON: {msg}")], None, line, col)
-        if _is_certificate(text):  # settle's own output among the records: one line that says so, not a dozen
+        top = _top_object(text)
+        kind, game_id = top.get("certificate"), top.get("id")
+        if isinstance(kind, str) and kind.startswith(CERTIFICATE_FAMILY):  # settle's own output among the records
             return Invalid(RecordSchema, [SchemaProblem("$", CERTIFICATE_NOT_A_RECORD)], None)
-        return Invalid(RecordSchema, problems_from_validation(e), _id_of(text))
+        return Invalid(RecordSchema, problems_from_validation(e), game_id if isinstance(game_id, str) else None)
     bad = ext_problem(g.ext) if g.ext is not None else None
     if bad is not None:
         code, msg = bad
@@ -375,15 +377,6 @@ def decode_careful(text: bytes | str, overrides: dict[str, Any] | None = None) -
 CERTIFICATE_FAMILY = "foreman-settlement-certificate/"  # what a certificate's "certificate" begins with
 CERTIFICATE_NOT_A_RECORD = ("a settlement certificate that foreman settle wrote, not a game record: check it with "
                             "'foreman verify CERTIFICATE RECORDS', and keep it out of the records' folder")
-
-
-def _is_certificate(text: bytes | str) -> bool:
-    try:
-        top = msgspec.json.decode(text)
-    except msgspec.DecodeError:
-        return False
-    kind = top.get("certificate") if isinstance(top, dict) else None
-    return isinstance(kind, str) and kind.startswith(CERTIFICATE_FAMILY)
 
 
 def _is_iso(v: str) -> bool:
@@ -503,12 +496,10 @@ def __getattr__(name: str) -> Any:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}") from None
 
 
-def _id_of(text: bytes | str) -> str | None:
-    """The record's id when it is a string, even in a record that fails the schema."""
+def _top_object(text: bytes | str) -> dict[str, Any]:
+    """The record's top-level object, read again for its id and kind once it fails the schema; {} when it is none."""
     try:
         obj = json.loads(text)
     except (ValueError, RecursionError):
-        return None
-    if isinstance(obj, dict) and isinstance(obj.get("id"), str):
-        return obj["id"]
-    return None
+        return {}
+    return obj if isinstance(obj, dict) else {}
