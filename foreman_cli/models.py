@@ -193,6 +193,8 @@ def problems_from_validation(err: ValidationError, limit: int = 20) -> list[Sche
             msg = f"unknown field {loc[-1]!r}" if loc else "unknown field"
         elif e["type"] == "string_pattern_mismatch":
             msg = f"{quote(e['input'])} is not valid here ({_pattern_hint(e)})"
+        elif e["type"] in ("too_short", "too_long"):
+            msg = _length_message(e)
         elif e["type"] == "value_error":
             msg = msg.removeprefix("Value error, ")
         elif "input" in e and not isinstance(e["input"], (dict, list)):
@@ -211,6 +213,17 @@ _FIELD_NAMES = {
     name for model in (Game, Deal, Pass, Trick, Series, Rules, Payment, Claimed, Claim)
     for name in (*model.model_fields, *(f.alias for f in model.model_fields.values() if f.alias))
 }
+
+
+def _length_message(e: dict[str, Any]) -> str:
+    """A list or object of the wrong length, in words: pydantic's own text speaks of its validation."""
+    ctx = e.get("ctx") or {}
+    bound = ctx.get("min_length") if e["type"] == "too_short" else ctx.get("max_length")
+    what = ("entry" if bound == 1 else "entries") if ctx.get("field_type") == "Dictionary" else (
+        "item" if bound == 1 else "items")
+    side = "at least" if e["type"] == "too_short" else "at most"
+    got = ctx.get("actual_length")
+    return f"needs {side} {bound} {what}" + ("" if got is None else f", got {got}")
 
 
 def _pattern_hint(e: dict[str, Any]) -> str:

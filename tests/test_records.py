@@ -97,6 +97,18 @@ def test_schema_refusals_name_the_field(mutate, path, words):
     assert all(c == "RECORD_SCHEMA" for c, _, _ in errs)
 
 
+@pytest.mark.parametrize("mutate,path,message", [
+    (lambda r: r.update(deals=[]), "$.deals", "needs at least 1 item, got 0"),
+    (lambda r: r.update(players=["a", "b"]), "$.players", "needs at least 3 items, got 2"),
+    (lambda r: r.update(players=["a", "b", "c", "d"]), "$.players", "needs at most 3 items, got 4"),
+    (lambda r: r["deals"][0].update(discards=["2C"] * 60), "$.deals[0].discards", "needs at most 52 items, got 60"),
+])
+def test_a_list_of_the_wrong_length_is_told_in_words(mutate, path, message):
+    rec = clone(game())
+    mutate(rec)
+    assert (path, f"{path}: {message}") in [(p, m) for _, p, m in schema_errors(rec)]
+
+
 def test_nulls_for_optional_fields_mean_absent():
     rec = game(played_at=None, series=None, rules=None, stake=None, currency=None, claimed=None, notes=None,
                ext=None, card_notation=None)
