@@ -174,12 +174,14 @@ class Verdict:
     changed: list[str] = field(default_factory=list)
     ledger: list[str] = field(default_factory=list)  # how the recomputed ledger differs
     fields: list[str] = field(default_factory=list)  # any other field that differs from the recomputed one
+    in_doubt: list[str] = field(default_factory=list)  # games the records hold twice, with different content
     games: int = 0
 
     @property
     def verified(self) -> bool:
-        """True when nothing differs."""
-        return self.sealed and not (self.missing or self.added or self.changed or self.ledger or self.fields)
+        """True when nothing differs and no game is in doubt."""
+        return self.sealed and not (self.missing or self.added or self.changed or self.ledger or self.fields
+                                    or self.in_doubt)
 
 
 def read(text: str, where: str) -> dict[str, Any]:
@@ -267,4 +269,7 @@ def verify(cert: dict[str, Any], results_of, version: str) -> Verdict:
     overrides = cert.get("overrides") or {}
     hashed = Hashed()
     ledger = settle.settle(hashed.tap(results_of(overrides)), as_played=bool(cert.get("as_played")))
-    return compare(cert, hashed, ledger.to_dict(), version)
+    verdict = compare(cert, hashed, ledger.to_dict(), version)
+    # Matching the first of two different records proves nothing about which one the table played.
+    verdict.in_doubt = [f"{r.source}: {r.message}" for r in ledger.conflicting]
+    return verdict

@@ -265,7 +265,7 @@ def verify(
 
     Arguments: CERTIFICATE a file written by settle --certificate; PATH... the records, as given to settle.
 
-    Exit status: 0 when verified, 1 when anything differs, 2 when the command could not run.
+    Exit status: 0 when verified, 1 when anything differs or a game's two records differ, 2 when it could not run.
     """
     paths = inputs(paths, from_)
     from . import game_view  # the views load only where they are shown

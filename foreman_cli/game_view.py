@@ -339,5 +339,7 @@ def verdict(v, out: IO[str] | None = None) -> None:
         con.print(Text(f"the ledger would differ: {line}", style="red"))
     for line in v.fields:
         con.print(Text(f"the certificate differs: {line}", style="red"))
+    for line in v.in_doubt:
+        con.print(Text(f"in doubt: {line}; the certificate can speak only for the first record", style="red"))
     if not v.ledger and v.sealed:
         con.print("the ledger would be the same")

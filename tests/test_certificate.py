@@ -190,3 +190,22 @@ def test_a_certificate_left_among_the_records_is_named_as_one_not_taken_apart_as
     res = runner.invoke(app, ["validate", "--json", str(near)])
     problems = json.loads(res.output)["violations"]
     assert len(problems) > 1 and not any("settlement certificate" in p["message"] for p in problems)
+
+
+def test_records_holding_a_game_twice_with_other_content_do_not_verify(tmp_path):
+    first = game(id="g1", stake="1.00", currency="GBP")
+    other = game(id="g1", stake="5.00", currency="GBP")
+    (tmp_path / "a.jsonl").write_text(json.dumps(first) + "\n")
+    (tmp_path / "b.jsonl").write_text(json.dumps(other) + "\n")
+    (tmp_path / "c.jsonl").write_text(json.dumps(first) + "\n")
+    cert = tmp_path / "c.cert.json"
+    settled = runner.invoke(app, ["settle", str(tmp_path / "a.jsonl"), str(tmp_path / "b.jsonl"),
+                                  "--certificate", str(cert)])
+    assert settled.exit_code == 1
+    in_doubt = runner.invoke(app, ["verify", str(cert), str(tmp_path / "a.jsonl"), str(tmp_path / "b.jsonl")])
+    assert in_doubt.exit_code == 1 and "verified" not in in_doubt.output
+    assert "in doubt" in in_doubt.output and "b.jsonl:1" in in_doubt.output
+    # Near misses: the first record alone, and the same record twice, verify.
+    assert verify(cert, tmp_path / "a.jsonl").exit_code == 0
+    twice = runner.invoke(app, ["verify", str(cert), str(tmp_path / "a.jsonl"), str(tmp_path / "c.jsonl")])
+    assert twice.exit_code == 0 and "verified" in twice.output
