@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any, ClassVar
+
+import msgspec
 
 from .cards import SUIT_NAMES, SUITS
 from .proof import Proof, held_json, held_words, proof_words, proved_evidence
@@ -13,8 +14,7 @@ ERROR = "error"
 WARNING = "warning"
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Finding:
+class Finding(msgspec.Struct, frozen=True, kw_only=True):
     """One breach (or warning) and where it is; a subclass per code says what it means (its class
     attributes: the registry entry) and words it from its own fields (`message`, `evidence`).
     `disputes`: takes the game out of the settlement; `cross_game`: found across games; `shown_at`:
@@ -78,7 +78,6 @@ def _code(code: str, title: str, **meta: Any):
         cls.code, cls.title = code, title
         for name, value in meta.items():
             setattr(cls, name, value)
-        cls = dataclass(frozen=True, slots=True, kw_only=True)(cls)
         CODES[code] = cls
         return cls
     return make
@@ -125,7 +124,6 @@ class RecordSchema(Finding):
         return {"line": self.line} if self.line else {}
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
 class _Miscount(Finding):
     did: ClassVar[str]  # what the player did with the cards, in words
     shows = "the number of cards there were"
@@ -210,7 +208,6 @@ class PassSequence(Finding):
                 "expected": list(self.expected) if self.expected else None}
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
 class _NotHeld(Finding):
     done: ClassVar[str]  # what he did with the card, in a word
     shows = "his hand at that moment; in a record of the play, where the record put the card (proved_by)"
@@ -482,7 +479,6 @@ class ClaimMismatch(Finding):
     evidence_fields = ("part", "claimed", "replayed")
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
 class _ClaimFails(Finding):
     shows = "a line of play that stops the claimer, ending with the first trick he loses"
     injectable = True
