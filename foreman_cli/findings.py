@@ -73,7 +73,7 @@ CODES: dict[str, type[Finding]] = {}
 
 
 def _code(code: str, title: str, **meta: Any):
-    """Make a class the finding of this code: its registry entry, and a frozen record of its fields."""
+    """Make a class (a frozen Struct of its fields, as Finding is) the finding of this code: its registry entry."""
     def make(cls: type[Finding]) -> type[Finding]:
         cls.code, cls.title = code, title
         for name, value in meta.items():
