@@ -18,8 +18,7 @@ from .rules import HouseRules, parse_overrides
 MAX_RECORD_LIMIT = 1 << 40  # a larger limit overflowed the reader's buffer sizes (a traceback)
 
 
-RuleOpt = Annotated[Optional[list[str]], typer.Option(
-    "--rule", metavar="KEY=VALUE",
+RuleOpt = Annotated[Optional[list[str]], typer.Option("--rule", metavar="KEY=VALUE",
     help="Override a house option for every game read, e.g. --rule quota=9-5-2 (repeatable).")]
 def _argument(metavar: str) -> Any:
     """A positional argument, described in its command's help text: typer would print a Python type
@@ -313,14 +312,15 @@ def fairness(
         raise UsageError(f"--correction {correction!r}: one of {', '.join(fair.CORRECTIONS)}")
     if bool(paths) == bool(db):
         raise UsageError("give record PATHs or --db FILE (one of the two)")
+    unscreened = fair.Unscreened()  # an archive holds no invalid record and no repeat
     if db:
         from . import archive
         deals = archive.dealt_hands(archive.db_path(db))
     else:
-        deals = fair.from_results(audit.audit_paths(paths, parse_overrides(rule), keep=True))
+        deals = fair.from_results(audit.audit_paths(paths, parse_overrides(rule), keep=True), unscreened)
     with render.WorkProgress("screening", "deals") as bar:
-        result = fair.screen(bar.counted(deals), alpha, correction)
-    if not result.deals and not result.excluded and not result.play_only:
+        result = fair.screen(bar.counted(deals), alpha, correction, unscreened)
+    if result.empty:
         if db:
             render.warning(f"{db}: the archive holds no dealt hands", "load games first: foreman load PATH --db FILE")
         else:

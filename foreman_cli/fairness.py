@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 
 from . import stats_exact as sx
 from .cards import CARD_OF, RANK_OF, SUIT_OF
+from .findings import repeat_mark
 from .words import plural
 
 HAND, KITTY = 16, 4
@@ -86,6 +87,14 @@ class Test:
 
 
 @dataclass(slots=True)
+class Unscreened:
+    """The records whose deals the screen cannot take, counted as the deals are read from them."""
+
+    invalid: int = 0  # records that cannot be replayed: their deals are unknown
+    differing: int = 0  # games read again with other content: the first record's deals are the ones screened
+
+
+@dataclass(slots=True)
 class Screen:
     """The whole screen: the family of tests, corrected, and the deals it looked at."""
 
@@ -95,13 +104,25 @@ class Screen:
     correction: str
     tests: list[Test]
     play_only: int = 0  # deals recorded without their hands (foreman/1.2), left out
+    unscreened: Unscreened = field(default_factory=Unscreened)
 
     @property
     def left_out(self) -> str:
-        """The deals left out of the screen and why, in words."""
+        """The deals and records left out of the screen and why, in words."""
         why = [f"{n} left out: {reason}" for n, reason in ((self.excluded, "not one deck of 52"),
                                                             (self.play_only, "recorded without their hands")) if n]
+        u = self.unscreened
+        if u.invalid:
+            why.append(f"{plural(u.invalid, 'record')} left out: cannot be replayed, see foreman validate")
+        if u.differing:
+            why.append(f"{plural(u.differing, 'game')} read again with other content: the first record screened")
         return "; ".join(why) or "none left out"
+
+    @property
+    def empty(self) -> bool:
+        """True when the input held nothing the screen could count, not even a record it left out."""
+        return not (self.deals or self.excluded or self.play_only or self.unscreened.invalid
+                    or self.unscreened.differing)
 
     @property
     def flagged(self) -> list[Test]:
@@ -110,8 +131,9 @@ class Screen:
 
     def to_dict(self) -> dict:
         """`foreman fairness --json`."""
-        return {"deals": self.deals, "excluded": self.excluded, "play_only": self.play_only, "alpha": self.alpha,
-                "correction": self.correction,
+        return {"deals": self.deals, "excluded": self.excluded, "play_only": self.play_only,
+                "invalid_records": self.unscreened.invalid, "differing_repeats": self.unscreened.differing,
+                "alpha": self.alpha, "correction": self.correction,
                 "correction_name": CORRECTION_NAMES[self.correction],
                 "tests": [t.to_dict(self.alpha) for t in self.tests]}
 
@@ -144,8 +166,10 @@ def _own_against_others(player: str, own: list[int], other: list[int]) -> Test |
                 sx.normal_sf((mine - theirs) / se), "two-sample z")
 
 
-def screen(deals: Iterable[Dealt], alpha: float = 0.01, correction: str = "holm") -> Screen:
-    """Test every player's dealt hands against chance, as dealer and not, and correct the family."""
+def screen(deals: Iterable[Dealt], alpha: float = 0.01, correction: str = "holm",
+           unscreened: Unscreened | None = None) -> Screen:
+    """Test every player's dealt hands against chance, as dealer and not, and correct the family;
+    `unscreened` is what the reading of the deals counts of the records it could not take."""
     by: dict[tuple[str, str, str], list[int]] = {}
     kitty: dict[str, list[int]] = {}
     dealer_honours: list[tuple[str, int]] = []  # (dealer, honours in his hand) per deal
@@ -174,13 +198,20 @@ def screen(deals: Iterable[Dealt], alpha: float = 0.01, correction: str = "holm"
     for t, q in zip(tests, CORRECTIONS[correction]([t.p for t in tests])):
         t.p_adjusted = q
         t.flagged = q < alpha
-    return Screen(n, excluded, alpha, correction, tests, play_only)
+    return Screen(n, excluded, alpha, correction, tests, play_only, unscreened or Unscreened())
 
 
-def from_results(results) -> Iterator[Dealt]:
-    """The deals of replayed games, as dealt (invalid records have none; a repeat is not counted again)."""
+def from_results(results, unscreened: Unscreened | None = None) -> Iterator[Dealt]:
+    """The deals of replayed games, as dealt (invalid records have none; a repeat is not counted
+    again), counting in `unscreened` the records that give none."""
+    unscreened = unscreened if unscreened is not None else Unscreened()
     for r in results:
-        if r.status == "invalid" or r.data is None or r.repeat:
+        if r.repeat:
+            mark = repeat_mark(r.findings)
+            unscreened.differing += mark is not None and not mark.identical
+            continue
+        if r.status == "invalid" or r.data is None:
+            unscreened.invalid += r.status == "invalid"
             continue
         g = r.data
         for i, d in enumerate(g.deals, 1):

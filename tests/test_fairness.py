@@ -181,6 +181,27 @@ def test_the_screen_names_only_the_reasons_deals_were_left_out(tmp_path):
     assert "(5 left out: recorded without their hands)" in words and "0 left out" not in words, words
 
 
+def test_records_whose_deals_are_not_screened_are_counted_not_dropped(tmp_path):
+    recs = [r for r, _ in generate(4, 2, stacked=0.0, max_deals=1)]
+    other = json.loads(json.dumps(recs[0]))
+    other["notes"] = "written up again the next day"
+    p = tmp_path / "evening.jsonl"
+    p.write_text("".join(json.dumps(r) + "\n" for r in [*recs, {"format": "foreman/1", "id": "torn"}, other]))
+    words = runner.invoke(app, ["fairness", str(p)]).output
+    assert ("4 deals (1 record left out: cannot be replayed, see foreman validate; "
+            "1 game read again with other content: the first record screened)") in words, words
+    d = json.loads(runner.invoke(app, ["fairness", str(p), "--json"]).output)
+    assert (d["deals"], d["invalid_records"], d["differing_repeats"]) == (4, 1, 1)
+    # Near miss: the same record twice is one game, screened once, and nothing is left out.
+    p.write_text("".join(json.dumps(r) + "\n" for r in [*recs, recs[0]]))
+    d = json.loads(runner.invoke(app, ["fairness", str(p), "--json"]).output)
+    assert (d["deals"], d["invalid_records"], d["differing_repeats"]) == (4, 0, 0)
+    # Only a record that cannot be replayed: the screen says so, rather than that no game was read.
+    p.write_text(json.dumps({"format": "foreman/1", "id": "torn"}) + "\n")
+    res = runner.invoke(app, ["fairness", str(p)])
+    assert "0 deals (1 record left out" in res.output and "no game was read" not in res.output
+
+
 def test_html_page_draws_the_distributions(tmp_path):
     out = tmp_path / "f.html"
     p = tmp_path / "g.jsonl"
