@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from . import core, engine
 from .board import Board
 from .errors import UsageError
+from .findings import repeat_mark
 from .cards import BIT, CARD_OF, CANONICAL, hand_cards
 from .records import GameData
 from .results import DealResult, GameResult
@@ -421,13 +422,14 @@ def analyze_results(results, game_id: str | None = None, deal: int | None = None
 
 
 def _chosen(results, game_id: str | None, deal: int | None) -> Iterator[GameResult]:
-    """The games to analyse: one game's first copy when `game_id` is given, else every first copy."""
+    """The games to analyse: one game's first copy when `game_id` is given, else every first copy.
+    A copy with other content passes through unanalysed, to be named: which record is right is in doubt."""
     found = False
     for r in results:
-        if (game_id is not None and r.id != game_id) or r.repeat:  # a repeat is analysed once, as its first copy
-            continue
+        if (game_id is not None and r.id != game_id) or (r.repeat and repeat_mark(r.findings).identical):
+            continue  # a repeat is analysed once, as its first copy
         found = True
-        if deal is not None and r.status != "invalid" and r.data is not None and deal > len(r.deals):
+        if deal is not None and r.status != "invalid" and r.data is not None and not r.repeat and deal > len(r.deals):
             raise UsageError(f"--deal {deal}: game {r.id} has {len(r.deals)} deal{'s' if len(r.deals) != 1 else ''}",
                              hint="see 'foreman analyze --help'")
         yield r
@@ -439,16 +441,21 @@ def _tasks_of(games: Iterable[GameResult], deal: int | None, from_trick: int, bu
               pending: deque) -> Iterator[tuple]:
     """Each game's deal tasks in order, noting the game in `pending` before its first task goes."""
     for r in games:
-        tasks = [] if r.status == "invalid" or r.data is None else _deal_tasks(r, deal, from_trick, budget)
+        tasks = [] if _not_analysed(r) else _deal_tasks(r, deal, from_trick, budget)
         pending.append([r, len(tasks), []])
         yield from tasks
+
+
+def _not_analysed(r: GameResult) -> bool:
+    """A game that passes through as its result: one that cannot be replayed, or a copy in doubt."""
+    return r.status == "invalid" or r.data is None or r.repeat
 
 
 def _finished(pending: deque) -> Iterator[GameAnalysis | GameResult]:
     """The games at the head of `pending` whose every deal is answered, in order."""
     while pending and pending[0][1] == 0:
         r, _, deals = pending.popleft()
-        if r.status == "invalid" or r.data is None:
+        if _not_analysed(r):
             yield r
         else:
             yield GameAnalysis(r.id, r.source, r.data.players, tuple(deals))

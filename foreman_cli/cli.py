@@ -236,8 +236,8 @@ def analyze(
 
     Arguments: PATH a record file, a folder, or - for standard input.
 
-    Exit status: 0 when every game was analysed, 1 when one could not be replayed, 2 when the
-    command could not run.
+    Exit status: 0 when every game was analysed, 1 when one could not be replayed or was read again
+    with other content, 2 when the command could not run.
     """
     path = inputs([path], from_)[0]
     from . import game_view  # the views load only where they are shown
@@ -248,7 +248,7 @@ def analyze(
         summary = (game_view.analysis_json if json_out else game_view.analysis_view)(items)
     if not summary.games:
         _no_game([path])
-    raise typer.Exit(1 if summary.invalid else 0)
+    raise typer.Exit(1 if summary.invalid or summary.repeats else 0)
 
 
 @app.command()

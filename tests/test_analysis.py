@@ -164,3 +164,20 @@ def test_one_deal_spread_over_workers_gives_the_same_output(tmp_path):
     assert outputs[0].stdout == outputs[1].stdout
     plays = json.loads(outputs[0].stdout)["deals"][0]["plays"]
     assert plays and all(None not in p["sure_before"].values() and p["cost"] is not None for p in plays)
+
+
+def test_a_game_read_again_with_other_content_is_named_not_analysed_again(tmp_path):
+    first = game(id="g1")
+    other = game(id="g1", notes="written up again the next day")
+    p = tmp_path / "two.jsonl"
+    p.write_text(json.dumps(first) + "\n" + json.dumps(other) + "\n")
+    res = runner.invoke(app, ["analyze", str(p)])
+    assert res.exit_code == 1, res.output
+    assert res.output.count("Game g1") == 1 and f"{p}:2  game g1" in res.output
+    assert "(different content) (DUPLICATE_GAME)" in res.output
+    lines = [json.loads(x) for x in runner.invoke(app, ["analyze", str(p), "--json"]).output.splitlines()]
+    assert [("deals" in x, x["source"].endswith(":2")) for x in lines] == [(True, False), (False, True)]
+    # Near miss: the same record twice is analysed once, and nothing is in doubt.
+    p.write_text(json.dumps(first) + "\n" + json.dumps(first) + "\n")
+    same = runner.invoke(app, ["analyze", str(p)])
+    assert same.exit_code == 0 and same.output.count("Game g1") == 1 and "DUPLICATE_GAME" not in same.output
