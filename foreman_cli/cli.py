@@ -36,8 +36,7 @@ def _write_text(path: str, text: str, inputs: list[str]) -> None:
     write_text_atomically(path, text, inputs)
 
 
-JobsOpt = Annotated[Optional[int], typer.Option(
-    "--jobs", "-j", min=1, max=1024, metavar="N",
+JobsOpt = Annotated[Optional[int], typer.Option("--jobs", "-j", min=1, max=1024, metavar="N",
     help="Worker processes (default: the number of cores); output is the same for any number.")]
 
 
@@ -168,7 +167,8 @@ def replay(
 
     Arguments: PATH a record file, a folder, or - for standard input.
 
-    Exit status: 0 when the game has no breach, 1 when it has one, 2 when the command could not run.
+    Exit status: 0 when the game has no breach, 1 when it has one or the input holds another record of it
+    with other content, 2 when the command could not run.
     """
     path = inputs([path], from_)[0]
     from . import game_view  # the views load only where they are shown
@@ -178,7 +178,7 @@ def replay(
         render.events_json(t.events, t.data.players)
     else:
         game_view.replay_view(t)
-    raise typer.Exit(1 if t.result.has_errors else 0)
+    raise typer.Exit(1 if t.result.has_errors or t.doubts else 0)
 
 
 @app.command()

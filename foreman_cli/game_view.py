@@ -110,6 +110,8 @@ class _ReplayView(Visitor):
         con.print(f"Rules: quota {rules.quota}, target {rules.target}, return {rules.return_rule}, "
                   f"kitty {rules.kitty}, rotation {rules.deal_rotation}, next dealer {rules.next_dealer}, "
                   f"claims {rules.claim_rule}")
+        for line in t.doubts:
+            con.print(Text(f"In doubt: {line}; this is the first record", style="bold red"))
 
     def show_held(self, key: str | None = None, number: int | None = None) -> None:
         for f in [f for f in self.held if key is None or getattr(f, key) == number]:

@@ -34,6 +34,7 @@ th { font-weight: 600; background: #f4f4f4; } td.num { text-align: right; }
 tr.breach td { background: #fff0f0; }
 .summary { border: 2px solid #c00000; padding: 8px 12px; margin: 10px 0; }
 .summary.clean { border-color: #2e7d32; }
+.doubt { color: #c00000; }
 .proof { color: #555; } li.note { list-style: none; }
 .result { border: 1px solid #999; padding: 8px 12px; margin-top: 12px; }
 figure.analysis { margin: 6px 0 10px; break-inside: avoid; } figure.analysis svg { width: 100%; max-width: 520px; height: auto; }
@@ -143,6 +144,8 @@ class _Page(Visitor):
           f"Rules: quota {escape(rules.quota)}, target {rules.target}, return {escape(rules.return_rule)}, "
           f"kitty {escape(rules.kitty)}, rotation {escape(rules.deal_rotation)}, next dealer "
           f"{escape(rules.next_dealer)}, claims {escape(rules.claim_rule)}</p>")
+        for line in t.doubts:
+            w(f'<p class="doubt"><strong>In doubt:</strong> {escape(line)}; this page shows the first record</p>')
         errors = [f for f in self.findings if f.severity == ERROR]
         w(f'<div class="summary{"" if errors else " clean"}"><strong>')
         w(f"{plural(len(errors), 'breach')} of the rules found." if errors else "No breach of the rules found.")

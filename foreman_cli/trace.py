@@ -11,7 +11,7 @@ from .board import legal_cards
 from .cards import CANONICAL, CARD_OF, SUIT_NAMES, SUIT_OF, names
 from .errors import UsageError
 from .events import Event, FindingMade, GameEnded, PassMade, PositionReached, Recorder
-from .findings import CROSS_GAME
+from .findings import CROSS_GAME, repeat_mark
 from .results import GameResult
 from .words import plural
 
@@ -25,10 +25,15 @@ class Trace:
     events: list[Event]
     position: engine.Position | None = None
     position_trick: list[int] | None = None  # the cards recorded for the trick stopped before
+    # The other records of this game the input holds with other content, each where it is and its
+    # DUPLICATE_GAME: the one shown is the first, and which one the table played is in doubt.
+    doubts: tuple[str, ...] = ()
 
 
-def find_game(paths: list[str], game_id: str | None, overrides: dict[str, Any] | None = None) -> GameResult:
-    """The audited game with `game_id` (its first copy), or the only game in the input.
+def find_game(paths: list[str], game_id: str | None,
+              overrides: dict[str, Any] | None = None) -> tuple[GameResult, tuple[str, ...]]:
+    """The audited game with `game_id` (its first copy), or the only game in the input, and the
+    other records of it with other content (Trace.doubts).
 
     One audit pass over the whole input, so the game carries the findings that need the other
     games (a repeat, dealer succession), and standard input is read once.
@@ -36,8 +41,11 @@ def find_game(paths: list[str], game_id: str | None, overrides: dict[str, Any] |
     found: GameResult | None = None
     count = 0
     ids: list[str] = []  # the first few, to name in a message
+    differing: list[GameResult] = []
     for r in audit_paths(paths, overrides):
         if r.repeat:  # a copy of a game read before is that game, not another one
+            if not repeat_mark(r.findings).identical:
+                differing.append(r)
             continue
         count += 1
         if len(ids) < GAMES_NAMED and r.id:
@@ -49,7 +57,7 @@ def find_game(paths: list[str], game_id: str | None, overrides: dict[str, Any] |
     if found is None:
         raise UsageError(f"no game {game_id!r} in the input" if game_id else "the input holds no game",
                          hint=_games(ids, count) if count else None)
-    return found
+    return found, tuple(f"{r.source}: {repeat_mark(r.findings).message}" for r in differing if r.id == found.id)
 
 
 GAMES_NAMED = 8
@@ -64,7 +72,7 @@ def _games(ids: list[str], count: int) -> str:
 def trace_game(paths: list[str], game_id: str | None = None, overrides: dict[str, Any] | None = None,
                deal: int | None = None, trick: int | None = None) -> Trace:
     """Replay one game with every event recorded; with deal and trick, stop just before that trick."""
-    audited = find_game(paths, game_id, overrides)
+    audited, doubts = find_game(paths, game_id, overrides)
     data = audited.data
     if audited.status == "invalid" or data is None:
         raise UsageError(f"{audited.source}: game cannot be replayed: {audited.findings[0].message}",
@@ -82,10 +90,11 @@ def trace_game(paths: list[str], game_id: str | None = None, overrides: dict[str
     rec.visit(_result_event(full))
     events = rec.events
     if deal is None:
-        return Trace(data, full, events)
+        return Trace(data, full, events, doubts=doubts)
     if trick is None:
         # That deal only: its events (findings of the deal included), then the game's result.
-        return Trace(data, full, [e for e in events if getattr(e, "deal", None) == deal or e.kind == "result"])
+        return Trace(data, full, [e for e in events if getattr(e, "deal", None) == deal or e.kind == "result"],
+                     doubts=doubts)
     stop = trick
     recorded = len(data.deals[deal - 1].tricks)
     if stop > recorded + 1:
@@ -97,7 +106,7 @@ def trace_game(paths: list[str], game_id: str | None = None, overrides: dict[str
         raise UsageError(f"--deal {deal} --trick {stop}: the game ended before that point")
     tricks = data.deals[deal - 1].tricks
     cards = [CARD_OF[c] for c in tricks[stop - 1].cards] if stop <= len(tricks) else None
-    t = Trace(data, full, part.events, pos, cards)
+    t = Trace(data, full, part.events, pos, cards, doubts)
     t.events.append(_position_event(t))
     return t
 

@@ -152,3 +152,24 @@ def test_replay_and_report_take_a_repeated_game_as_one(tmp_path):
     assert "more than one game" not in run("replay", path).stdout
     out = tmp_path / "page.html"
     assert run("report", path, "-o", out).exit_code == 0 and out.stat().st_size > 0
+
+
+def test_replay_and_report_say_when_another_record_of_the_game_differs(tmp_path):
+    first = json.loads(EVENING.read_text().splitlines()[0])
+    other = dict(first, notes="written up again the next day")
+    differing, same = tmp_path / "differing.jsonl", tmp_path / "same.jsonl"
+    differing.write_text(json.dumps(first) + "\n" + json.dumps(other) + "\n")
+    same.write_text(json.dumps(first) + "\n" + json.dumps(first) + "\n")
+    doubt = f"In doubt: {differing}:2: game {first['id']} was already read at {differing}:1 (different content)"
+    shown = run("replay", differing, "--game", first["id"], "--deal", "1")
+    assert shown.exit_code == 1 and doubt in shown.output, shown.output
+    page = tmp_path / "page.html"
+    assert run("report", differing, "--game", first["id"], "-o", page).exit_code == 0
+    assert "<strong>In doubt:</strong>" in page.read_text() and f"{differing}:2" in page.read_text()
+    # Near miss: the same record twice is one game, shown as when read once.
+    once = run("replay", EVENING, "--game", first["id"], "--deal", "1")
+    twice = run("replay", same, "--game", first["id"], "--deal", "1")
+    assert twice.exit_code == once.exit_code and "In doubt" not in twice.output
+    assert twice.output.split("\n", 1)[1] == once.output.split("\n", 1)[1]  # but the source in the title
+    run("report", same, "--game", first["id"], "-o", page)
+    assert "In doubt" not in page.read_text()
