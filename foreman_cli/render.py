@@ -182,7 +182,7 @@ def _validation_summary(con: Console, summary: Summary) -> None:
                      ("unfinished", summary.unfinished), ("invalid", summary.invalid)):
         table.add_row(label, str(n))
     if summary.repeats:
-        table.add_row("read again", f"{summary.repeats} (an id read before: not counted as a game)")
+        table.add_row("read again, not counted", str(summary.repeats))  # the DUPLICATE_GAME row below says why
     con.print()
     con.print(table)
     if summary.by_code:

@@ -173,3 +173,11 @@ def test_replay_and_report_say_when_another_record_of_the_game_differs(tmp_path)
     assert twice.output.split("\n", 1)[1] == once.output.split("\n", 1)[1]  # but the source in the title
     run("report", same, "--game", first["id"], "-o", page)
     assert "In doubt" not in page.read_text()
+
+
+def test_the_summary_counts_repeats_in_the_column_of_the_counts(inputs):
+    out = run("validate", *inputs["twice"]).stdout
+    rows = out.split("foreman validate\n")[1].split("\n\n")[0].splitlines()
+    assert any(row.startswith("read again") for row in rows), rows
+    assert all(row.split()[-1].isdigit() for row in rows), rows  # each row ends in its count, and nothing else
+    assert len({len(row.rstrip()) for row in rows}) == 1, rows  # every count ends in one column
