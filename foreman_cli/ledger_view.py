@@ -11,7 +11,8 @@ from rich.table import Table
 from rich.text import Text
 
 from . import money
-from .render import LISTED_UP_TO, PER_GAME_UP_TO, _fitted, _say_dropped, console, name_clash
+from .words import plural
+from .render import LISTED_UP_TO, PER_GAME_UP_TO, _fitted, _say_dropped, console, name_clash, warning
 
 
 def settlement(s, out: IO[str] | None = None, per_game: bool = False) -> None:
@@ -161,3 +162,16 @@ def transfers_csv(s, out: IO[str] | None = None) -> None:
     for t in s.transfers:
         d = t.to_dict()
         w.writerow([d["from"], d["to"], d["amount"], d["currency"]])
+    _what_the_transfers_leave_out(s)
+
+
+def _what_the_transfers_leave_out(s) -> None:
+    """Said on standard error: the CSV holds the transfers alone, and a sheet made of it must not
+    pass for the whole evening when a game was left out or is in doubt."""
+    why = []
+    if s.left_out:
+        why.append(f"leave out {plural(s.left_out, 'game')} (disputed or invalid)")
+    if s.conflicting:
+        why.append(f"rest on the first record of {plural(len(s.conflicting), 'game')} read again with other content")
+    if why:
+        warning(f"the transfers {' and '.join(why)}", "foreman settle without --csv names them")

@@ -191,6 +191,21 @@ def test_names_that_differ_once_case_is_set_aside_are_not_named():
     assert settle(run_many(recs)).name_clashes == []
 
 
+def test_csv_transfers_say_on_stderr_what_they_leave_out(tmp_path):
+    first = game(id="g1", stake="1.00", currency="GBP")
+    other = game(id="g1", stake="5.00", currency="GBP")
+    p = tmp_path / "evening.jsonl"
+    p.write_text("".join(json.dumps(r) + "\n" for r in [first, {"format": "foreman/1", "id": "torn"}, other]))
+    r = runner.invoke(app, ["settle", "--csv", str(p)])
+    assert r.exit_code == 1 and r.stdout.splitlines()[0] == "from,to,amount,currency"
+    assert ("the transfers leave out 1 game (disputed or invalid) and rest on the first record of 1 game "
+            "read again with other content") in r.stderr, r.stderr
+    # Near miss: the same record twice leaves nothing out, and the CSV goes alone.
+    p.write_text(json.dumps(first) + "\n" + json.dumps(first) + "\n")
+    r = runner.invoke(app, ["settle", "--csv", str(p)])
+    assert r.exit_code == 0 and r.stderr == "" and len(r.stdout.splitlines()) == 3
+
+
 def test_a_game_read_again_with_other_content_puts_the_settlement_in_doubt(tmp_path):
     first = game(id="g1", stake="1.00", currency="GBP")
     other = game(id="g1", stake="1.00", currency="GBP", notes="written up again the next day")
