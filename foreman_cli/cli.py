@@ -175,7 +175,7 @@ def replay(
     from . import trace as tracing
     t = tracing.trace_game([path], game, parse_overrides(rule), deal, trick)
     if json_out:
-        render.events_json(t.events, t.data.players)
+        render.events_json(t.events, t.data.players, t.doubts)
     else:
         game_view.replay_view(t)
     raise typer.Exit(1 if t.result.has_errors or t.doubts else 0)

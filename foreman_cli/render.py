@@ -209,10 +209,14 @@ def exported(folder: str, rows: dict[str, int], as_json: bool) -> None:
     console().print(f"{folder}: {plural(len(rows), 'table')} written as Parquet (rows: {tables})", soft_wrap=True)
 
 
-def events_json(events: list[Any], players: tuple[str, ...], out: IO[str] | None = None) -> None:
-    """Print a replay's events as a JSON array, one event a line, seats and cards in words."""
+def events_json(events: list[Any], players: tuple[str, ...], doubts: tuple[str, ...] = (),
+                out: IO[str] | None = None) -> None:
+    """Print a replay's events as a JSON array, one event a line, seats and cards in words; each of
+    `doubts` (trace.Trace's) as a warning on standard error, the array being the first record's."""
     out = out or sys.stdout
     out.write("[\n" + ",\n".join(json.dumps(e.to_dict(players), ensure_ascii=False) for e in events) + "\n]\n")
+    for line in doubts:
+        warning(f"in doubt: {line}", "the events are the first record's")
 
 
 def codes(selected: list[str], out: IO[str] | None = None) -> None:

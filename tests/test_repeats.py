@@ -163,6 +163,8 @@ def test_replay_and_report_say_when_another_record_of_the_game_differs(tmp_path)
     doubt = f"In doubt: {differing}:2: game {first['id']} was already read at {differing}:1 (different content)"
     shown = run("replay", differing, "--game", first["id"], "--deal", "1")
     assert shown.exit_code == 1 and doubt in shown.output, shown.output
+    as_json = run("replay", differing, "--game", first["id"], "--json")
+    assert as_json.exit_code == 1 and json.loads(as_json.stdout) and "in doubt: " + doubt[10:] in as_json.stderr
     page = tmp_path / "page.html"
     assert run("report", differing, "--game", first["id"], "-o", page).exit_code == 0
     assert "<strong>In doubt:</strong>" in page.read_text() and f"{differing}:2" in page.read_text()
@@ -171,6 +173,7 @@ def test_replay_and_report_say_when_another_record_of_the_game_differs(tmp_path)
     twice = run("replay", same, "--game", first["id"], "--deal", "1")
     assert twice.exit_code == once.exit_code and "In doubt" not in twice.output
     assert twice.output.split("\n", 1)[1] == once.output.split("\n", 1)[1]  # but the source in the title
+    assert run("replay", same, "--game", first["id"], "--json").stderr == ""
     run("report", same, "--game", first["id"], "-o", page)
     assert "In doubt" not in page.read_text()
 
