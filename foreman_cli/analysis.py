@@ -9,7 +9,6 @@ from dataclasses import dataclass
 from . import core, engine
 from .board import Board
 from .errors import UsageError
-from .findings import repeat_mark
 from .cards import BIT, CARD_OF, CANONICAL, hand_cards
 from .records import GameData
 from .results import DealResult, GameResult
@@ -426,7 +425,7 @@ def _chosen(results, game_id: str | None, deal: int | None) -> Iterator[GameResu
     A copy with other content passes through unanalysed, to be named: which record is right is in doubt."""
     found = False
     for r in results:
-        if (game_id is not None and r.id != game_id) or (r.repeat and repeat_mark(r.findings).identical):
+        if (game_id is not None and r.id != game_id) or (r.repeat and not r.in_doubt):
             continue  # a repeat is analysed once, as its first copy
         found = True
         if deal is not None and r.status != "invalid" and r.data is not None and not r.repeat and deal > len(r.deals):

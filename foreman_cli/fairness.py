@@ -8,7 +8,6 @@ from dataclasses import dataclass, field
 
 from . import stats_exact as sx
 from .cards import CARD_OF, RANK_OF, SUIT_OF
-from .findings import repeat_mark
 from .words import plural
 
 HAND, KITTY = 16, 4
@@ -207,8 +206,7 @@ def from_results(results, unscreened: Unscreened | None = None) -> Iterator[Deal
     unscreened = unscreened if unscreened is not None else Unscreened()
     for r in results:
         if r.repeat:
-            mark = repeat_mark(r.findings)
-            unscreened.differing += mark is not None and not mark.identical
+            unscreened.differing += r.in_doubt
             continue
         if r.status == "invalid" or r.data is None:
             unscreened.invalid += r.status == "invalid"

@@ -106,6 +106,13 @@ class GameResult:
         """True when the id was read before: this copy takes part in nothing but its DUPLICATE_GAME."""
         return repeat_mark(self.findings) is not None
 
+    @property
+    def in_doubt(self) -> bool:
+        """True for a repeat whose content differs from its first copy's: which record the table
+        played is then in doubt, and every command that reads records says so."""
+        mark = repeat_mark(self.findings)
+        return mark is not None and not mark.identical
+
     def as_repeat(self, duplicate: Finding) -> GameResult:
         """This result as a repeat's: its DUPLICATE_GAME is then its only finding (its first copy has the rest)."""
         return replace(self, findings=(duplicate,))

@@ -44,7 +44,7 @@ def find_game(paths: list[str], game_id: str | None,
     differing: list[GameResult] = []
     for r in audit_paths(paths, overrides):
         if r.repeat:  # a copy of a game read before is that game, not another one
-            if not repeat_mark(r.findings).identical:
+            if r.in_doubt:
                 differing.append(r)
             continue
         count += 1
