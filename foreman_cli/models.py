@@ -13,6 +13,7 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationErr
 
 from . import cards as C
 from .rules import CHOICES, TARGET_RANGE, HouseRules
+from .words import plural
 from .records import (AMOUNT_MAX, AMOUNT_PATTERN, CARD_PATTERN, FORMAT, FORMAT_1_2, ID_PATTERN, SEEN_PARTS, GameData,
                       SchemaProblem, _claim, _FClaim, _FDeal, _finish, _FPass, _FTrick, _iso_datetime, quote)
 
@@ -218,12 +219,14 @@ _FIELD_NAMES = {
 def _length_message(e: dict[str, Any]) -> str:
     """A list or object of the wrong length, in words: pydantic's own text speaks of its validation."""
     ctx = e.get("ctx") or {}
-    bound = ctx.get("min_length") if e["type"] == "too_short" else ctx.get("max_length")
-    what = ("entry" if bound == 1 else "entries") if ctx.get("field_type") == "Dictionary" else (
-        "item" if bound == 1 else "items")
-    side = "at least" if e["type"] == "too_short" else "at most"
+    short = e["type"] == "too_short"
+    side, bound = ("at least", ctx.get("min_length")) if short else ("at most", ctx.get("max_length"))
+    if not isinstance(bound, int):
+        return e["msg"]  # pydantic always gives the bound; its own words if ever it does not
+    dictionary = ctx.get("field_type") == "Dictionary"
     got = ctx.get("actual_length")
-    return f"needs {side} {bound} {what}" + ("" if got is None else f", got {got}")
+    return (f"needs {side} {plural(bound, 'entry', 'entries') if dictionary else plural(bound, 'item')}"
+            + ("" if got is None else f", got {got}"))
 
 
 def _pattern_hint(e: dict[str, Any]) -> str:
