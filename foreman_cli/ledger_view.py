@@ -165,13 +165,14 @@ def transfers_csv(s, out: IO[str] | None = None) -> None:
     _what_the_transfers_leave_out(s)
 
 
-def _what_the_transfers_leave_out(s) -> None:
+def _what_the_transfers_leave_out(settlement) -> None:
     """Said on standard error: the CSV holds the transfers alone, and a sheet made of it must not
     pass for the whole evening when a game was left out or is in doubt."""
     why = []
-    if s.left_out:
-        why.append(f"leave out {plural(s.left_out, 'game')} (disputed or invalid)")
-    if s.conflicting:
-        why.append(f"rest on the first record of {plural(len(s.conflicting), 'game')} read again with other content")
+    if settlement.left_out:
+        why.append(f"leave out {plural(settlement.left_out, 'game')} (disputed or invalid)")
+    if settlement.conflicting:
+        why.append(f"rest on the first record of {plural(len(settlement.conflicting), 'game')} "
+                   "read again with other content")
     if why:
         warning(f"the transfers {' and '.join(why)}", "foreman settle without --csv names them")
