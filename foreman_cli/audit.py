@@ -34,8 +34,9 @@ def check_record(raw: RawRecord, overrides: dict[str, Any] | None = None, fast: 
         if res is not None:
             return res
     if raw.text is None:
-        f = RecordSyntax(problem=raw.error, line=raw.line, column=raw.column, path="$")
-        return GameResult(id=raw.game_id, source=raw.where, status=Status.INVALID, findings=[f])
+        problems = _notation_errors(raw) or [(raw.error, raw.line, raw.column)]
+        fs = [RecordSyntax(problem=problem, line=line, column=column, path="$") for problem, line, column in problems]
+        return GameResult(id=raw.game_id, source=raw.where, status=Status.INVALID, findings=fs)
     data = records.decode(raw.text, overrides)
     if isinstance(data, records.Invalid):
         if data.code is RecordSyntax:
@@ -54,6 +55,14 @@ def _placed(raw: RawRecord, path: str) -> int | None:
         return None
     from .notation_stream import line_of  # only for a notation game with a schema problem
     return line_of(raw.notation, raw.line, path)
+
+
+def _notation_errors(raw: RawRecord) -> list[tuple[str, int, int | None]]:
+    """Every unreadable line of a notation game whose first one is `raw`'s error; none for JSON."""
+    if raw.notation is None:
+        return []
+    from .notation_stream import syntax_errors  # only for a notation game that cannot be read
+    return syntax_errors(raw.notation, raw.line)
 
 
 def fingerprint(text: str) -> bytes:

@@ -144,7 +144,35 @@ def _read_game(game: str, line: int) -> Iterator[Read]:
         if g.record is not None:
             yield Read(g.line, json.dumps(g.record, ensure_ascii=False, separators=(",", ":")), game=game)
         else:
-            yield Read(g.error_line, None, g.error, g.column, id=g.id)
+            yield Read(g.error_line, None, g.error, g.column, game=game, id=g.id)
+
+
+# Lines whose error would echo in every line after them: nothing can be read past them.
+_DEPENDED_ON = frozenset({"game", "players", "cards", "rules"})
+
+
+def syntax_errors(game: str, first_error: int, limit: int = 20) -> list[tuple[str, int, int | None]]:
+    """Every line of a notation game that cannot be read, as (message, line, column), up to `limit`;
+    the game's first error is at line `first_error`. After an unreadable line the reading resumes
+    at the next `deal` line, so that one bad trick does not make each later one a trick too many;
+    after a line the rest depends on (game, players, cards, rules) it does not resume at all."""
+    lines = game.split("\n")
+    errors: list[tuple[str, int, int | None]] = []
+    while len(errors) < limit:
+        g = next(notation.read_games(lines), None)
+        if g is None or g.record is not None or g.error_line is None or g.error is None:
+            break
+        errors.append((g.error, g.error_line, g.column))
+        at = g.error_line - 1
+        words = lines[at].split() if at < len(lines) else []
+        if not words or words[0] in _DEPENDED_ON:
+            break
+        resume = next((i for i in range(at + 1, len(lines)) if lines[i].split()[:1] == ["deal"]), None)
+        if resume is None:
+            break
+        lines[at:resume] = [""] * (resume - at)  # blanked, not cut: the lines keep their numbers
+    shift = first_error - errors[0][1] if errors else 0
+    return [(message, line + shift, column) for message, line, column in errors]
 
 
 def line_of(game: str, first: int, path: str) -> int | None:

@@ -320,3 +320,43 @@ def test_cards_written_in_any_case_or_with_suit_symbols_convert_to_notation():
                                           cards=[c[:-1] + "♣" if c.endswith("C") else c
                                                  for c in typed["deals"][0]["tricks"][1]["cards"]])
     assert _read_one(write_game(typed)) == _same_record(rec)  # read back in canonical form
+
+
+def _syntax_lines(tmp_path, text: str) -> list[list[int]]:
+    """Each game's RECORD_SYNTAX findings of a notation file, as their lines."""
+    p = tmp_path / "typed.fmn"
+    p.write_text(text)
+    res = CliRunner().invoke(app, ["validate", "--json", str(p)])
+    return [[v["evidence"]["line"] for v in json.loads(row)["violations"] if v["code"] == "RECORD_SYNTAX"]
+            for row in res.stdout.splitlines()]
+
+
+TYPED = """game m1
+players alice bob carol
+series friday
+deal alice
+1. KC Q A
+2. K J 7
+3. AH K J
+deal bob
+1. AD K 2
+deal carol
+1. 2C 3 4
+2. QQ 5 6
+game m2
+players alice bob carol
+deal alice
+1. KC Q A
+2. ZZ J 7
+"""
+
+
+def test_every_unreadable_line_of_a_typed_game_is_told_not_the_first_alone(tmp_path):
+    # A header line, a trick in deal 1 and one in deal 3; the next game is read on its own.
+    assert _syntax_lines(tmp_path, TYPED) == [[3, 6, 12], [17]]
+    # Near misses: a second bad trick in the same deal is not told (its trick numbers would echo
+    # the first), and nothing is read past a players line that cannot be.
+    assert _syntax_lines(tmp_path, TYPED.replace("3. AH K J", "3. AH K JJ")) == [[3, 6, 12], [17]]
+    assert _syntax_lines(tmp_path, TYPED.replace("players alice bob carol\nseries", "players alice bob\nseries")) \
+        == [[2], [17]]
+    assert _syntax_lines(tmp_path, TYPED.replace("series friday\n", "series friday 1\n")) == [[6, 12], [17]]

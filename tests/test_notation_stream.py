@@ -167,3 +167,20 @@ def test_a_line_beyond_the_limit_is_dropped_as_it_is_read_before_the_games_or_in
     assert got[1] == whole[1] and got[3] == whole[3]  # the games around it, at their lines
     assert got[2] == (3 + games[0].count("\n"), None, TOO_LONG, None)
     assert len(got) == 4
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(0, len(RECORDS) - 1), st.integers(0, 2**32),
+       st.lists(st.tuples(st.floats(0, 1), st.sampled_from(_NASTY), st.integers(0, 3)), min_size=1, max_size=8))
+def test_every_error_of_a_game_begins_with_the_one_the_stream_reads(i, seed, edits):
+    text = styled_notation(RECORDS[i], random.Random(seed))
+    for where, piece, cut in edits:
+        at = int(where * len(text))
+        text = text[:at] + piece + text[at + cut:]
+    for r in notation_stream.read_notation(io.BytesIO(text.encode()), 1 << 40, TOO_LONG):
+        if r.error is None or r.game is None:
+            continue
+        errors = notation_stream.syntax_errors(r.game, r.line)
+        assert errors[0] == (r.error, r.line, r.column)
+        lines = [line for _, line, _ in errors]
+        assert lines == sorted(set(lines)), errors  # in the order of the file, each line told once
