@@ -428,7 +428,7 @@ def _chosen(results, game_id: str | None, deal: int | None) -> Iterator[GameResu
         if (game_id is not None and r.id != game_id) or (r.repeat and not r.in_doubt):
             continue  # a repeat is analysed once, as its first copy
         found = True
-        if deal is not None and r.status != "invalid" and r.data is not None and not r.repeat and deal > len(r.deals):
+        if deal is not None and not _not_analysed(r) and deal > len(r.deals):
             raise UsageError(f"--deal {deal}: game {r.id} has {len(r.deals)} deal{'s' if len(r.deals) != 1 else ''}",
                              hint="see 'foreman analyze --help'")
         yield r

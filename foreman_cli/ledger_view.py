@@ -11,8 +11,8 @@ from rich.table import Table
 from rich.text import Text
 
 from . import money
-from .words import plural
 from .render import LISTED_UP_TO, PER_GAME_UP_TO, _fitted, _say_dropped, console, name_clash, warning
+from .words import plural
 
 
 def settlement(s, out: IO[str] | None = None, per_game: bool = False) -> None:

@@ -13,9 +13,9 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationErr
 
 from . import cards as C
 from .rules import CHOICES, TARGET_RANGE, HouseRules
-from .words import plural
 from .records import (AMOUNT_MAX, AMOUNT_PATTERN, CARD_PATTERN, FORMAT, FORMAT_1_2, ID_PATTERN, SEEN_PARTS, GameData,
                       SchemaProblem, _claim, _FClaim, _FDeal, _finish, _FPass, _FTrick, _iso_datetime, quote)
+from .words import plural
 
 CardToken = Annotated[str, Field(pattern=CARD_PATTERN, description="rank then suit, e.g. 10S, QH, AD, 2C")]
 Name = Annotated[str, Field(min_length=1, max_length=200)]

@@ -41,11 +41,11 @@ def find_game(paths: list[str], game_id: str | None,
     found: GameResult | None = None
     count = 0
     ids: list[str] = []  # the first few, to name in a message
-    differing: list[GameResult] = []
+    differing: list[tuple[str | None, str]] = []  # each repeat in doubt: its id, and where it is and why
     for r in audit_paths(paths, overrides):
         if r.repeat:  # a copy of a game read before is that game, not another one
             if r.in_doubt:
-                differing.append(r)
+                differing.append((r.id, f"{r.source}: {repeat_mark(r.findings).message}"))
             continue
         count += 1
         if len(ids) < GAMES_NAMED and r.id:
@@ -57,7 +57,7 @@ def find_game(paths: list[str], game_id: str | None,
     if found is None:
         raise UsageError(f"no game {game_id!r} in the input" if game_id else "the input holds no game",
                          hint=_games(ids, count) if count else None)
-    return found, tuple(f"{r.source}: {repeat_mark(r.findings).message}" for r in differing if r.id == found.id)
+    return found, tuple(told for game, told in differing if game == found.id)
 
 
 GAMES_NAMED = 8
