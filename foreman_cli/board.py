@@ -183,6 +183,11 @@ class Board:
         """True when the deal has ended (target reached, 16 tricks, or the player to move has no card)."""
         return deal_over(self.tallies, self.target, self.played) or not self.hands[self.turn]
 
+    def winning(self) -> tuple[int, int]:
+        """The card now winning the trick in progress (not empty) and its seat."""
+        seat = trick_winner(self.leader, self.trick)
+        return self.trick[(seat - self.leader) % 3], seat
+
     def legal_mask(self) -> int:
         """The legal cards of the player to move, as a mask."""
         led = SUIT_OF[self.trick[0]] if self.trick else None

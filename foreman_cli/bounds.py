@@ -40,16 +40,6 @@ def groups(legal: int, live: int) -> list[int]:
     return out
 
 
-def winning(b: Board) -> tuple[int, int]:
-    """The card now winning the trick in progress and its seat."""
-    led = SUIT_OF[b.trick[0]]
-    best, w = b.trick[0], b.leader
-    for j, c in enumerate(b.trick[1:], 1):
-        if SUIT_OF[c] == led and c > best:
-            best, w = c, (b.leader + j) % 3
-    return best, w
-
-
 def from_card(c: int) -> int:
     """Every card of card c's suit ranked c or higher: the form each suit's relevant ranks take."""
     return SUIT_MASK[SUIT_OF[c]] & ~((1 << c) - 1)
@@ -159,7 +149,7 @@ def _sure_winner(b: Board, x: int) -> tuple[int, int] | None:
     """Mid-trick: a seat one side can make win this trick whatever the other side plays, and the
     card it wins with (maybe the one already winning), or None when neither side is sure of it."""
     h = b.hands
-    best, w = winning(b)
+    best, w = b.winning()
     led = SUIT_MASK[SUIT_OF[b.trick[0]]]
     over = led & ~((2 << best) - 1)  # the cards that would beat the trick so far
     yet = [(b.leader + j) % 3 for j in range(len(b.trick), 3)]

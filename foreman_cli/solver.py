@@ -12,7 +12,7 @@ position and for its class (partition search), without the tallies where they ca
 from __future__ import annotations
 
 from .board import Board
-from .bounds import decided, from_card, groups, lowest, start_bound, trick_bound, winning
+from .bounds import decided, from_card, groups, lowest, start_bound, trick_bound
 from .cards import SUIT_MASK, SUIT_OF
 
 
@@ -65,7 +65,7 @@ def ordered_runs(b: Board, x: int) -> list[int]:
     runs = groups(b.legal_mask(), live)
     if not b.trick:
         return sorted(runs, key=lambda r: -_lead_score(b, x, r, live))
-    best, w = winning(b)
+    best, w = b.winning()
     ally_winning = (w == x) == (b.turn == x)
     led = SUIT_OF[b.trick[0]]
     if b.turn == x and not b.hands[x] & SUIT_MASK[led]:

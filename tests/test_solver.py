@@ -371,6 +371,19 @@ def test_play_then_undo_restores_the_board(seed, tricks, plays):
     assert b.key() == start and twin.key() != start or done == 0
 
 
+@pytest.mark.parametrize("second, winning", [("9S", ("9S", 2)), ("AH", ("7S", 1)), ("3S", ("7S", 1))])
+def test_the_card_winning_a_trick_in_progress_is_the_highest_of_the_suit_led(second, winning):
+    from foreman_cli.cards import BIT, CANONICAL, CARD_OF
+    hands = [BIT[CARD_OF["2C"]], BIT[CARD_OF["7S"]], BIT[CARD_OF[second]]]
+    b = Board(hands, 1)
+    b.play(CARD_OF["7S"])
+    card, seat = b.winning()
+    assert (CANONICAL[card], seat) == ("7S", 1)
+    b.play(CARD_OF[second])
+    card, seat = b.winning()
+    assert (CANONICAL[card], seat) == winning
+
+
 def test_board_refuses_a_card_not_held():
     b = Board([1, 2, 4], 0)
     with pytest.raises(ValueError, match="does not hold"):
