@@ -272,7 +272,7 @@ def test_an_archive_written_in_row_groups_spills_beside_itself(tmp_path, monkeyp
 def test_query_is_read_only(tmp_path):
     db = str(tmp_path / "a.duckdb")
     load([SAMPLES], db)
-    with pytest.raises(DatabaseError, match="a DROP statement is not a read"):
+    with pytest.raises(DatabaseError, match='"DROP TABLE games" is not a read'):
         store.query(db, "DROP TABLE games")
     leak = tmp_path / "leak.csv"
     with pytest.raises(DatabaseError, match="only reads the archive"):
@@ -293,6 +293,20 @@ def test_query_is_read_only(tmp_path):
     assert res.output.splitlines() == ["id", "fri-01-clean"]
     res = runner.invoke(app, ["query", "SELEC nonsense", "--db", db])
     assert res.exit_code == 2 and "query failed" in res.output
+
+
+def test_a_statement_refused_is_quoted_as_written(tmp_path):
+    """The refusal quotes the statement, not DuckDB's kind of it (INSTALL parses as LOAD), without
+    the comments before it and cut when long; a read next to it runs."""
+    db = str(tmp_path / "a.duckdb")
+    load([SAMPLES], db)
+    long = "CREATE TEMP TABLE t AS SELECT * FROM games WHERE status = 'won' AND winner = 'bob'"
+    for statement, shown in (("install httpfs", "install httpfs"), ("/* first */ DROP VIEW plays", "DROP VIEW plays"),
+                             ("-- now\nCALL  force_checkpoint()", "CALL force_checkpoint()"), (long, long[:57] + "...")):
+        res = runner.invoke(app, ["query", statement, "--db", db])
+        assert res.exit_code == 2 and f'"{shown}" is not a read' in res.output, (statement, res.output)
+    res = runner.invoke(app, ["query", "/* first */ SELECT 'install httpfs' AS s", "--db", db, "--csv"])
+    assert res.exit_code == 0 and res.output.splitlines() == ["s", "install httpfs"], res.output
 
 
 def test_query_refuses_what_would_change_only_its_own_session(tmp_path):
