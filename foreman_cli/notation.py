@@ -112,15 +112,9 @@ def read_games(lines: Iterable[str], first: int = 1) -> Iterator[ReadGame]:
             if game is not None and not skipping:
                 yield game.finish()
             game, skipping = _GameReader(number), False
-            try:
-                game.line(toks, _content(line), number)
-            except NotationError as e:
-                yield game.failed(number, e)
-                skipping = True
+        elif skipping:
             continue
-        if skipping:
-            continue
-        if game is None:
+        elif game is None:
             yield ReadGame(number, error=f"{toks[0].text!r}: a file of notation starts with a 'game' line",
                            error_line=number, column=toks[0].column)
             skipping = True
@@ -276,12 +270,12 @@ class _GameReader:
 
     def _players(self, args: list[Token], at: Token) -> None:
         if len(args) != 3:
-            raise NotationError(f"players: write the three names clockwise, got {len(args)}", at.column)
+            raise _shape(at, args, "the three names clockwise")
         self._set(self.rec, "players", [a.text for a in args], "$.players", "players", at.column)
 
     def _stake(self, args: list[Token], at: Token) -> None:
         if not 1 <= len(args) <= 2:
-            raise NotationError("stake: write AMOUNT, then an optional currency", at.column)
+            raise _shape(at, args, "AMOUNT, then an optional currency")
         self._set(self.rec, "stake", args[0].text, "$.stake", "stake", args[0].column)
         if len(args) == 2:
             self._set(self.rec, "currency", args[1].text, "$.currency", "currency", args[1].column)
@@ -291,7 +285,7 @@ class _GameReader:
 
     def _series(self, args: list[Token], at: Token) -> None:
         if len(args) != 2 or not _digits(args[1].text):
-            raise NotationError("series: write ID SEQ (SEQ a whole number)", at.column)
+            raise _shape(at, args, "ID SEQ (SEQ a whole number)")
         self._set(self.rec, "series", {"id": args[0].text, "seq": int(args[1].text)}, "$.series", "series", at.column)
 
     def _played(self, args: list[Token], at: Token) -> None:
@@ -337,7 +331,7 @@ class _GameReader:
             self._set(claimed, "winner", name, "$.claimed.winner", "claimed winner", rest[0].column)
         elif part == "tricks":
             if len(rest) % 2:
-                raise NotationError("claimed tricks: write NAME N pairs", args[0].column)
+                raise _shape(args[0], rest, "NAME N pairs", "claimed ")
             tricks = claimed.setdefault("tricks", {})
             for name, n in zip(rest[::2], rest[1::2]):
                 if not _digits(n.text):
@@ -349,7 +343,7 @@ class _GameReader:
             if len(rest) == 1 and rest[0].text == "none" and not rest[0].quoted:
                 return
             if len(rest) != 3:
-                raise NotationError("claimed pay: write FROM TO AMOUNT", args[0].column)
+                raise _shape(args[0], rest, "FROM TO AMOUNT", "claimed ")
             pays.append({"from": rest[0].text, "to": rest[1].text, "amount": rest[2].text})
         else:
             raise NotationError(f"claimed {part!r}: write winner, tricks or pay", args[0].column)
@@ -374,7 +368,7 @@ class _GameReader:
 
     def _hand(self, args: list[Token], at: Token) -> None:
         if not args:
-            raise NotationError("hand: write NAME and the cards", at.column)
+            raise _shape(at, args, "NAME and the cards")
         name, path = args[0].text, f"$.deals[{len(self.deals) - 1}].hands.{args[0].text}"
         self._set(self.deals[-1].setdefault("hands", {}), name, self._card_list(args[1:]), path, f"hand {name}",
                   args[0].column, cards=True)
@@ -393,13 +387,15 @@ class _GameReader:
         if len(args) == 1 and args[0].text == "none" and not args[0].quoted:
             return
         if len(args) != 4:
-            raise NotationError("pass: write GIVER RECEIVER GIVEN RETURNED", at.column)
+            raise _shape(at, args, "GIVER RECEIVER GIVEN RETURNED")
         passes.append({"from": args[0].text, "to": args[1].text, "card": self._card(args[2]),
                        "returned": self._card(args[3])})
 
     def _claim(self, args: list[Token], at: Token) -> None:
-        if len(args) not in (2, 3) or args[1].text not in ("contested", "accepted"):
-            raise NotationError('claim: write NAME contested|accepted ["STATEMENT"]', at.column)
+        if len(args) not in (2, 3):
+            raise _shape(at, args, 'NAME contested|accepted ["STATEMENT"]')
+        if args[1].text not in ("contested", "accepted"):
+            raise NotationError(f'claim: "{args[1].text}" is neither contested nor accepted', args[1].column)
         claim: dict[str, Any] = {"by": args[0].text, "accepted": args[1].text == "accepted"}
         if len(args) == 3:
             claim["statement"] = args[2].text
@@ -413,7 +409,7 @@ class _GameReader:
             else:
                 groups[-1].append(a)
         if len(groups) != 3 or not all(groups):
-            raise NotationError("left: write NAME CARDS / NAME CARDS / NAME CARDS", at.column)
+            raise _shape(at, args, "NAME CARDS / NAME CARDS / NAME CARDS")
         self._deal_part("left", {g[0].text: self._card_list(g[1:]) for g in groups}, at)
 
     # --- tricks and cards ---
@@ -463,11 +459,7 @@ class _GameReader:
         if not toks:
             raise NotationError(f"trick {n}: no cards (write - for a trick of none)", 1)
         lead = self._card(toks[0], where=f"trick {n}")
-        suit = lead[-1]
-        out = [lead]
-        for t in toks[1:]:
-            out.append(self._card(t, where=f"trick {n}", suit=suit))
-        return out
+        return [lead] + [self._card(t, where=f"trick {n}", suit=lead[-1]) for t in toks[1:]]
 
     def _card(self, t: Token, where: str = "", suit: str | None = None) -> str:
         text = t.text
@@ -560,8 +552,14 @@ def _digits(text: str) -> bool:
 
 def _one(args: list[Token], at: Token, what: str) -> str:
     if len(args) != 1:
-        raise NotationError(f"{at.text}: write {what}", at.column)
+        raise _shape(at, args, what)
     return args[0].text
+
+
+def _shape(at: Token, args: list[Token], what: str, before: str = "") -> NotationError:
+    """A line whose words do not fit its keyword `at`, quoted as written."""
+    got = '"' + " ".join(a.text for a in args) + '"' if args else "nothing"
+    return NotationError(f"{before}{at.text}: write {what}, got {got}", at.column)
 
 
 def card_token(card: int, ranks: tuple[str, ...]) -> str:

@@ -115,8 +115,11 @@ left alice / bob 7D / "Kim Lee"
     ("1. 7S T 9", "write 10S or AS, or a 'cards seed' line", 7),
     ("2. 7S A 9", "trick number 2. is trick 1", 1),
     ("7S A", None, None),  # a short trick is a record's breach (TRICK_SIZE), not a notation error
-    ("claim alice maybe", "claim: write NAME contested|accepted", 1),
-    ("left alice 9H / bob", "left: write NAME CARDS / NAME CARDS / NAME CARDS", 1),
+    ("claim alice maybe", 'claim: "maybe" is neither contested nor accepted', 13),
+    ("claim alice", 'claim: write NAME contested|accepted ["STATEMENT"], got "alice"', 1),
+    ("left alice 9H / bob", 'left: write NAME CARDS / NAME CARDS / NAME CARDS, got "alice 9H / bob"', 1),
+    ("pass", "pass: write GIVER RECEIVER GIVEN RETURNED, got nothing", 1),
+    ("claimed pay bob alice", 'claimed pay: write FROM TO AMOUNT, got "bob alice"', 9),
     ('note "unterminated', "unterminated or bad quoted string", 6),
 ])
 def test_a_line_that_cannot_be_read_is_placed_and_quoted_and_the_next_game_is_read(line, said, column):

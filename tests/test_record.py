@@ -126,7 +126,7 @@ def scorer_at(tmp_path: Path, body: str = "", by_card: bool = True) -> Scorer:
     ("7", '"7" is not a card'),  # a lead needs its suit
     ("3. 7S A 9", "trick number 3. is trick 2 of the deal"),
     ("deal zed", "zed"),  # not a player
-    ("pass bob carol", "pass: write GIVER RECEIVER GIVEN RETURNED"),
+    ("pass bob carol", 'pass: write GIVER RECEIVER GIVEN RETURNED, got "bob carol"'),
 ])
 def test_a_line_that_cannot_be_a_record_is_refused_and_nothing_is_kept(tmp_path, typed, said):
     s = scorer_at(tmp_path, "1. 7S A 9\n")
