@@ -6,6 +6,7 @@ and with it pydantic; `records.decode` reads good records without them.
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Annotated, Any, Literal
 
@@ -198,8 +199,8 @@ def problems_from_validation(err: ValidationError, limit: int = 20) -> list[Sche
             msg = _length_message(e)
         elif e["type"] == "value_error":
             msg = msg.removeprefix("Value error, ")
-        elif "input" in e and not isinstance(e["input"], (dict, list)):
-            msg = f"{msg}, got {quote(e['input'])}"
+        elif "input" in e:
+            msg = _must(msg, e["input"])
         key = (_path(loc), msg)
         if key in seen:
             continue
@@ -214,6 +215,16 @@ _FIELD_NAMES = {
     name for model in (Game, Deal, Pass, Trick, Series, Rules, Payment, Claimed, Claim)
     for name in (*model.model_fields, *(f.alias for f in model.model_fields.values() if f.alias))
 }
+
+
+def _must(msg: str, value: Any) -> str:
+    """pydantic's message in the words of the others, with the value it refused when it is short."""
+    if msg.startswith("Input should be "):
+        msg = "must be " + msg.removeprefix("Input should be ")
+    if isinstance(value, str):
+        return f"{msg}, got {quote(value)}"
+    shown = json.dumps(value, separators=(", ", ": "), default=str)  # as the record wrote it: true, not True
+    return msg if len(shown) > 40 else f"{msg}, got {shown}"
 
 
 def _length_message(e: dict[str, Any]) -> str:

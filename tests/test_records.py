@@ -109,6 +109,21 @@ def test_a_list_of_the_wrong_length_is_told_in_words(mutate, path, message):
     assert (path, f"{path}: {message}") in [(p, m) for _, p, m in schema_errors(rec)]
 
 
+@pytest.mark.parametrize("mutate,path,message", [
+    (lambda r: r.update(format="foreman/9"), "$.format",
+     "must be 'foreman/1', 'foreman/1.1' or 'foreman/1.2', got 'foreman/9'"),
+    (lambda r: r.update(rules={"quota": [8, 5, 2]}), "$.rules.quota", "must be '8-5-3' or '9-5-2', got [8, 5, 2]"),
+    (lambda r: r.update(rules={"target": True}), "$.rules.target", "must be a valid integer, got true"),
+    (lambda r: r.update(rules={"kitty": "nope"}), "$.rules.kitty", "must be 'swap' or 'pickup', got 'nope'"),
+    (lambda r: r.update(rules={"quota": {"note": "x" * 50}}), "$.rules.quota", "must be '8-5-3' or '9-5-2'"),
+])
+def test_a_value_of_the_wrong_kind_is_quoted_as_the_record_wrote_it(mutate, path, message):
+    """A list, an object and true are quoted in JSON, a string as any other; a long one is not quoted."""
+    rec = clone(game())
+    mutate(rec)
+    assert (path, f"{path}: {message}") in [(p, m) for _, p, m in schema_errors(rec)]
+
+
 def test_nulls_for_optional_fields_mean_absent():
     rec = game(played_at=None, series=None, rules=None, stake=None, currency=None, claimed=None, notes=None,
                ext=None, card_notation=None)
