@@ -51,7 +51,11 @@ class OneLineErrors(TyperGroup):
                 return 0 if not standalone_mode else sys.exit(0)
             where = ctx.command_path if ctx is not None else "foreman"
             command = where.partition(" ")[2]
-            render.error(f"{command + ': ' if command else ''}{e.format_message()}", f"see '{where} --help'")
+            message = e.format_message()
+            if isinstance(e, typer.BadParameter):
+                given = kwargs.get("args", args[0] if args else None)  # what typer parsed: argv by default
+                message = _with_value_given(message, e.param, sys.argv[1:] if given is None else list(given))
+            render.error(f"{command + ': ' if command else ''}{message}", f"see '{where} --help'")
             code = 2
         except typer.Abort:
             render.error("aborted")
@@ -59,6 +63,19 @@ class OneLineErrors(TyperGroup):
         if not standalone_mode:
             return code
         sys.exit(code if isinstance(code, int) else 0)
+
+
+def _with_value_given(message: str, param: Any, argv: list[str]) -> str:
+    """A bad option value's message in foreman's words, quoting the value as given (typer's does not)."""
+    message = message.replace(": Input should be ", ": must be ", 1)
+    given = None
+    for i, arg in enumerate(argv):
+        for opt in getattr(param, "opts", None) or ():
+            if arg == opt and i + 1 < len(argv):
+                given = argv[i + 1]
+            elif opt.startswith("--") and arg.startswith(opt + "="):
+                given = arg[len(opt) + 1:]
+    return message if given is None else f"{message}, got {given!r}"
 
 
 def guarded(fn):

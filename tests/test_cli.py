@@ -577,6 +577,23 @@ def test_usage_errors_are_one_line_with_the_command_help_named():
         assert lines[0].startswith("foreman: " + said) and lines[1] == f"hint: see 'foreman {args[0]} --help'"
 
 
+@pytest.mark.parametrize("args, said", [
+    (["validate", "samples", "--jobs", "0"], "'--jobs' / '-j': must be greater than or equal to 1, got '0'"),
+    (["validate", "samples", "--jobs=abc"], "must be a valid integer, unable to parse string as an integer, got 'abc'"),
+    (["validate", "samples", "-j", "2", "-j", "x"], "got 'x'"),  # the value typer judged: the last given
+    (["analyze", "samples", "--from-trick", "0"], "'--from-trick': must be greater than or equal to 1, got '0'"),
+])
+def test_a_bad_option_value_is_quoted_as_given(args, said):
+    res = runner.invoke(app, args)
+    assert res.exit_code == 2 and said in res.output, res.output
+    assert "Input should be" not in res.output
+
+
+def test_a_missing_option_quotes_no_value():
+    res = runner.invoke(app, ["export", "--db", "x.duckdb"])
+    assert res.exit_code == 2 and "Missing option '--parquet'." in res.output and "got" not in res.output
+
+
 def test_help_shows_no_python_types_and_the_top_level_has_an_example():
     top = subprocess.run([sys.executable, "-m", "foreman_cli", "--help"], capture_output=True, text=True, timeout=120)
     assert "Example: foreman validate" in top.stdout
