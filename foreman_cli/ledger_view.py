@@ -31,7 +31,7 @@ def settlement(s, out: IO[str] | None = None, per_game: bool = False) -> None:
         _section(con, title, [f"  {g.id}{sep}{c}" for g in s.games for c in getattr(g, part)], whole)
     # Counted above when many: only the games whose money is in doubt are listed then.
     left_out = [g for g in s.games if not g.counted and (whole or g.disputed or g.status == "invalid")]
-    _section(con, "Left out of the balances", [f"  {g.id or '(no id)'}: {g.reason or ''}" for g in left_out], whole)
+    _section(con, "Left out of the balances", [f"  {_named(g)}: {g.reason or ''}" for g in left_out], whole)
     _repeats(con, s)
     _section(con, "Names written two ways",
              ["  " + name_clash(g, "the balances keep them apart") for g in s.name_clashes], True)
@@ -50,6 +50,11 @@ def settlement(s, out: IO[str] | None = None, per_game: bool = False) -> None:
             con.print(f"  {tr.payer} pays {tr.payee} {money.fmt(tr.amount)} {tr.currency}".rstrip())
     else:
         con.print(Text("Nothing to pay.", style="bold"))
+
+
+def _named(g) -> str:
+    """A game by its id; a record without one by where it is, the only way to find it."""
+    return g.id or f"{g.source} (no id)"
 
 
 def _section(con: Console, title: str, rows: list[str], whole: bool) -> None:
@@ -73,7 +78,7 @@ def _games_table(con: Console, s) -> None:
         counted = Text("yes", style="green") if g.counted else Text("no", style="yellow")
         if g.disputed:
             counted = Text("as played" if g.counted else "disputed", style="bold red")
-        rows.append([g.id or "(no id)", g.status, g.winner or "-", stake, short, nets, counted])
+        rows.append([_named(g), g.status, g.winner or "-", stake, short, nets, counted])
     columns = [(name, "left") for name in ("game", "status", "winner", "stake", "short of quota", "nets", "counted")]
     games, dropped = _fitted(con, columns, rows, {"game", "stake"}, ["short of quota", "nets", "stake"],
                              title="Games", title_justify="left")

@@ -220,3 +220,16 @@ def test_a_game_read_again_with_other_content_puts_the_settlement_in_doubt(tmp_p
     same = runner.invoke(app, ["settle", str(tmp_path / "a.jsonl"), str(tmp_path / "c.jsonl")])  # the same record twice
     assert same.exit_code == 0 and "(identical)" in same.output and "first record was counted" not in same.output
     assert differing.output.split("Balances")[1] == same.output.split("Balances")[1]  # the first copy counts either way
+
+
+def test_a_record_without_an_id_is_named_by_where_it_is(tmp_path):
+    """'(no id)' alone cannot be found among many files: the ledger names such a record by its
+    file and line; a record with an id is named by its id alone."""
+    p = tmp_path / "evening.jsonl"
+    p.write_text("".join(json.dumps(r) + "\n" for r in [game(id="g1"), {"format": "foreman/1", "players": ["a"]},
+                                                        {"format": "foreman/1", "id": "torn"}]))
+    out = runner.invoke(app, ["settle", str(p)]).stdout
+    left_out = out.split("Left out of the balances")[1].splitlines()
+    assert f"  {p}:2 (no id): invalid record: $.id: required field is missing" in left_out, out
+    assert any(line.startswith("  torn: invalid record") for line in left_out), out
+    assert f"{p}:3" not in out and f"{p}:1" not in out
