@@ -15,6 +15,7 @@ from typer.exceptions import TyperException
 
 from . import render
 from .errors import ForemanError, UsageError
+from .words import must
 
 
 DbOpt = Annotated[Optional[str], typer.Option(
@@ -67,7 +68,7 @@ class OneLineErrors(TyperGroup):
 
 def _with_value_given(message: str, param: Any, argv: list[str]) -> str:
     """A bad option value's message in foreman's words, quoting the value as given (typer's does not)."""
-    message = message.replace(": Input should be ", ": must be ", 1)
+    message = must(message)
     given = None
     for i, arg in enumerate(argv):
         for opt in getattr(param, "opts", None) or ():

@@ -16,7 +16,7 @@ from . import cards as C
 from .rules import CHOICES, TARGET_RANGE, HouseRules
 from .records import (AMOUNT_MAX, AMOUNT_PATTERN, CARD_PATTERN, FORMAT, FORMAT_1_2, ID_PATTERN, SEEN_PARTS, GameData,
                       SchemaProblem, _claim, _FClaim, _FDeal, _finish, _FPass, _FTrick, _iso_datetime, quote)
-from .words import plural
+from .words import must, plural
 
 CardToken = Annotated[str, Field(pattern=CARD_PATTERN, description="rank then suit, e.g. 10S, QH, AD, 2C")]
 Name = Annotated[str, Field(min_length=1, max_length=200)]
@@ -200,7 +200,7 @@ def problems_from_validation(err: ValidationError, limit: int = 20) -> list[Sche
         elif e["type"] == "value_error":
             msg = msg.removeprefix("Value error, ")
         elif "input" in e:
-            msg = _must(msg, e["input"])
+            msg = _with_refused(msg, e["input"])
         key = (_path(loc), msg)
         if key in seen:
             continue
@@ -217,10 +217,9 @@ _FIELD_NAMES = {
 }
 
 
-def _must(msg: str, value: Any) -> str:
+def _with_refused(msg: str, value: Any) -> str:
     """pydantic's message in the words of the others, with the value it refused when it is short."""
-    if msg.startswith("Input should be "):
-        msg = "must be " + msg.removeprefix("Input should be ")
+    msg = must(msg)
     if isinstance(value, str):
         return f"{msg}, got {quote(value)}"
     shown = json.dumps(value, separators=(", ", ": "), default=str)  # as the record wrote it: true, not True

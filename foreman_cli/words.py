@@ -1,4 +1,4 @@
-"""English for counts in messages and views: '1 deal', '3 deals', '2 breaches'."""
+"""English in messages and views: counts ('1 deal', '3 deals', '2 breaches'), and pydantic's words in foreman's."""
 
 from __future__ import annotations
 
@@ -8,3 +8,8 @@ _PLURALS = {"breach": "breaches", "was": "were"}
 def plural(n: int, word: str, many: str | None = None) -> str:
     """The count and the word, singular for one: plural(1, 'deal') is '1 deal', plural(2, 'deal') '2 deals'."""
     return f"{n:,} {word if n == 1 else many or _PLURALS.get(word, word + 's')}"
+
+
+def must(message: str) -> str:
+    """pydantic's 'Input should be ...' (a record's field, an option's value) as foreman says it: 'must be ...'."""
+    return message.replace("Input should be ", "must be ", 1)
