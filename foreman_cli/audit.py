@@ -6,7 +6,7 @@ import gc
 from contextlib import contextmanager
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import replace
 from typing import Any, BinaryIO
 
 import msgspec
@@ -70,8 +70,7 @@ def fingerprint(text: str) -> bytes:
     return blake2b(text.encode(), digest_size=16).digest()
 
 
-@dataclass
-class CrossChecks:
+class CrossChecks(msgspec.Struct):
     """The checks that need more than one game: repeated ids and dealer succession in a series.
 
     `hold` (validate) keeps every result from the first series game on until the end, so each
@@ -81,15 +80,15 @@ class CrossChecks:
     """
 
     hold: bool = True
-    pending: list[GameResult] = field(default_factory=list)
+    pending: list[GameResult] = msgspec.field(default_factory=list)
     holding: bool = False
-    ids: set[str] = field(default_factory=set)  # every game id met so far
+    ids: set[str] = msgspec.field(default_factory=set)  # every game id met so far
     # Where each id fed one by one was first met, and its fingerprint there; the ids of runs taken
     # whole join them only when one is looked up (_fold), so a run costs a set's union, not a
     # dict entry a game.
-    seen: dict[str, str] = field(default_factory=dict)
-    fingerprints: dict[str, bytes] = field(default_factory=dict)
-    runs: list[tuple[list, list, list]] = field(default_factory=list)  # ids, sources, fingerprints
+    seen: dict[str, str] = msgspec.field(default_factory=dict)
+    fingerprints: dict[str, bytes] = msgspec.field(default_factory=dict)
+    runs: list[tuple[list, list, list]] = msgspec.field(default_factory=list)  # ids, sources, fingerprints
 
     def first(self, game_id: str) -> tuple[str, bytes | None] | None:
         """Where `game_id` was first met and its fingerprint there, or None if it was not."""
@@ -237,8 +236,7 @@ def _cross_checked(pieces, overrides, jobs: int, shape) -> Iterator[GameResult |
     yield from cross.finish()
 
 
-@dataclass
-class LineRun:
+class LineRun(msgspec.Struct):
     """A batch's games as their lines of `validate --json`, their counts, and, column by column,
     what the checks across games read of each (GameLine's fields): what goes out in one write
     when those checks add nothing to any of them. Made where the batch was replayed, it spares
@@ -282,8 +280,7 @@ _RUN_COLUMNS = (("ids", "id"), ("sources", "source"), ("statuses", "status"), ("
 BATCH = 64  # records per task sent to a worker: large enough to amortise the hand-over
 
 
-@dataclass
-class Batch:
+class Batch(msgspec.Struct):
     """Replayed games in input order, and what a stage made of them where they were replayed."""
 
     results: list[Any]  # GameResult, or what `shape` made of each; empty when `staged` is their LineRun
@@ -486,11 +483,10 @@ def audit_paths(paths: list[str], overrides: dict[str, Any] | None = None,
     return _cross_checked(chunked(read_records(paths, max_record_bytes, stdin=stdin), BATCH), overrides, jobs, shape)
 
 
-@dataclass
-class Summary:
+class Summary(msgspec.Struct):
     """Counts over a run of results, for the human summary."""
 
-    by_code: dict[str, int] = field(default_factory=dict)
+    by_code: dict[str, int] = msgspec.field(default_factory=dict)
     games: int = 0
     clean: int = 0
     with_breaches: int = 0
@@ -533,7 +529,7 @@ class Summary:
 
     def merge(self, other: Summary) -> None:
         """Add the counts of another run of results."""
-        for f in fields(self):
+        for f in msgspec.structs.fields(self):
             if f.name != "by_code":
                 setattr(self, f.name, getattr(self, f.name) + getattr(other, f.name))
         for code, n in other.by_code.items():

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
+
+import msgspec
 
 from . import core
 from . import findings as F
@@ -22,8 +23,7 @@ MAX_FINDINGS = 1000  # findings of the play kept for one game; beyond them the r
 FULL_DECK = (1 << 52) - 1
 
 
-@dataclass(slots=True)
-class _Game:
+class _Game(msgspec.Struct):
     """What every step of one game's replay reads: the players, the rules, where findings go."""
 
     players: tuple[str, ...]
@@ -35,8 +35,7 @@ class _Game:
     pickup: bool
 
 
-@dataclass(slots=True)
-class _Played:
+class _Played(msgspec.Struct):
     """A deal's play as replayed: tricks won by seat, each trick's winner, and how it ended."""
 
     won: list[int]

@@ -12,9 +12,10 @@ import re
 import sys
 import zlib
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
+
+import msgspec
 
 from .errors import InputError
 
@@ -26,8 +27,7 @@ _WS = re.compile(r"[ \t\n\r]*")
 _BOM = b"\xef\xbb\xbf"
 
 
-@dataclass(slots=True)
-class RawRecord:
+class RawRecord(msgspec.Struct):
     """One game's text as read, with where it starts; or a syntax problem found while reading."""
 
     source: str
@@ -54,8 +54,7 @@ class Stdin(str):
         return path
 
 
-@dataclass(frozen=True, slots=True)
-class Unreadable:
+class Unreadable(msgspec.Struct, frozen=True):
     """An entry of a folder that cannot be read as records: reported as such, and the run goes on."""
 
     path: str
@@ -186,8 +185,7 @@ def read_stream(stream: BinaryIO, name: str, max_record_bytes: int = DEFAULT_MAX
         raise InputError(f"{name}: {e.strerror or e}") from None
 
 
-@dataclass(slots=True)
-class LineChunk:
+class LineChunk(msgspec.Struct):
     """Whole lines of a JSON Lines file, found by the reading process for a worker to read itself."""
 
     source: str
@@ -209,8 +207,7 @@ class LineChunk:
                             base=self.offset if spans else None)
 
 
-@dataclass(frozen=True, slots=True)
-class FileSeen:
+class FileSeen(msgspec.Struct, frozen=True):
     """What a file was when it was read (device, inode, size, modification time): a file that
     differs from it later has been changed or replaced in between."""
 
@@ -289,8 +286,7 @@ def _when(ns: int) -> str:
     return datetime.fromtimestamp(ns / 1e9, timezone.utc).isoformat(sep=" ", timespec="microseconds")
 
 
-@dataclass(frozen=True, slots=True)
-class ChunkText:
+class ChunkText(msgspec.Struct, frozen=True):
     """Where the records of a chunk lie in their file, record by record (RawRecord.span), and the
     file as the chunk was read: what a load needs to take their text from the file itself."""
 

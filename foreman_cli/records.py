@@ -7,7 +7,6 @@ import json
 import re
 import unicodedata
 from collections.abc import Iterable
-from dataclasses import dataclass
 from datetime import datetime, timezone
 from decimal import Decimal
 from typing import Annotated, Any, Literal
@@ -54,8 +53,7 @@ def utc_instant(v: str | None) -> str | None:
 # --- the game the engine replays: the record's deals with canonical tokens, names resolved ---
 
 
-@dataclass(slots=True)
-class ClaimData:
+class ClaimData(msgspec.Struct):
     """The claimed result with names resolved; None where a part is not claimed."""
 
     winner_claimed: bool
@@ -64,8 +62,7 @@ class ClaimData:
     payments: list[tuple[str, str, Decimal]] | None
 
 
-@dataclass(slots=True)
-class GameData:
+class GameData(msgspec.Struct):
     """A replayable game: the deals as read (canonical tokens, names that are players), the rules.
 
     `deals` holds the fast decoder's structs: `dealer`, `hands` (name -> tokens), `kitty`,
@@ -87,8 +84,7 @@ class GameData:
     blocks: bytes | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class SchemaProblem:
+class SchemaProblem(msgspec.Struct, frozen=True):
     """One way a record fails the format: a JSON path and a message."""
 
     path: str
@@ -187,8 +183,7 @@ def ext_problem(value: Any, depth: int = 1) -> tuple[type[Finding], str] | None:
 # --- decoding one record's text ---
 
 
-@dataclass(slots=True)
-class Invalid:
+class Invalid(msgspec.Struct):
     """Why a record's text is not a replayable game: its problems, of syntax or of the schema."""
 
     code: type[Finding]  # RecordSyntax or RecordSchema
