@@ -391,6 +391,19 @@ def test_parquet_export_reads_back_the_same_rows(tmp_path):
     con.close()
 
 
+def test_an_export_to_a_file_says_it_is_not_a_folder(tmp_path):
+    db = str(tmp_path / "a.duckdb")
+    load([SAMPLES], db)
+    afile = tmp_path / "afile"
+    afile.write_text("keep me")
+    res = runner.invoke(app, ["export", "--parquet", str(afile), "--db", db])
+    assert res.exit_code == 2 and f"--parquet {afile}: a file, not a folder" in res.output, res.output
+    assert afile.read_text() == "keep me"
+    # Near miss: an empty folder that exists is written into.
+    (tmp_path / "empty").mkdir()
+    assert runner.invoke(app, ["export", "--parquet", str(tmp_path / "empty"), "--db", db]).exit_code == 0
+
+
 def test_database_in_use_by_another_process(tmp_path):
     db = str(tmp_path / "a.duckdb")
     load([SAMPLES], db)

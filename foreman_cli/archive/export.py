@@ -19,6 +19,9 @@ def export_parquet(path: str, out_dir: str) -> dict[str, int]:
 
     The archive is read sandboxed (read_archive), so DuckDB itself writes no file: the rows come
     out as Arrow batches and pyarrow writes each file, whole or not at all."""
+    if Path(out_dir).exists() and not Path(out_dir).is_dir():
+        raise OutputError(f"--parquet {out_dir}: a file, not a folder",
+                          hint="name a folder (new or not) to write each table into as DIR/<table>/data.parquet")
     con = read_archive(path)
     rows = {}
     try:
