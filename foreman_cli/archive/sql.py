@@ -161,9 +161,9 @@ SHOW_TABLES = r"SELECT DISTINCT name FROM (SHOW TABLES) WHERE name NOT LIKE '\_%
 
 # Statements that only read: SHOW, DESCRIBE and SUMMARIZE parse as SELECT, PIVOT as MULTI.
 READING_STATEMENTS = frozenset({"SELECT", "EXPLAIN", "PRAGMA", "CALL", "MULTI"})
-COMMENTS_BEFORE = r"(?:\s|/\*.*?\*/|--[^\n]*\n)*"
+COMMENTS_BEFORE = re.compile(r"(?:\s|/\*.*?\*/|--[^\n]*\n)*", re.S)  # matches at the start, if only nothing
 # CHECKPOINT, FORCE CHECKPOINT and CALL (force_)checkpoint(), after any comments before them
-CHECKPOINT = re.compile(COMMENTS_BEFORE + r"(?:call\s+)?(?:force[\s_]+)?checkpoint\b", re.I | re.S)
+CHECKPOINT = re.compile(COMMENTS_BEFORE.pattern + r"(?:call\s+)?(?:force[\s_]+)?checkpoint\b", re.I | re.S)
 
 
 def _refuse_what_is_not_a_read(statement) -> None:
@@ -180,7 +180,7 @@ def _refuse_what_is_not_a_read(statement) -> None:
         kind = "CHECKPOINT"
     if kind not in READING_STATEMENTS:
         # Quoted as written: DuckDB's kind can name another word (INSTALL parses as LOAD).
-        written = " ".join(re.sub(COMMENTS_BEFORE, "", statement.query, count=1, flags=re.S).split())
+        written = " ".join(statement.query[COMMENTS_BEFORE.match(statement.query).end():].split())
         shown = written if len(written) <= 60 else written[:57] + "..."
         raise DatabaseError(f'foreman query only reads the archive: "{shown}" is not a read',
                             hint="give a SELECT (or SHOW, DESCRIBE, EXPLAIN, PRAGMA); "
