@@ -45,7 +45,7 @@ class _Played(msgspec.Struct):
     won_at: int | None  # the trick that reached the target
 
 
-def replay(g: GameData, source: str = "", trace: ev.Visitor | None = None, text: str | None = None,
+def replay(game: GameData, source: str = "", trace: ev.Visitor | None = None, text: str | None = None,
            fingerprint: bytes | None = None) -> GameResult:
     """Replay a game and return its result, which keeps the game and, when given, its record's
     text and fingerprint (what the archive stores).
@@ -53,14 +53,14 @@ def replay(g: GameData, source: str = "", trace: ev.Visitor | None = None, text:
     With `trace` a visitor (visitor.Visitor), every event the replay meets (a deal started, a
     pass, the kitty, a card, a trick, a finding, a claim) is sent to it, in order.
     """
-    return _run(g, source, trace, None, (text, fingerprint))
+    return _run(game, source, trace, None, (text, fingerprint))
 
 
-def position_at(g: GameData, deal: int, trick: int, source: str = "",
+def position_at(game: GameData, deal: int, trick: int, source: str = "",
                 trace: ev.Visitor | None = None) -> Position | None:
     """The table just before `trick` of `deal` (trick = recorded tricks + 1: after them), or None
     when the game ended before that point. `trace` gets the events up to it."""
-    out = _run(g, source, trace, (deal, trick))
+    out = _run(game, source, trace, (deal, trick))
     return out if isinstance(out, Position) else None
 
 
@@ -69,16 +69,16 @@ class ResultBuilder:
     python-chess's GameBuilder builds a game from a visitor's hooks): the replay's one output path.
     A traced replay's visitor hears the game begin and end and every finding."""
 
-    def __init__(self, g: GameData, source: str, record: tuple[str | None, bytes | None],
+    def __init__(self, game: GameData, source: str, record: tuple[str | None, bytes | None],
                  visitor: ev.Visitor | None = None) -> None:
-        self.game, self.source, self.record, self.visitor = g, source, record, visitor
+        self.game, self.source, self.record, self.visitor = game, source, record, visitor
         self.findings: list[F.Finding] = []
         self.deals: list[DealResult] = []
         self.winner: int | None = None  # the seat that won the game
         self.won_at: tuple[int, int] | None = None  # its deal and trick
         self.add = self.findings.append if visitor is None else self._add_heard
         if visitor is not None:
-            visitor.begin_game(g)
+            visitor.begin_game(game)
 
     def _add_heard(self, f: F.Finding) -> None:
         self.findings.append(f)
@@ -105,119 +105,120 @@ class ResultBuilder:
         return out
 
 
-def _run(g: GameData, source: str, trace: ev.Visitor | None, stop_at: tuple[int, int] | None,
+def _run(game: GameData, source: str, trace: ev.Visitor | None, stop_at: tuple[int, int] | None,
          record: tuple[str | None, bytes | None] = (None, None)) -> GameResult | Position:
-    players, rules = g.players, g.rules
-    build = ResultBuilder(g, source, record, trace)
-    ctx = _Game(players, g.seat, rules, build.add, trace, rules.return_rule == "highest", rules.kitty == "pickup")
+    players, rules = game.players, game.rules
+    build = ResultBuilder(game, source, record, trace)
+    ctx = _Game(players, game.seat, rules, build.add, trace, rules.return_rule == "highest", rules.kitty == "pickup")
     # The compiled pass for plain deals (none on the pure path); a traced replay or a stop at a
     # position needs every event.
     fast = core.clean_deal if trace is None and stop_at is None else None
     prev_dealer: int | None = None
-    for dn, d in enumerate(g.deals, 1):
+    for dn, deal in enumerate(game.deals, 1):
         if build.winner is not None:
             build.add(F.PlayAfterEnd(deal=dn, what="whole deal", winner=players[build.winner], won_at=build.won_at))
             continue
-        dealer = g.seat[d.dealer]
-        _deal_started(ctx, dn, d, dealer, prev_dealer)
+        dealer = game.seat[deal.dealer]
+        _deal_started(ctx, dn, deal, dealer, prev_dealer)
         prev_dealer = dealer
-        plain = fast is not None and d.claim is None and d.left is None and (is_full(d) or is_play_alone(d))
-        out = _fast_deal(ctx, fast, dn, d, dealer, len(g.deals)) if plain else None
+        plain = fast is not None and deal.claim is None and deal.left is None and (is_full(deal) or is_play_alone(deal))
+        out = _fast_deal(ctx, fast, dn, deal, dealer, len(game.deals)) if plain else None
         if out is None:
-            out = _replay_deal(ctx, dn, d, dealer, stop_at, len(g.deals))
+            out = _replay_deal(ctx, dn, deal, dealer, stop_at, len(game.deals))
             if isinstance(out, Position):
                 return out
         build.deal_ended(*out)
     return build.result()
 
 
-def tallied(g: GameData, tallies, source: str = "", fingerprint: bytes | None = None,
+def tallied(game: GameData, tallies, source: str = "", fingerprint: bytes | None = None,
             first_dealer: str | None = None, text: str | None = None) -> GameResult:
     """The result of a won game whose every deal the compiled lane tallied with nothing amiss
     (lane.py): `tallies` holds each deal's (dealer, (won0, won1, won2, winners, decided)). With
     `text` the result keeps it and the game (its deals as blocks), as the archive needs."""
-    deal_results = [DealResult(dn, dealer, quotas(g.rules, dealer), [w0, w1, w2], len(ws), decided, ws, None)
+    deal_results = [DealResult(dn, dealer, quotas(game.rules, dealer), [w0, w1, w2], len(ws), decided, ws, None)
                     for dn, (dealer, (w0, w1, w2, ws, decided)) in enumerate(tallies, 1)]
     winner = deal_results[-1].winners[-1]
-    return game_result(g, [], source, deal_results, winner, (text, fingerprint), first_dealer, keep=text is not None)
+    return game_result(game, [], source, deal_results, winner, (text, fingerprint), first_dealer, keep=text is not None)
 
 
-def _deal_started(ctx: _Game, dn: int, d, dealer: int, prev_dealer: int | None) -> None:
+def _deal_started(ctx: _Game, dn: int, deal, dealer: int, prev_dealer: int | None) -> None:
     """The deal's event, and the dealer checked against the rotation (WRONG_DEALER)."""
     players = ctx.players
     if ctx.trace is not None:
-        q = quotas(ctx.rules, dealer)
+        quota = quotas(ctx.rules, dealer)
         from . import events as ev
-        dealt = None if d.hands is None else \
-            tuple(tuple(sort_cards(map(CARD_OF.__getitem__, d.hands[players[s]]))) for s in range(3))
-        kitty = None if d.kitty is None else tuple(sort_cards(map(CARD_OF.__getitem__, d.kitty)))
-        ctx.trace.visit(ev.DealStarted(dn, dealer, q, dealt, kitty))
+        dealt = None if deal.hands is None else \
+            tuple(tuple(sort_cards(map(CARD_OF.__getitem__, deal.hands[players[s]]))) for s in range(3))
+        kitty = None if deal.kitty is None else tuple(sort_cards(map(CARD_OF.__getitem__, deal.kitty)))
+        ctx.trace.visit(ev.DealStarted(dn, dealer, quota, dealt, kitty))
     if prev_dealer is not None and ctx.rules.deal_rotation == "left" and dealer != (prev_dealer + 1) % 3:
         ctx.add(F.WrongDealer(deal=dn, player=players[dealer], previous=players[prev_dealer],
                               expected=players[(prev_dealer + 1) % 3]))
 
 
-def _fast_deal(ctx: _Game, fast, dn: int, d, dealer: int, n_deals: int):
+def _fast_deal(ctx: _Game, fast, dn: int, deal, dealer: int, n_deals: int):
     """A deal with nothing amiss, tallied in one compiled pass; None when it needs the full replay."""
     players, target = ctx.players, ctx.rules.target
-    dealt = None if d.hands is None else (d.hands[players[0]], d.hands[players[1]], d.hands[players[2]])
-    r = fast(dealt, d.kitty, d.passes, d.discards, d.tricks, ctx.seat, dealer, ctx.highest, target, CARD_OF, ctx.pickup)
-    if r is None:
+    dealt = None if deal.hands is None else (deal.hands[players[0]], deal.hands[players[1]], deal.hands[players[2]])
+    tallied = fast(dealt, deal.kitty, deal.passes, deal.discards, deal.tricks, ctx.seat, dealer, ctx.highest, target,
+                   CARD_OF, ctx.pickup)
+    if tallied is None:
         return None
-    won, winners, decided = [r[0], r[1], r[2]], r[3], r[4]
+    won, winners, decided = [tallied[0], tallied[1], tallied[2]], tallied[3], tallied[4]
     if not decided:
-        _stopped_early(ctx, dn, d, n_deals)
+        _stopped_early(ctx, dn, deal, n_deals)
     res = DealResult(dn, dealer, quotas(ctx.rules, dealer), won, len(winners), decided, winners, None)
     return res, len(winners), (winners[-1] if decided else None)
 
 
-def _replay_deal(ctx: _Game, dn: int, d, dealer: int, stop_at: tuple[int, int] | None, n_deals: int):
+def _replay_deal(ctx: _Game, dn: int, deal, dealer: int, stop_at: tuple[int, int] | None, n_deals: int):
     """The full replay of one deal: every rule checked, every finding worded; or the Position asked
     for. A deal that records only what the table saw is replayed by what it proves (shown.py)."""
     players, target = ctx.players, ctx.rules.target
-    kitty = None if d.kitty is None else list(map(CARD_OF.__getitem__, d.kitty))
-    dealt = None if d.hands is None else (d.hands[players[0]], d.hands[players[1]], d.hands[players[2]])
+    kitty = None if deal.kitty is None else list(map(CARD_OF.__getitem__, deal.kitty))
+    dealt = None if deal.hands is None else (deal.hands[players[0]], deal.hands[players[1]], deal.hands[players[2]])
     table: Any
-    if is_full(d):
+    if is_full(deal):
         table = _Dealt(ctx, Hands())
         _deal_hands(ctx, table.hands, dn, dealt, kitty)
     else:
         from .shown import Shown  # records of the play only
-        table = Shown(ctx, d, dealer)
+        table = Shown(ctx, deal, dealer)
         _deal_hands(ctx, Hands(), dn, dealt, kitty)
-    _passes(ctx, table, dn, d, dealer)
-    _kitty(ctx, table, dn, d, dealer, kitty)
-    play = _tricks(ctx, table, dn, d, dealer, stop_at)
+    _passes(ctx, table, dn, deal, dealer)
+    _kitty(ctx, table, dn, deal, dealer, kitty)
+    play = _tricks(ctx, table, dn, deal, dealer, stop_at)
     if isinstance(play, Position):
         return play
     if stop_at is not None and stop_at[0] == dn:
-        return table.position(dn, len(d.tricks) + 1, play.won, play.leader_due, every_copy=True)
-    if d.left is not None:
-        table.left_checked(dn, d)
+        return table.position(dn, len(deal.tricks) + 1, play.won, play.leader_due, every_copy=True)
+    if deal.left is not None:
+        table.left_checked(dn, deal)
     won, decided, won_trick = play.won, play.decided, play.won_at
-    claim, claim_res, by = d.claim, None, (play.winners[-1] if decided else None)
+    claim, claim_res, by = deal.claim, None, (play.winners[-1] if decided else None)
     if claim is not None and decided:
-        ctx.add(F.PlayAfterEnd(deal=dn, trick=len(d.tricks) + 1, what="claim", winner=players[by],
+        ctx.add(F.PlayAfterEnd(deal=dn, trick=len(deal.tricks) + 1, what="claim", winner=players[by],
                                won_at=(dn, won_trick)))
     elif claim is not None:
-        claim_res = _claim(ctx, table.claim_hands(len(d.tricks) + 1), ctx.seat[claim.by], claim, play.leader_due,
-                           won, len(d.tricks), dn)
-        x, k = claim_res.by, claim_res.tricks
-        won[x] += k
-        if k and won[x] >= target:
-            by, won_trick, decided = x, len(d.tricks) + k, True
+        claim_res = _claim(ctx, table.claim_hands(len(deal.tricks) + 1), ctx.seat[claim.by], claim, play.leader_due,
+                           won, len(deal.tricks), dn)
+        claimer, claimed = claim_res.by, claim_res.tricks
+        won[claimer] += claimed
+        if claimed and won[claimer] >= target:
+            by, won_trick, decided = claimer, len(deal.tricks) + claimed, True
     if not decided and claim is None:
-        _stopped_early(ctx, dn, d, n_deals)
+        _stopped_early(ctx, dn, deal, n_deals)
     credited = claim_res.tricks if claim_res is not None else 0
     counted = len(play.winners) - play.winners.count(None) + credited
     res = DealResult(dn, dealer, quotas(ctx.rules, dealer), won, counted, decided, play.winners, claim_res)
     return res, won_trick, by
 
 
-def _stopped_early(ctx: _Game, dn: int, d, n_deals: int) -> None:
+def _stopped_early(ctx: _Game, dn: int, deal, n_deals: int) -> None:
     """DEAL_INCOMPLETE for a deal undecided that stops before 16 tricks when another deal follows."""
-    if dn < n_deals and len(d.tricks) < TRICKS_PER_DEAL:
-        ctx.add(F.DealIncomplete(deal=dn, trick=len(d.tricks) + 1, tricks=len(d.tricks), target=ctx.rules.target))
+    if dn < n_deals and len(deal.tricks) < TRICKS_PER_DEAL:
+        ctx.add(F.DealIncomplete(deal=dn, trick=len(deal.tricks) + 1, tricks=len(deal.tricks), target=ctx.rules.target))
 
 
 def _deal_hands(ctx: _Game, hands: Hands, dn: int, dealt, kitty: list[int] | None) -> None:
@@ -253,13 +254,13 @@ def _deal_hands(ctx: _Game, hands: Hands, dn: int, dealt, kitty: list[int] | Non
         add(F.DealDuplicate(deal=dn, card=CANONICAL[c], holders=holders, kitty=(kitty or []).count(c)))
 
 
-def _passes(ctx: _Game, table, dn: int, d, dealer: int) -> None:
+def _passes(ctx: _Game, table, dn: int, deal, dealer: int) -> None:
     """The three passes in order (PASS_SEQUENCE); the table checks each one's cards."""
-    if d.passes is None:  # a record of the play that does not show them
+    if deal.passes is None:  # a record of the play that does not show them
         return
     players, seat, add = ctx.players, ctx.seat, ctx.add
     expected = pass_order(dealer)
-    for i, ps in enumerate(d.passes):
+    for i, ps in enumerate(deal.passes):
         gv, rc = seat[ps.from_], seat[ps.to]
         if i >= 3:
             add(F.PassSequence(deal=dn, pass_=i + 1, player=players[gv], recorded=(players[gv], players[rc]),
@@ -269,42 +270,42 @@ def _passes(ctx: _Game, table, dn: int, d, dealer: int) -> None:
             add(F.PassSequence(deal=dn, pass_=i + 1, player=players[gv], recorded=(players[gv], players[rc]),
                                expected=(players[eg], players[er]), roles=(role(eg, dealer), role(er, dealer))))
         table.pass_made(dn, i + 1, gv, rc, CARD_OF[ps.card], CARD_OF[ps.returned])
-    for j in range(len(d.passes), 3):
+    for j in range(len(deal.passes), 3):
         eg, er = expected[j]
         add(F.PassSequence(deal=dn, pass_=j + 1, player=players[eg], recorded=None,
                            expected=(players[eg], players[er]), roles=(role(eg, dealer), role(er, dealer))))
 
 
-def _kitty(ctx: _Game, table, dn: int, d, dealer: int, kitty: list[int] | None) -> None:
+def _kitty(ctx: _Game, table, dn: int, deal, dealer: int, kitty: list[int] | None) -> None:
     """The dealer takes the kitty and sets aside his discards (DISCARD_COUNT; the table checks each)."""
-    if d.discards is not None and len(d.discards) != DISCARDS:
-        ctx.add(F.DiscardCount(deal=dn, player=ctx.players[dealer], count=len(d.discards), expected=DISCARDS))
-    table.kitty_taken(dn, dealer, kitty, None if d.discards is None else [CARD_OF[x] for x in d.discards])
+    if deal.discards is not None and len(deal.discards) != DISCARDS:
+        ctx.add(F.DiscardCount(deal=dn, player=ctx.players[dealer], count=len(deal.discards), expected=DISCARDS))
+    table.kitty_taken(dn, dealer, kitty, None if deal.discards is None else [CARD_OF[x] for x in deal.discards])
 
 
-def _tricks(ctx: _Game, table, dn: int, d, dealer: int, stop_at: tuple[int, int] | None) -> _Played | Position:
+def _tricks(ctx: _Game, table, dn: int, deal, dealer: int, stop_at: tuple[int, int] | None) -> _Played | Position:
     """The play, trick by trick, until the target; or the Position asked for."""
     players, target = ctx.players, ctx.rules.target
     won = [0, 0, 0]
     winners: list[int | None] = []
     leader_due = (dealer + 1) % 3  # L leads the first trick
-    for tn, t in enumerate(d.tricks, 1):
+    for tn, t in enumerate(deal.tricks, 1):
         if stop_at == (dn, tn):
             return table.position(dn, tn, won, leader_due)
         leader = ctx.seat[t.leader]
-        w = _trick(ctx, table, dn, tn, leader, leader_due, [CARD_OF[x] for x in t.cards])
-        winners.append(w)
-        if w is None:
+        winner = _trick(ctx, table, dn, tn, leader, leader_due, [CARD_OF[x] for x in t.cards])
+        winners.append(winner)
+        if winner is None:
             continue
-        won[w] += 1
-        leader_due = w
+        won[winner] += 1
+        leader_due = winner
         if ctx.trace is not None:
             from . import events as ev
             played = tuple(CARD_OF[x] for x in t.cards[:3])
-            ctx.trace.visit(ev.TrickWon(dn, tn, leader, played, w, (won[0], won[1], won[2])))
-        if won[w] >= target:
-            for late in range(tn + 1, len(d.tricks) + 1):
-                ctx.add(F.PlayAfterEnd(deal=dn, trick=late, what="trick", winner=players[w], won_at=(dn, tn)))
+            ctx.trace.visit(ev.TrickWon(dn, tn, leader, played, winner, (won[0], won[1], won[2])))
+        if won[winner] >= target:
+            for late in range(tn + 1, len(deal.tricks) + 1):
+                ctx.add(F.PlayAfterEnd(deal=dn, trick=late, what="trick", winner=players[winner], won_at=(dn, tn)))
             return _Played(won, winners, True, leader_due, tn)
     return _Played(won, winners, False, leader_due, None)
 
@@ -331,26 +332,28 @@ class _Dealt:
     def __init__(self, ctx: _Game, hands: Hands) -> None:
         self.ctx, self.hands = ctx, hands
 
-    def pass_made(self, dn: int, pn: int, gv: int, rc: int, c: int, x: int) -> None:
+    def pass_made(self, dn: int, pn: int, gv: int, rc: int, given: int, returned: int) -> None:
         """One pass: the giver held the card, the receiver the card returned, by the return rule."""
         ctx, hands, players, add = self.ctx, self.hands, self.ctx.players, self.ctx.add
         before, before_extra = hands.masks[rc], dict(hands.extra[rc])
-        if not hands.take(gv, c):
-            add(F.PassNotHeld(deal=dn, pass_=pn, player=players[gv], card=CANONICAL[c],
+        if not hands.take(gv, given):
+            add(F.PassNotHeld(deal=dn, pass_=pn, player=players[gv], card=CANONICAL[given],
                               hand=tuple(names(hands.cards(gv)))))
-        hands.add(rc, c)
-        if not before & BIT[x]:
-            add(F.ReturnNotHeld(deal=dn, pass_=pn, player=players[rc], card=CANONICAL[x], received=CANONICAL[c],
-                                hand_before=tuple(names(hand_cards(before, before_extra)))))
-        elif wrong_return(before, c, x, ctx.highest):
-            add(F.ReturnWrongCard(deal=dn, pass_=pn, player=players[rc], card=CANONICAL[x], received=CANONICAL[c],
-                                  expected=tuple(names(hand_cards(returns_allowed(before, c, ctx.highest)))),
+        hands.add(rc, given)
+        if not before & BIT[returned]:
+            add(F.ReturnNotHeld(deal=dn, pass_=pn, player=players[rc], card=CANONICAL[returned],
+                                received=CANONICAL[given], hand_before=tuple(names(hand_cards(before, before_extra)))))
+        elif wrong_return(before, given, returned, ctx.highest):
+            add(F.ReturnWrongCard(deal=dn, pass_=pn, player=players[rc], card=CANONICAL[returned],
+                                  received=CANONICAL[given],
+                                  expected=tuple(names(hand_cards(returns_allowed(before, given, ctx.highest)))),
                                   return_rule=ctx.rules.return_rule))
-        hands.take(rc, x)
-        hands.add(gv, x)
+        hands.take(rc, returned)
+        hands.add(gv, returned)
         if ctx.trace is not None:
             from . import events as ev
-            ctx.trace.visit(ev.PassMade(dn, pn, gv, rc, c, x, tuple(hand_cards(before & SUIT_MASK[SUIT_OF[c]]))))
+            held = tuple(hand_cards(before & SUIT_MASK[SUIT_OF[given]]))
+            ctx.trace.visit(ev.PassMade(dn, pn, gv, rc, given, returned, held))
 
     def kitty_taken(self, dn: int, dealer: int, kitty: list[int], discards: list[int]) -> None:
         """The kitty into the dealer's hand, his discards out of it (DISCARD_NOT_HELD)."""
@@ -365,29 +368,30 @@ class _Dealt:
             ctx.trace.visit(ev.KittyExchanged(dn, dealer, tuple(sort_cards(kitty)), tuple(discards),
                                               tuple(tuple(hands.cards(s)) for s in range(3))))
 
-    def play(self, dn: int, tn: int, j: int, p: int, c: int, led: int) -> None:
-        """Card c by seat p, the j-th of trick tn: held (CARD_NOT_HELD), following suit (REVOKE)."""
+    def play(self, dn: int, tn: int, place: int, seat: int, card: int, led: int) -> None:
+        """A card played by a seat, at its place in trick tn: held (CARD_NOT_HELD), following suit (REVOKE)."""
         ctx, hands = self.ctx, self.hands
-        before = hands.masks[p]
-        if not hands.take(p, c):
-            ctx.add(F.CardNotHeld(deal=dn, trick=tn, player=ctx.players[p], card=CANONICAL[c],
-                                  hand=tuple(names(hands.cards(p)))))
-        if j and revokes(before, c, led):
-            ctx.add(F.Revoke(deal=dn, trick=tn, player=ctx.players[p], card=CANONICAL[c], led=SUITS[led],
+        before = hands.masks[seat]
+        if not hands.take(seat, card):
+            ctx.add(F.CardNotHeld(deal=dn, trick=tn, player=ctx.players[seat], card=CANONICAL[card],
+                                  hand=tuple(names(hands.cards(seat)))))
+        if place and revokes(before, card, led):
+            ctx.add(F.Revoke(deal=dn, trick=tn, player=ctx.players[seat], card=CANONICAL[card], led=SUITS[led],
                              held=tuple(names(hand_cards(before & SUIT_MASK[led])))))
         if ctx.trace is not None:
             from . import events as ev
-            ctx.trace.visit(ev.CardPlayed(dn, tn, p, c, tuple(hand_cards(legal_mask(before, led if j else None)))))
+            legal = tuple(hand_cards(legal_mask(before, led if place else None)))
+            ctx.trace.visit(ev.CardPlayed(dn, tn, seat, card, legal))
 
     def position(self, dn: int, tn: int, won: list[int], leader_due: int, every_copy: bool = False) -> Position:
         hands = self.hands
         legal = hands.cards(leader_due) if every_copy else hand_cards(hands.masks[leader_due])
         return Position(dn, tn, (hands.cards(0), hands.cards(1), hands.cards(2)), list(won), leader_due, legal)
 
-    def left_checked(self, dn: int, d) -> None:
+    def left_checked(self, dn: int, deal) -> None:
         """A `left` beside the hands: each card in it must be its player's when play stopped."""
         for s, name in enumerate(self.ctx.players):
-            for c in map(CARD_OF.__getitem__, d.left[name]):
+            for c in map(CARD_OF.__getitem__, deal.left[name]):
                 if not self.hands.masks[s] & BIT[c]:
                     self.ctx.add(F.CardNotHeld(deal=dn, player=name, card=CANONICAL[c],
                                                hand=tuple(names(self.hands.cards(s)))))
@@ -397,24 +401,24 @@ class _Dealt:
         return list(self.hands.masks), [self.hands.size(s) for s in range(3)]
 
 
-def _claim(ctx: _Game, hands: tuple[list[int], list[int]] | str, x: int, claim, leader: int, won: list[int],
+def _claim(ctx: _Game, hands: tuple[list[int], list[int]] | str, claimer: int, claim, leader: int, won: list[int],
            recorded: int, dn: int) -> claims.ClaimResult:
     """Judge a deal's claim from the hands as replayed (docs/game.md §12); report it when it fails.
     `hands` is why it cannot be judged when the record does not show them."""
     from . import claims  # for a deal with a claim only
     players, rules = ctx.players, ctx.rules
     if isinstance(hands, str):
-        res = claims.unjudged(x, claim.accepted, claim.statement, won, recorded, rules, hands)
+        res = claims.unjudged(claimer, claim.accepted, claim.statement, won, recorded, rules, hands)
     else:
-        res = claims.adjudicate(*hands, x, claim.accepted, claim.statement, leader, won, recorded, rules.target,
+        res = claims.adjudicate(*hands, claimer, claim.accepted, claim.statement, leader, won, recorded, rules.target,
                                 rules.claim_rule)
     f = claims.finding(res, players, dn, leader)
     if f is not None:
         ctx.add(f)
     if ctx.trace is not None:
         from . import events as ev
-        credited = tuple(won[s] + (res.tricks if s == x else 0) for s in range(3))
+        credited = tuple(won[s] + (res.tricks if s == claimer else 0) for s in range(3))
         line = None if res.line is None else tuple(tuple(t) for t in res.line)
-        ctx.trace.visit(ev.ClaimJudged(dn, res.first_trick, x, res.accepted, res.statement, res.tricks, res.rule,
+        ctx.trace.visit(ev.ClaimJudged(dn, res.first_trick, claimer, res.accepted, res.statement, res.tricks, res.rule,
                                        res.holds, line, leader, credited, res.not_judged))
     return res
