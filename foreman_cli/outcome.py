@@ -20,37 +20,37 @@ def quotas(rules, dealer: int) -> tuple[int, int, int]:
 
 
 def _by_seat(by_role: tuple[int, int, int], dealer: int) -> tuple[int, int, int]:
-    q = [0, 0, 0]
-    q[dealer], q[(dealer + 1) % 3], q[(dealer + 2) % 3] = by_role
-    return q[0], q[1], q[2]
+    by_seat = [0, 0, 0]
+    by_seat[dealer], by_seat[(dealer + 1) % 3], by_seat[(dealer + 2) % 3] = by_role
+    return by_seat[0], by_seat[1], by_seat[2]
 
 
 _QUOTAS_BY_SEAT = {name: tuple(_by_seat(q, D) for D in range(3)) for name, q in QUOTAS.items()}
 
 
-def game_result(g: GameData, findings: list[Finding], source: str, deal_results: list[DealResult],
+def game_result(game: GameData, findings: list[Finding], source: str, deal_results: list[DealResult],
                 winner: int | None, record: tuple[str | None, bytes | None], first_dealer: str | None = None,
                 keep: bool = True, not_shown: int = 0, announce=None) -> GameResult:
     """The game's result: won or unfinished, the nets, and the table's written result compared.
     Without deals (the lane's), `first_dealer` names who dealt first; `keep` keeps the game as data;
     `announce` is told each finding made here (a traced replay's visitor)."""
-    P, rules = g.players, g.rules
+    players, rules = game.players, game.rules
     net = payments = None
     if winner is None:
         last = deal_results[-1] if deal_results else None
-        tallies = tuple((P[s], last.tricks[s]) for s in range(3)) if last else ()
+        tallies = tuple((players[s], last.tricks[s]) for s in range(3)) if last else ()
         findings = [*findings, Unfinished(deals=len(deal_results), target=rules.target, tallies=tallies)]
         if announce is not None:
             announce(findings[-1])
-    elif g.stake is not None:
-        net, payments = settle_game(P, winner, deal_results[-1], g.stake)
+    elif game.stake is not None:
+        net, payments = settle_game(players, winner, deal_results[-1], game.stake)
     result = GameResult(
-        id=g.id, source=source, status=Status.WON if winner is not None else Status.UNFINISHED,
-        findings=findings, players=P, winner=P[winner] if winner is not None else None, deals=deal_results,
-        stake=g.stake, currency=g.currency, net=net, payments=payments or [], rules=rules.as_dict(),
-        series=g.series, played_at=g.played_at, first_dealer=g.deals[0].dealer if g.deals else first_dealer,
-        data=g if keep else None, text=record[0], fingerprint=record[1], findings_not_shown=not_shown)
-    mismatches = _written_result_compared(g, result) if g.claimed is not None else []
+        id=game.id, source=source, status=Status.WON if winner is not None else Status.UNFINISHED,
+        findings=findings, players=players, winner=players[winner] if winner is not None else None, deals=deal_results,
+        stake=game.stake, currency=game.currency, net=net, payments=payments or [], rules=rules.as_dict(),
+        series=game.series, played_at=game.played_at, first_dealer=game.deals[0].dealer if game.deals else first_dealer,
+        data=game if keep else None, text=record[0], fingerprint=record[1], findings_not_shown=not_shown)
+    mismatches = _written_result_compared(game, result) if game.claimed is not None else []
     for f in mismatches if announce is not None else ():
         announce(f)
     return replace(result, findings=[*findings, *mismatches]) if mismatches else result
@@ -89,52 +89,59 @@ def _pair_nets(pays, players: tuple[str, ...]) -> dict[tuple[str, str], Decimal]
     out: dict[tuple[str, str], Decimal] = {}
     for a, b, amt in pays:
         if order[a] < order[b]:
-            key, v = (a, b), amt
+            key, net = (a, b), amt
         else:
-            key, v = (b, a), money.times(amt, -1)
-        out[key] = money.add(out.get(key, money.ZERO), v)
+            key, net = (b, a), money.times(amt, -1)
+        out[key] = money.add(out.get(key, money.ZERO), net)
     return out
 
 
-def _owes(a: str, b: str, v: Decimal) -> str:
-    if v.is_zero():
-        return f"nothing between {a} and {b}"
-    return f"{a} pays {b} {money.fmt(v)}" if v > 0 else f"{b} pays {a} {money.fmt(v.copy_negate())}"
+def _owes(first: str, second: str, net: Decimal) -> str:
+    if net.is_zero():
+        return f"nothing between {first} and {second}"
+    if net > 0:
+        return f"{first} pays {second} {money.fmt(net)}"
+    return f"{second} pays {first} {money.fmt(net.copy_negate())}"
 
 
-def _written_result_compared(g: GameData, result: GameResult) -> list[Finding]:
+def _payment(payer: str, payee: str, amount: Decimal) -> dict[str, str]:
+    return {"from": payer, "to": payee, "amount": money.fmt(amount)}
+
+
+def _written_result_compared(game: GameData, result: GameResult) -> list[Finding]:
     """CLAIM_MISMATCH for each part of the table's written result (winner, tricks, payments) the replay denies."""
-    cl, P, out = g.claimed, g.players, []
-    if cl.winner_claimed and cl.winner != result.winner:
-        out.append(ClaimMismatch(part="winner", claimed=cl.winner, replayed=result.winner))
+    table, players, out = game.claimed, game.players, []
+    if table.winner_claimed and table.winner != result.winner:
+        out.append(ClaimMismatch(part="winner", claimed=table.winner, replayed=result.winner))
     ref = result.last_deal
-    if cl.tricks is not None and ref is not None:
-        replayed = {p: ref.tricks[s] for s, p in enumerate(P)}
-        if any(replayed[p] != n for p, n in cl.tricks.items()):
-            out.append(ClaimMismatch(part="tricks", claimed=dict(cl.tricks), replayed=replayed, in_deal=ref.number))
-    if cl.payments is not None and cl.payments != result.payments:
-        claimed, replayed = _pair_nets(cl.payments, P), _pair_nets(result.payments, P)
+    if table.tricks is not None and ref is not None:
+        replayed = {p: ref.tricks[s] for s, p in enumerate(players)}
+        if any(replayed[p] != n for p, n in table.tricks.items()):
+            out.append(ClaimMismatch(part="tricks", claimed=dict(table.tricks), replayed=replayed, in_deal=ref.number))
+    if table.payments is not None and table.payments != result.payments:
+        claimed, replayed = _pair_nets(table.payments, players), _pair_nets(result.payments, players)
         words = []
         for i in range(3):
             for j in range(i + 1, 3):
-                key = (P[i], P[j])
-                a, b = claimed.get(key, money.ZERO), replayed.get(key, money.ZERO)
-                if a != b:
-                    words.append(f"the table wrote {_owes(*key, a)}; the rules say {_owes(*key, b)}")
+                key = (players[i], players[j])
+                written, ruled = claimed.get(key, money.ZERO), replayed.get(key, money.ZERO)
+                if written != ruled:
+                    words.append(f"the table wrote {_owes(*key, written)}; the rules say {_owes(*key, ruled)}")
         if words:
             out.append(ClaimMismatch(
                 part="payments", words="; ".join(words) + _why_payments(result),
-                claimed=[{"from": a, "to": b, "amount": money.fmt(v)} for a, b, v in cl.payments],
-                replayed=[{"from": a, "to": b, "amount": money.fmt(v)} for a, b, v in result.payments]))
+                claimed=[_payment(*paid) for paid in table.payments],
+                replayed=[_payment(*paid) for paid in result.payments]))
     return out
 
 
 def _why_payments(result: GameResult) -> str:
-    d = result.deciding
-    if d is None:
+    deciding = result.deciding
+    if deciding is None:
         return " (the game is unfinished: no money changes hands)"
     if result.stake is None:
         return " (the game has no stake)"
-    parts = [f"{p} took {plural(d.tricks[s], 'trick')}, quota {d.quotas[s]}{': short' if d.tricks[s] < d.quotas[s] else ''}"
+    took, quota = deciding.tricks, deciding.quotas
+    parts = [f"{p} took {plural(took[s], 'trick')}, quota {quota[s]}{': short' if took[s] < quota[s] else ''}"
              for s, p in enumerate(result.players) if p != result.winner]
     return f" ({'; '.join(parts)})"

@@ -29,22 +29,22 @@ ID_PATTERN = r"^[A-Za-z0-9._:-]{1,128}$"
 AMOUNT_PATTERN = r"^[0-9]+(?:\.[0-9]+)?$"
 
 
-def _iso_datetime(v: str) -> str:
+def _iso_datetime(text: str) -> str:
     try:
-        datetime.fromisoformat(v)
+        datetime.fromisoformat(text)
     except ValueError:
-        raise ValueError(f"{v!r} is not an ISO 8601 date and time, e.g. 2026-11-29T20:15:00+00:00") from None
-    if "T" not in v and " " not in v:
-        raise ValueError(f"{v!r} has no time of day; write e.g. {v}T20:15:00+00:00")
-    return v
+        raise ValueError(f"{text!r} is not an ISO 8601 date and time, e.g. 2026-11-29T20:15:00+00:00") from None
+    if "T" not in text and " " not in text:
+        raise ValueError(f"{text!r} has no time of day; write e.g. {text}T20:15:00+00:00")
+    return text
 
 
-def utc_instant(v: str | None) -> str | None:
+def utc_instant(text: str | None) -> str | None:
     """A `played_at` as an instant with its offset: one written without an offset is UTC, never
     the zone of the machine that reads it."""
-    if v is None:
+    if text is None:
         return None
-    when = datetime.fromisoformat(v)
+    when = datetime.fromisoformat(text)
     if when.tzinfo is None:
         when = when.replace(tzinfo=timezone.utc)
     return when.isoformat()
@@ -93,19 +93,19 @@ class SchemaProblem(msgspec.Struct, frozen=True):
 
 def quote(value: Any, limit: int = 60) -> str:
     """repr() of a value from a record, cut short: a message must stay one readable line."""
-    r = repr(value)
-    return r if len(r) <= limit else r[: limit - 5] + "...'" + f" ({len(str(value))} characters)"
+    shown = repr(value)
+    return shown if len(shown) <= limit else shown[: limit - 5] + "...'" + f" ({len(str(value))} characters)"
 
 
-def _claim(g: Any, seat: dict[str, int], problems: list[SchemaProblem]) -> ClaimData | None:
+def _claim(game: Any, seat: dict[str, int], problems: list[SchemaProblem]) -> ClaimData | None:
     """The claimed result, with a problem for each name that is not a player."""
     def who(name: str, path: str, *at: Any) -> None:
         if name not in seat:  # the path is made only for a problem: this runs for every game
-            problems.append(SchemaProblem(path.format(*at), f"{name!r} is not one of the players {list(g.players)}"))
+            problems.append(SchemaProblem(path.format(*at), f"{name!r} is not one of the players {list(game.players)}"))
 
-    if g.claimed is None:
+    if game.claimed is None:
         return None
-    cl = g.claimed
+    cl = game.claimed
     if isinstance(cl.winner, str):
         who(cl.winner, "$.claimed.winner")
     for name in cl.tricks or ():
@@ -133,31 +133,31 @@ _ISO_4217 = re.compile(r"[A-Za-z]{3}")
 
 
 @functools.lru_cache(maxsize=1024)  # asked for every game; an archive has a few currencies
-def currency_code(c: str | None) -> str | None:
+def currency_code(code: str | None) -> str | None:
     """An ISO 4217 code in upper case ('gbp' is GBP); any other label as written."""
-    return c.upper() if c is not None and _ISO_4217.fullmatch(c) else c
+    return code.upper() if code is not None and _ISO_4217.fullmatch(code) else code
 
 
 _DEFAULT_RULES = HouseRules()
 
 
-def _finish(g: Any, deals: list[Any], claim: ClaimData | None, overrides: dict[str, Any] | None,
+def _finish(game: Any, deals: list[Any], claim: ClaimData | None, overrides: dict[str, Any] | None,
             seat: dict[str, int] | None = None) -> GameData:
-    if g.rules is None:
+    if game.rules is None:
         rules = _DEFAULT_RULES
-    elif isinstance(g.rules, msgspec.Struct):
-        rules = HouseRules(**msgspec.structs.asdict(g.rules))
+    elif isinstance(game.rules, msgspec.Struct):
+        rules = HouseRules(**msgspec.structs.asdict(game.rules))
     else:
-        rules = HouseRules(**g.rules.model_dump())
+        rules = HouseRules(**game.rules.model_dump())
     if overrides:
         rules = rules.with_overrides(overrides)
-    players = tuple(g.players)
+    players = tuple(game.players)
     return GameData(
-        id=g.id, players=players, seat=seat or {n: i for i, n in enumerate(players)}, rules=rules, deals=deals,
-        stake=money.amount(g.stake) if g.stake is not None else None,
-        currency=currency_code(g.currency), claimed=claim,
-        series=(g.series.id, g.series.seq) if g.series is not None else None,
-        played_at=g.played_at,
+        id=game.id, players=players, seat=seat or {n: i for i, n in enumerate(players)}, rules=rules, deals=deals,
+        stake=money.amount(game.stake) if game.stake is not None else None,
+        currency=currency_code(game.currency), claimed=claim,
+        series=(game.series.id, game.series.seq) if game.series is not None else None,
+        played_at=game.played_at,
     )
 
 
@@ -169,14 +169,14 @@ def ext_problem(value: Any, depth: int = 1) -> tuple[type[Finding], str] | None:
     (RecordSchema, msg) for nesting deeper than EXT_MAX_DEPTH; None when it is fine."""
     stack = [(value, depth)]
     while stack:
-        v, d = stack.pop()
-        if isinstance(v, float) and (v != v or v in (float("inf"), float("-inf"))):
-            token = "NaN" if v != v else ("Infinity" if v > 0 else "-Infinity")
+        item, level = stack.pop()
+        if isinstance(item, float) and (item != item or item in (float("inf"), float("-inf"))):
+            token = "NaN" if item != item else ("Infinity" if item > 0 else "-Infinity")
             return RecordSyntax, f"not JSON: {token} is not a JSON number"
-        if isinstance(v, (dict, list)):
-            if d > EXT_MAX_DEPTH:
+        if isinstance(item, (dict, list)):
+            if level > EXT_MAX_DEPTH:
                 return RecordSchema, f"nested deeper than {EXT_MAX_DEPTH} levels"
-            stack.extend((x, d + 1) for x in (v.values() if isinstance(v, dict) else v))
+            stack.extend((x, level + 1) for x in (item.values() if isinstance(item, dict) else item))
     return None
 
 
@@ -204,18 +204,18 @@ def decode(text: bytes | str, overrides: dict[str, Any] | None = None) -> GameDa
     from lower-case cards to a real error, goes to the models, which decide and explain.
     """
     try:
-        g = _whole_decoder().decode(text)
+        game = _whole_decoder().decode(text)
     except (msgspec.DecodeError, RecursionError):  # the careful path says what is wrong, depth included
         return decode_careful(text, overrides)
-    seat = {n: i for i, n in enumerate(g.players)}
-    if not names_ok(g.deals, seat) or (g.format == FORMAT and any(d.claim for d in g.deals)):
+    seat = {n: i for i, n in enumerate(game.players)}
+    if not names_ok(game.deals, seat) or (game.format == FORMAT and any(d.claim for d in game.deals)):
         return decode_careful(text, overrides)
-    if g.format != FORMAT_1_2 and any(not is_full(d) or d.left is not None for d in g.deals):
+    if game.format != FORMAT_1_2 and any(not is_full(d) or d.left is not None for d in game.deals):
         return decode_careful(text, overrides)
-    claim = _head_checked(g, seat)
+    claim = _head_checked(game, seat)
     if claim is False:
         return decode_careful(text, overrides)
-    return _finish(g, g.deals, claim, overrides, seat)
+    return _finish(game, game.deals, claim, overrides, seat)
 
 
 def decode_head(head: bytes, overrides: dict[str, Any] | None = None, alone: bool = False) -> GameData | None:
@@ -223,14 +223,14 @@ def decode_head(head: bytes, overrides: dict[str, Any] | None = None, alone: boo
     GameData without deals, checked as `decode` checks a whole record; None: take the full path.
     With `alone` a deal records its play alone, which only foreman/1.2 may."""
     try:
-        g = _HEAD.decode(head)
+        game = _HEAD.decode(head)
     except msgspec.DecodeError:
         return None
-    if alone and g.format != FORMAT_1_2:
+    if alone and game.format != FORMAT_1_2:
         return None
-    seat = {n: i for i, n in enumerate(g.players)}
-    claim = _head_checked(g, seat)
-    return None if claim is False else _finish(g, [], claim, overrides, seat)
+    seat = {n: i for i, n in enumerate(game.players)}
+    claim = _head_checked(game, seat)
+    return None if claim is False else _finish(game, [], claim, overrides, seat)
 
 
 def _plain_names(players: list[str]) -> bool:
@@ -277,7 +277,7 @@ def name_clashes(names: Iterable[str]) -> list[list[str]]:
     groups: dict[str, set[str]] = {}
     for name in names:
         groups.setdefault(name_key(name), set()).add(name)
-    return sorted(sorted(g) for g in groups.values() if len(g) > 1)
+    return sorted(sorted(group) for group in groups.values() if len(group) > 1)
 
 
 def label_problem(currency: str | None, series_id: str | None) -> tuple[str, str] | None:
@@ -290,16 +290,16 @@ def label_problem(currency: str | None, series_id: str | None) -> tuple[str, str
     return None
 
 
-def _head_checked(g: Any, seat: dict[str, int]) -> ClaimData | None | bool:
+def _head_checked(game: Any, seat: dict[str, int]) -> ClaimData | None | bool:
     """The checks of a decoded record that its types cannot make, but for the deals' names: the
     claimed result (None when there is none), or False when the careful path must decide."""
-    if len(seat) != 3 or (g.played_at is not None and not _is_iso(g.played_at)) or not _plain_names(g.players):
+    if len(seat) != 3 or (game.played_at is not None and not _is_iso(game.played_at)) or not _plain_names(game.players):
         return False
-    if label_problem(g.currency, g.series.id if g.series is not None else None) is not None:
+    if label_problem(game.currency, game.series.id if game.series is not None else None) is not None:
         return False
     problems: list[SchemaProblem] = []
-    claim = _claim(g, seat, problems)
-    if problems or (g.ext is not None and ext_problem(g.ext)):
+    claim = _claim(game, seat, problems)
+    if problems or (game.ext is not None and ext_problem(game.ext)):
         return False
     return claim
 
@@ -319,8 +319,8 @@ def names_ok(deals: list[Any], seat: dict[str, int]) -> bool:
     the hands and `left`, when recorded, each of the three."""
     names = seat.keys()
     for d in deals:
-        h, left, passes = d.hands, d.left, d.passes or ()
-        if ((h is not None and (len(h) != 3 or h.keys() != names)) or d.dealer not in seat
+        hands, left, passes = d.hands, d.left, d.passes or ()
+        if ((hands is not None and (len(hands) != 3 or hands.keys() != names)) or d.dealer not in seat
                 or (left is not None and (len(left) != 3 or left.keys() != names))
                 or not {t.leader for t in d.tricks} <= names
                 or not {p.from_ for p in passes} | {p.to for p in passes} <= names
@@ -333,7 +333,7 @@ def decode_careful(text: bytes | str, overrides: dict[str, Any] | None = None) -
     """Decode through the pydantic models: the contract, with a message for every problem."""
     from .models import Game, ValidationError, problems_from_validation, to_game_data  # the careful path only
     try:
-        g = Game.model_validate_json(text)
+        game = Game.model_validate_json(text)
     except ValidationError as e:
         errs = e.errors(include_url=False)
         if errs and errs[0]["type"] == "json_invalid":
@@ -342,30 +342,30 @@ def decode_careful(text: bytes | str, overrides: dict[str, Any] | None = None) -
                 # What the JSON parser says of "\ud800" too: a lone surrogate is no character.
                 msg = msg.replace("unexpected end of hex escape", "a \\u escape that is not a whole character "
                                   "(a lone surrogate such as \\ud800, or bad hex digits)")
-            m = _JSON_POS.search(msg)
+            where = _JSON_POS.search(msg)
             line = col = None
-            if m:
-                line, col = int(m.group(1)), int(m.group(2))
-                msg = msg[: m.start()]
+            if where:
+                line, col = int(where.group(1)), int(where.group(2))
+                msg = msg[: where.start()]
             return Invalid(RecordSyntax, [SchemaProblem("$", f"not JSON: {msg}")], None, line, col)
         top = _top_object(text)
         kind, game_id = top.get("certificate"), top.get("id")
         if isinstance(kind, str) and kind.startswith(CERTIFICATE_FAMILY):  # settle's own output among the records
             return Invalid(RecordSchema, [SchemaProblem("$", CERTIFICATE_NOT_A_RECORD)], None)
         return Invalid(RecordSchema, problems_from_validation(e), game_id if isinstance(game_id, str) else None)
-    bad = ext_problem(g.ext) if g.ext is not None else None
+    bad = ext_problem(game.ext) if game.ext is not None else None
     if bad is not None:
         code, msg = bad
-        return Invalid(code, [SchemaProblem("$.ext", msg)], g.id)
-    names = player_names_problem(list(g.players))
+        return Invalid(code, [SchemaProblem("$.ext", msg)], game.id)
+    names = player_names_problem(list(game.players))
     if names is not None:
-        return Invalid(RecordSchema, [SchemaProblem("$.players", names)], g.id)
-    label = label_problem(g.currency, g.series.id if g.series is not None else None)
+        return Invalid(RecordSchema, [SchemaProblem("$.players", names)], game.id)
+    label = label_problem(game.currency, game.series.id if game.series is not None else None)
     if label is not None:
-        return Invalid(RecordSchema, [SchemaProblem(*label)], g.id)
-    data = to_game_data(g, overrides)
+        return Invalid(RecordSchema, [SchemaProblem(*label)], game.id)
+    data = to_game_data(game, overrides)
     if isinstance(data, list):
-        return Invalid(RecordSchema, data, g.id)
+        return Invalid(RecordSchema, data, game.id)
     return data
 
 
@@ -374,9 +374,9 @@ CERTIFICATE_NOT_A_RECORD = ("a settlement certificate that foreman settle wrote,
                             "'foreman verify CERTIFICATE RECORDS', and keep it out of the records' folder")
 
 
-def _is_iso(v: str) -> bool:
+def _is_iso(text: str) -> bool:
     try:
-        _iso_datetime(v)
+        _iso_datetime(text)
     except ValueError:
         return False
     return True
