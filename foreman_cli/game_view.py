@@ -60,10 +60,10 @@ def _by_suit(toks, sym: bool) -> Text:
 
 
 def _finding_line(f: Finding) -> Text:
-    t = Text(f"{f.place}: " if f.place else "")
-    t.append(f.message)
-    t.append(f" ({f.code})", style="bold red" if f.severity == ERROR else "yellow")
-    return t
+    line = Text(f"{f.place}: " if f.place else "")
+    line.append(f.message)
+    line.append(f" ({f.code})", style="bold red" if f.severity == ERROR else "yellow")
+    return line
 
 
 def _print_finding(con: Console, f: Finding) -> None:
@@ -80,37 +80,37 @@ def _print_finding(con: Console, f: Finding) -> None:
     con.print(grid, soft_wrap=False)
 
 
-def replay_view(t, out: IO[str] | None = None) -> None:
+def replay_view(trace, out: IO[str] | None = None) -> None:
     """Print a game move by move: roles, hands, passes with proof, kitty, tricks, findings, result."""
     con = console(out)
-    view = _ReplayView(con, t)
-    for e in t.events:
+    view = _ReplayView(con, trace)
+    for e in trace.events:
         view.visit(e)
     view.show_held()
-    if t.position is not None:
-        _position_block(con, t, view.sym)
+    if trace.position is not None:
+        _position_block(con, trace, view.sym)
 
 
 class _ReplayView(Visitor):
     """The terminal replay, event by event; a finding of a pass or a trick waits under its line."""
 
-    def __init__(self, con: Console, t) -> None:
+    def __init__(self, con: Console, trace) -> None:
         self.con, self.sym = con, _use_symbols(con)
-        self.P, self.rules = list(t.data.players), t.data.rules
-        self.width = max(6, *(len(p) for p in self.P))
+        self.players, self.rules = list(trace.data.players), trace.data.rules
+        self.width = max(6, *(len(p) for p in self.players))
         self.held: list[Finding] = []
         self.passes_due = False  # a record of the play prints 'Passes:' at its first pass
-        r = t.result
-        head = Text(f"Game {r.id}", style="bold")
-        head.append(f"  ({r.source})  {', '.join(self.P)}")
-        if r.stake is not None:
-            head.append(f"  stake {money.fmt(r.stake)}{' ' + r.currency if r.currency else ''}")
+        result = trace.result
+        head = Text(f"Game {result.id}", style="bold")
+        head.append(f"  ({result.source})  {', '.join(self.players)}")
+        if result.stake is not None:
+            head.append(f"  stake {money.fmt(result.stake)}{' ' + result.currency if result.currency else ''}")
         con.print(head)
         rules = self.rules
         con.print(f"Rules: quota {rules.quota}, target {rules.target}, return {rules.return_rule}, "
                   f"kitty {rules.kitty}, rotation {rules.deal_rotation}, next dealer {rules.next_dealer}, "
                   f"claims {rules.claim_rule}")
-        for line in t.doubts:
+        for line in trace.doubts:
             con.print(Text(f"In doubt: {line}; this is the first record", style="bold red"))
 
     def show_held(self, key: str | None = None, number: int | None = None) -> None:
@@ -119,7 +119,7 @@ class _ReplayView(Visitor):
             self.held.remove(f)
 
     def _hands(self, hands: tuple[tuple[int, ...], ...], unknown: tuple[int, int, int] | None = None) -> None:
-        for s, p in enumerate(self.P):
+        for s, p in enumerate(self.players):
             line = Text(f"  {p:<{self.width}}  ") + _by_suit(names(hands[s]), self.sym)
             if unknown is not None and unknown[s]:
                 line.append(f"{'  ' if hands[s] else ''}+ {plural(unknown[s], 'card')} not shown", style="dim")
@@ -136,7 +136,7 @@ class _ReplayView(Visitor):
         order = (e.dealer, (e.dealer + 1) % 3, (e.dealer + 2) % 3)
         self.con.print()
         self.con.print(Text(f"Deal {e.deal}", style="bold underline") + Text("  " + ", ".join(
-            _ROLE_QUOTA.format(p=self.P[s], role=role(s, e.dealer), q=e.quotas[s]) for s in order)))
+            _ROLE_QUOTA.format(p=self.players[s], role=role(s, e.dealer), q=e.quotas[s]) for s in order)))
         self.passes_due = True
         if e.hands is None:
             self.con.print("Hands as dealt: not recorded (a record of the play)")
@@ -151,18 +151,18 @@ class _ReplayView(Visitor):
         if self.passes_due:
             self.con.print("Passes:")
             self.passes_due = False
-        line = Text(f"  {e.number}. {self.P[e.giver]} gave ")
+        line = Text(f"  {e.number}. {self.players[e.giver]} gave ")
         line.append_text(_card(CANONICAL[e.card], self.sym))
-        line.append(f" to {self.P[e.receiver]}; {self.P[e.receiver]} returned ")
+        line.append(f" to {self.players[e.receiver]}; {self.players[e.receiver]} returned ")
         line.append_text(_card(CANONICAL[e.returned], self.sym))
         from .trace import pass_proof  # the replay's wording, loaded with the replay
-        line.append(f"  ({pass_proof(e, self.rules.return_rule, tuple(self.P))})", style="dim")
+        line.append(f"  ({pass_proof(e, self.rules.return_rule, tuple(self.players))})", style="dim")
         self.con.print(line)
         self.show_held("pass_", e.number)
 
     def on_kitty(self, e: KittyExchanged) -> None:
         self.show_held()
-        line = Text(f"Kitty: {self.P[e.dealer]} took ")
+        line = Text(f"Kitty: {self.players[e.dealer]} took ")
         line.append_text(_cards(names(e.kitty), self.sym) if e.kitty is not None else Text("the kitty (not recorded)"))
         line.append(" and set aside ")
         line.append_text(_cards([CANONICAL[c] for c in e.discards], self.sym) if e.discards is not None
@@ -171,23 +171,23 @@ class _ReplayView(Visitor):
         self.con.print("Hands at the first lead:" if e.unknown is None else
                        "Hands at the first lead, as far as the record shows them:")
         self._hands(e.hands, e.unknown)
-        w = self.width
-        self.con.print(Text(f"{'trick':>5}  {'leader':<{w}}  {'cards':<12} {'winner':<{w}}  "
-                            + "  ".join(f"{p:>{max(len(p), 2)}}" for p in self.P), style="bold"))
+        width = self.width
+        self.con.print(Text(f"{'trick':>5}  {'leader':<{width}}  {'cards':<12} {'winner':<{width}}  "
+                            + "  ".join(f"{p:>{max(len(p), 2)}}" for p in self.players), style="bold"))
 
     def on_trick(self, e: TrickWon) -> None:
         cards = _cards([CANONICAL[c] for c in e.cards], self.sym)
         cards.pad_right(max(0, 12 - cards.cell_len))
-        w = self.width
-        line = Text(f"{e.trick:>5}  {self.P[e.leader]:<{w}}  ") + cards
-        line.append(f" {self.P[e.winner]:<{w}}  "
-                    + "  ".join(f"{e.tallies[s]:>{max(len(p), 2)}}" for s, p in enumerate(self.P)))
+        width = self.width
+        line = Text(f"{e.trick:>5}  {self.players[e.leader]:<{width}}  ") + cards
+        line.append(f" {self.players[e.winner]:<{width}}  "
+                    + "  ".join(f"{e.tallies[s]:>{max(len(p), 2)}}" for s, p in enumerate(self.players)))
         self.con.print(line)
         self.show_held("trick", e.trick)
 
     def on_claim(self, e: ClaimJudged) -> None:
         from .claims import claim_words  # with the replay view, as trace's wording is
-        self.con.print(Text(claim_words(e.to_dict(tuple(self.P))), style="bold"))
+        self.con.print(Text(claim_words(e.to_dict(tuple(self.players))), style="bold"))
         self.show_held("trick", e.trick)
 
     def on_result(self, e: GameEnded) -> None:
@@ -220,13 +220,13 @@ def _result_block(con: Console, ev: dict[str, Any]) -> None:
                    style="bold red" if errors else "bold green"))
 
 
-def _position_block(con: Console, t, sym: bool) -> None:
-    pos = t.position
+def _position_block(con: Console, trace, sym: bool) -> None:
+    pos = trace.position
     con.print()
     con.print(Text(f"Before deal {pos.deal}, trick {pos.trick}", style="bold underline")
-              + Text("  tricks so far: " + ", ".join(f"{p} {n}" for p, n in zip(t.data.players, pos.tricks))))
+              + Text("  tricks so far: " + ", ".join(f"{p} {n}" for p, n in zip(trace.data.players, pos.tricks))))
     from .trace import follower_legal
-    rows = follower_legal(t)
+    rows = follower_legal(trace)
     for j, (p, hand, legal, unknown) in enumerate(rows):
         line = Text(f"  {p:<10} held ") + _by_suit(hand, sym)
         if unknown:
@@ -234,19 +234,19 @@ def _position_block(con: Console, t, sym: bool) -> None:
         con.print(line)
         if j == 0:
             con.print(Text(f"             {p} leads: any card is legal", style="dim"))
-        elif unknown and t.position_trick:
+        elif unknown and trace.position_trick:
             con.print(Text("             legal cards: not known (the hand is not recorded)", style="dim"))
-        elif t.position_trick:
-            lead = t.position_trick[0]
+        elif trace.position_trick:
+            lead = trace.position_trick[0]
             con.print(Text(f"             legal on the {CANONICAL[lead]} lead: ", style="dim") + _cards(legal, sym))
-    if t.position_trick:
+    if trace.position_trick:
         played = Text("  recorded: ")
-        for j, c in enumerate(t.position_trick):
+        for j, c in enumerate(trace.position_trick):
             # A trick of more than three cards (TRICK_SIZE) names no one for the extra cards.
             played.append((", " if j else "") + (rows[j][0] + " " if j < len(rows) else ""))
             played.append_text(_card(CANONICAL[c], sym))
         con.print(played)
-    for f in t.result.findings:
+    for f in trace.result.findings:
         if f.deal == pos.deal and f.trick == pos.trick:
             _print_finding(con, f)
 
@@ -285,34 +285,38 @@ def analysis_view(items, out: IO[str] | None = None) -> Summary:
     return summary
 
 
-def _analysed_deal(con: Console, P, d) -> None:
+def _analysed_deal(con: Console, players, deal) -> None:
     from .cards import CANONICAL
-    head = Text(f"Deal {d.deal}", style="bold underline")
-    head.append(f"  from trick {d.from_trick}" + ("" if d.exact else "  (not every play solved in the budget)"))
+    head = Text(f"Deal {deal.deal}", style="bold underline")
+    head.append(f"  from trick {deal.from_trick}" + ("" if deal.exact else "  (not every play solved in the budget)"))
     con.print(head)
-    if not d.plays:
-        con.print(f"  nothing analysed{': ' + d.stopped if d.stopped else ''}")
+    if not deal.plays:
+        con.print(f"  nothing analysed{': ' + deal.stopped if deal.stopped else ''}")
         return
-    width = max(6, *(len(p) for p in P))
-    con.print(Text(f"{'trick':>5}  {'player':<{width}}  card  sure before ({' / '.join(P)})  cost  best", style="bold"))
-    for p in d.plays:
+    width = max(6, *(len(p) for p in players))
+    heading = f"{'trick':>5}  {'player':<{width}}  card  sure before ({' / '.join(players)})  cost  best"
+    con.print(Text(heading, style="bold"))
+    for p in deal.plays:
         sure = " / ".join("?" if v is None else str(v) for v in p.sure_before)
         cost = "?" if p.cost is None else str(p.cost)
         best = "?" if p.best is None else " ".join(CANONICAL[c] for c in p.best)
-        line = Text(f"{p.trick:>5}  {P[p.seat]:<{width}}  {CANONICAL[p.card]:<4}  {sure:<{14 + 3 * len(P[0])}}  ")
+        sure_width = 14 + 3 * len(players[0])
+        line = Text(f"{p.trick:>5}  {players[p.seat]:<{width}}  {CANONICAL[p.card]:<4}  {sure:<{sure_width}}  ")
         line.append(f"{cost:>4}", style="bold red" if p.cost else "")
         line.append(f"  {best}", style="dim")
         con.print(line)
     for s in range(3):
-        cards, cost, acc = d.player_totals(s)
+        cards, cost, acc = deal.player_totals(s)
         if cards:
-            con.print(f"  {P[s]}: {plural(cards, 'card')} analysed, {plural(cost, 'trick')} lost, accuracy {rate(acc)}")
-    for s, sp in enumerate(d.split or ()):
-        con.print(f"  {P[s]}: {_split_words(sp)}")
-    if d.turned is not None:
-        con.print(f"  The deal turned at trick {d.turned[0]}: from then on {P[d.turned[1]]} was sure of the target.")
-    if d.stopped:
-        con.print(f"  Analysis stops at {d.stopped}.")
+            con.print(f"  {players[s]}: {plural(cards, 'card')} analysed, {plural(cost, 'trick')} lost, "
+                      f"accuracy {rate(acc)}")
+    for s, sp in enumerate(deal.split or ()):
+        con.print(f"  {players[s]}: {_split_words(sp)}")
+    if deal.turned is not None:
+        trick, sure_seat = deal.turned
+        con.print(f"  The deal turned at trick {trick}: from then on {players[sure_seat]} was sure of the target.")
+    if deal.stopped:
+        con.print(f"  Analysis stops at {deal.stopped}.")
 
 
 def _split_words(sp) -> str:
@@ -322,26 +326,26 @@ def _split_words(sp) -> str:
             f" against a quota of {sp.quota} (luck {sp.luck:+d}, skill {sp.skill:+d})")
 
 
-def verdict(v, out: IO[str] | None = None) -> None:
+def verdict(found, out: IO[str] | None = None) -> None:
     """What `foreman verify` found, one line a difference."""
     con = console(out)
-    if v.verified:
-        con.print(Text(f"verified: {plural(v.games, 'game')}, the same records and the same ledger",
+    if found.verified:
+        con.print(Text(f"verified: {plural(found.games, 'game')}, the same records and the same ledger",
                        style="bold green"))
         return
-    if not v.sealed:
+    if not found.sealed:
         con.print(Text("the certificate itself was changed after it was written (its hash does not match)",
                        style="bold red"))
-    for title, ids in (("certified, but missing from the records", v.missing),
-                       ("in the records, but not in the certificate", v.added),
-                       ("changed since the certificate was written", v.changed)):
+    for title, ids in (("certified, but missing from the records", found.missing),
+                       ("in the records, but not in the certificate", found.added),
+                       ("changed since the certificate was written", found.changed)):
         for gid in ids:
             con.print(Text(f"{gid}: {title}", style="red"))
-    for line in v.ledger:
+    for line in found.ledger:
         con.print(Text(f"the ledger would differ: {line}", style="red"))
-    for line in v.fields:
+    for line in found.fields:
         con.print(Text(f"the certificate differs: {line}", style="red"))
-    for line in v.in_doubt:
+    for line in found.in_doubt:
         con.print(Text(f"in doubt: {line}; the certificate can speak only for the first record", style="red"))
-    if not v.ledger and v.sealed:
+    if not found.ledger and found.sealed:
         con.print("the ledger would be the same")

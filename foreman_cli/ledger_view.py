@@ -15,46 +15,46 @@ from .render import LISTED_UP_TO, PER_GAME_UP_TO, _fitted, _say_dropped, console
 from .words import plural
 
 
-def settlement(s, out: IO[str] | None = None, per_game: bool = False) -> None:
+def settlement(ledger, out: IO[str] | None = None, per_game: bool = False) -> None:
     """Print the ledger: the games (one by one, or counted when there are many), what was left out,
     balances per currency and transfers."""
     con = console(out)
-    whole = per_game or len(s.games) <= PER_GAME_UP_TO
+    whole = per_game or len(ledger.games) <= PER_GAME_UP_TO
     if whole:
-        _games_table(con, s)
+        _games_table(con, ledger)
     else:
-        _games_summary(con, s)
-    if s.as_played and s.disputed:
+        _games_summary(con, ledger)
+    if ledger.as_played and ledger.disputed:
         con.print(Text("--as-played: disputed games are counted as recorded.", style="bold red"))
     for title, sep, part in (("What the table wrote differs from the rules", ": ", "claim"),
                              ("Claims of the remaining tricks", ", ", "claims")):
-        _section(con, title, [f"  {g.id}{sep}{c}" for g in s.games for c in getattr(g, part)], whole)
+        _section(con, title, [f"  {game.id}{sep}{c}" for game in ledger.games for c in getattr(game, part)], whole)
     # Counted above when many: only the games whose money is in doubt are listed then.
-    left_out = [g for g in s.games if not g.counted and (whole or g.disputed or g.status == "invalid")]
-    _section(con, "Left out of the balances", [f"  {_named(g)}: {g.reason or ''}" for g in left_out], whole)
-    _repeats(con, s)
+    left_out = [g for g in ledger.games if not g.counted and (whole or g.disputed or g.status == "invalid")]
+    _section(con, "Left out of the balances", [f"  {_named(game)}: {game.reason or ''}" for game in left_out], whole)
+    _repeats(con, ledger)
     _section(con, "Names written two ways",
-             ["  " + name_clash(g, "the balances keep them apart") for g in s.name_clashes], True)
-    for cur, bal in s.balances.items():
+             ["  " + name_clash(game, "the balances keep them apart") for game in ledger.name_clashes], True)
+    for cur, bal in ledger.balances.items():
         con.print()
-        t = Table(title=f"Balances ({cur or 'no currency'})", title_justify="left", box=None, pad_edge=False)
-        t.add_column("player")
-        t.add_column("balance", justify="right")
+        balances = Table(title=f"Balances ({cur or 'no currency'})", title_justify="left", box=None, pad_edge=False)
+        balances.add_column("player")
+        balances.add_column("balance", justify="right")
         for p, v in bal.items():
-            t.add_row(p, money.signed(v))
-        con.print(t)
+            balances.add_row(p, money.signed(v))
+        con.print(balances)
     con.print()
-    if s.transfers:
+    if ledger.transfers:
         con.print(Text("Who pays whom", style="bold"))
-        for tr in s.transfers:
+        for tr in ledger.transfers:
             con.print(f"  {tr.payer} pays {tr.payee} {money.fmt(tr.amount)} {tr.currency}".rstrip())
     else:
         con.print(Text("Nothing to pay.", style="bold"))
 
 
-def _named(g) -> str:
+def _named(game) -> str:
     """A game by its id; a record without one by where it is, the only way to find it."""
-    return g.id or f"{g.source} (no id)"
+    return game.id or f"{game.source} (no id)"
 
 
 def _section(con: Console, title: str, rows: list[str], whole: bool) -> None:
@@ -69,16 +69,16 @@ def _section(con: Console, title: str, rows: list[str], whole: bool) -> None:
         con.print(f"  and {len(rows) - len(shown):,} more (--per-game lists every one)")
 
 
-def _games_table(con: Console, s) -> None:
+def _games_table(con: Console, ledger) -> None:
     rows = []
-    for g in s.games:
-        stake = f"{money.fmt(g.stake)} {g.currency}".rstrip() if g.stake is not None else "-"
-        short = ", ".join(f"{p} {t}/{q}" for p, t, q in g.short) or "-"
-        nets = ", ".join(f"{p} {money.signed(v)}" for p, v in g.net.items()) if g.net else "-"
-        counted = Text("yes", style="green") if g.counted else Text("no", style="yellow")
-        if g.disputed:
-            counted = Text("as played" if g.counted else "disputed", style="bold red")
-        rows.append([_named(g), g.status, g.winner or "-", stake, short, nets, counted])
+    for game in ledger.games:
+        stake = f"{money.fmt(game.stake)} {game.currency}".rstrip() if game.stake is not None else "-"
+        short = ", ".join(f"{p} {t}/{q}" for p, t, q in game.short) or "-"
+        nets = ", ".join(f"{p} {money.signed(v)}" for p, v in game.net.items()) if game.net else "-"
+        counted = Text("yes", style="green") if game.counted else Text("no", style="yellow")
+        if game.disputed:
+            counted = Text("as played" if game.counted else "disputed", style="bold red")
+        rows.append([_named(game), game.status, game.winner or "-", stake, short, nets, counted])
     columns = [(name, "left") for name in ("game", "status", "winner", "stake", "short of quota", "nets", "counted")]
     games, dropped = _fitted(con, columns, rows, {"game", "stake"}, ["short of quota", "nets", "stake"],
                              title="Games", title_justify="left")
@@ -86,13 +86,14 @@ def _games_table(con: Console, s) -> None:
     _say_dropped(con, dropped)
 
 
-def _games_summary(con: Console, s) -> None:
+def _games_summary(con: Console, ledger) -> None:
     """The games counted, for a settlement of many (the table is behind --per-game)."""
-    counts = {"counted": sum(g.counted for g in s.games), "disputed": sum(g.disputed and not g.counted for g in s.games),
-              "invalid": sum(g.status == "invalid" for g in s.games),
-              "unfinished": sum(g.status == "unfinished" for g in s.games),
-              "for no stake": sum(g.status == "won" and g.stake is None and not g.disputed for g in s.games)}
-    con.print(Text(f"Games: {len(s.games):,} settled", style="bold"))
+    games = ledger.games
+    counts = {"counted": sum(g.counted for g in games), "disputed": sum(g.disputed and not g.counted for g in games),
+              "invalid": sum(g.status == "invalid" for g in games),
+              "unfinished": sum(g.status == "unfinished" for g in games),
+              "for no stake": sum(g.status == "won" and g.stake is None and not g.disputed for g in games)}
+    con.print(Text(f"Games: {len(ledger.games):,} settled", style="bold"))
     table = Table(box=None, pad_edge=False, show_header=False)
     table.add_column()
     table.add_column(justify="right")
@@ -102,15 +103,15 @@ def _games_summary(con: Console, s) -> None:
     con.print(Text("(one line a game: --per-game; --json and --csv hold every game)", style="dim"))
 
 
-def _repeats(con: Console, s) -> None:
+def _repeats(con: Console, ledger) -> None:
     """The copies of games read before, which the ledger does not hold (DUPLICATE_GAME)."""
-    if not s.repeats:
+    if not ledger.repeats:
         return
     con.print()
     con.print(Text("Read again, not counted (DUPLICATE_GAME)", style="bold"))
-    for r in s.repeats:
+    for r in ledger.repeats:
         con.print(f"  {r.source}: {r.message}")
-    if s.conflicting:
+    if ledger.conflicting:
         con.print("  A game read again with other content is in doubt: its first record was counted; "
                   "check with the table which one is right.")
 
@@ -134,40 +135,40 @@ class SettlementJSON:
         self.spool = tempfile.TemporaryFile("w+", encoding="utf-8")
         self.excluded = 0
 
-    def line(self, g) -> None:
+    def line(self, game) -> None:
         """Write one game's line (settle.LedgerLine)."""
-        self.out.write(('{\n  "games": [\n    ' if not self.games else ",\n    ") + _nested(g.to_dict(), 2))
+        self.out.write(('{\n  "games": [\n    ' if not self.games else ",\n    ") + _nested(game.to_dict(), 2))
         self.games += 1
-        if not g.counted:
-            self.spool.write(json.dumps({"id": g.id, "reason": g.reason or ""}, ensure_ascii=False) + "\n")
+        if not game.counted:
+            self.spool.write(json.dumps({"id": game.id, "reason": game.reason or ""}, ensure_ascii=False) + "\n")
             self.excluded += 1
 
-    def finish(self, s) -> None:
+    def finish(self, ledger) -> None:
         """Write the totals of the settlement (settle.Settlement) and close the document."""
-        w = self.out.write
-        w('{\n  "games": []' if not self.games else "\n  ]")
-        d = s.to_dict()
-        w(',\n  "balances": ' + _nested(d["balances"], 1) + ',\n  "transfers": ' + _nested(d["transfers"], 1))
-        w(',\n  "excluded": ' + ("[]" if not self.excluded else "["))
+        write = self.out.write
+        write('{\n  "games": []' if not self.games else "\n  ]")
+        data = ledger.to_dict()
+        write(',\n  "balances": ' + _nested(data["balances"], 1) + ',\n  "transfers": ' + _nested(data["transfers"], 1))
+        write(',\n  "excluded": ' + ("[]" if not self.excluded else "["))
         self.spool.seek(0)
         for i, row in enumerate(self.spool):
-            w(("\n    " if not i else ",\n    ") + _nested(json.loads(row), 2))
-        w("\n  ]" if self.excluded else "")
-        w(',\n  "as_played": ' + json.dumps(d["as_played"]))
-        w(',\n  "repeats": ' + _nested(d["repeats"], 1))
-        w(',\n  "name_clashes": ' + _nested(d["name_clashes"], 1) + "\n}\n")
+            write(("\n    " if not i else ",\n    ") + _nested(json.loads(row), 2))
+        write("\n  ]" if self.excluded else "")
+        write(',\n  "as_played": ' + json.dumps(data["as_played"]))
+        write(',\n  "repeats": ' + _nested(data["repeats"], 1))
+        write(',\n  "name_clashes": ' + _nested(data["name_clashes"], 1) + "\n}\n")
         self.spool.close()
 
 
-def transfers_csv(s, out: IO[str] | None = None) -> None:
+def transfers_csv(ledger, out: IO[str] | None = None) -> None:
     """Write the transfers as CSV: from,to,amount,currency."""
     import csv  # CSV output only
-    w = csv.writer(out or sys.stdout, lineterminator="\n")
-    w.writerow(["from", "to", "amount", "currency"])
-    for t in s.transfers:
-        d = t.to_dict()
-        w.writerow([d["from"], d["to"], d["amount"], d["currency"]])
-    _what_the_transfers_leave_out(s)
+    writer = csv.writer(out or sys.stdout, lineterminator="\n")
+    writer.writerow(["from", "to", "amount", "currency"])
+    for t in ledger.transfers:
+        row = t.to_dict()
+        writer.writerow([row["from"], row["to"], row["amount"], row["currency"]])
+    _what_the_transfers_leave_out(ledger)
 
 
 def _what_the_transfers_leave_out(settlement) -> None:
