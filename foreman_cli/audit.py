@@ -146,10 +146,10 @@ class CrossChecks(msgspec.Struct):
     def finish(self) -> list[GameResult]:
         """Run the series checks and return the results still held (the series games, without `hold`)."""
         by_key: dict[tuple[str, int], list[int]] = defaultdict(list)  # places in `pending`
-        for i, r in enumerate(self.pending):
+        for i, result in enumerate(self.pending):
             # A repeat of an earlier id is not present at all: it neither stands in nor cancels the check.
-            if r.series is not None and r.status != "invalid" and not r.repeat:
-                by_key[r.series].append(i)
+            if result.series is not None and result.status != "invalid" and not result.repeat:
+                by_key[result.series].append(i)
         out, self.pending = self.pending, []
         for (sid, seq), places in by_key.items():
             prev = by_key.get((sid, seq - 1))
@@ -161,23 +161,25 @@ class CrossChecks(msgspec.Struct):
         return out
 
 
-def _facts(r: GameResult | GameLine) -> dict[str, Any]:
-    return r.facts if isinstance(r, GameLine) else series_facts(r)
+def _facts(result: GameResult | GameLine) -> dict[str, Any]:
+    return result.facts if isinstance(result, GameLine) else series_facts(result)
 
 
-def game_line(r: GameResult, line: bool = True) -> GameLine:
+def game_line(result: GameResult, line: bool = True) -> GameLine:
     """The result as its line of `validate --json` and the little the checks across games need;
     without `line`, the little only."""
-    facts = series_facts(r) if r.series is not None and r.status != "invalid" else None
-    return GameLine(r.id, r.source, r.status, r.fingerprint, r.series, facts, tuple(f.code for f in r.findings),
-                    any(f.severity == ERROR for f in r.findings), msgspec.json.encode(r.to_dict()) if line else b"")
+    facts = series_facts(result) if result.series is not None and result.status != "invalid" else None
+    findings = result.findings
+    return GameLine(result.id, result.source, result.status, result.fingerprint, result.series, facts,
+                    tuple(f.code for f in findings), any(f.severity == ERROR for f in findings),
+                    msgspec.json.encode(result.to_dict()) if line else b"")
 
 
-def staged_line(r: GameResult) -> GameLine | GameResult:
+def staged_line(result: GameResult) -> GameLine | GameResult:
     """What a load needs back of a game whose rows a worker has staged: its GameLine without the
     line (the ids, status and series facts the checks across games and the commit read), or, for
     an invalid record, the slim result, whose first finding says why it was left out."""
-    return slim(r) if r.status == "invalid" else game_line(r, line=False)
+    return slim(result) if result.status == "invalid" else game_line(result, line=False)
 
 
 def duplicate_finding(game_id: str, first: str, identical: bool) -> Finding:
@@ -188,9 +190,9 @@ def duplicate_finding(game_id: str, first: str, identical: bool) -> Finding:
 def series_facts(res: GameResult) -> dict[str, Any]:
     """What dealer succession needs of a game in a series, as plain data (Spark carries it as JSON)."""
     losers: list[str] = []
-    d = res.deciding
-    if res.status == "won" and d is not None:
-        others = [(d.tricks[s], p) for s, p in enumerate(res.players) if p != res.winner]
+    deciding = res.deciding
+    if res.status == "won" and deciding is not None:
+        others = [(deciding.tricks[s], p) for s, p in enumerate(res.players) if p != res.winner]
         fewest = min(n for n, _ in others)
         losers = [p for n, p in others if n == fewest]
     return {"id": res.id, "series": list(res.series) if res.series else None, "status": res.status,
@@ -388,16 +390,16 @@ def _check_batch(task: tuple[Piece, dict[str, Any] | None, Any, Any, bool]) -> B
             elif stage is not None:
                 staged = stage(out)
             if shape is not None:
-                out = [shape(r) for r in out]  # before it is pickled back: most of a result's size
+                out = [shape(result) for result in out]  # before it is pickled back: most of a result's size
         if shape is game_line:
             # The games go back as one run, in columns: the reading process then writes them at once.
             return Batch([], LineRun.of(out))
     return Batch(out, staged)
 
 
-def slim(r: GameResult) -> GameResult:
+def slim(result: GameResult) -> GameResult:
     """The result without what only the archive's rows need: the record's text and data, the trick winners."""
-    return replace(r, data=None, text=None, deals=[replace(d, winners=[]) for d in r.deals])
+    return replace(result, data=None, text=None, deals=[replace(d, winners=[]) for d in result.deals])
 
 
 def chunked(items: Iterable[Any], count: int, size=None, max_size: int = 0) -> Iterator[list[Any]]:
@@ -501,30 +503,30 @@ class Summary(msgspec.Struct):
         """True when any game read has a breach or could not be replayed."""
         return self.errors > 0
 
-    def add(self, r: GameResult) -> None:
+    def add(self, result: GameResult) -> None:
         """Count one result (a repeat only as a repeat, with its DUPLICATE_GAME)."""
-        mark = repeat_mark(r.findings)
+        mark = repeat_mark(result.findings)
         if mark is not None:
             self.repeats += 1
             self.errors += 1
             self.by_code[mark.code] = self.by_code.get(mark.code, 0) + 1
             return
         self.games += 1
-        if r.status == "invalid":
+        if result.status == "invalid":
             self.invalid += 1
-        elif r.status == "unfinished":
+        elif result.status == "unfinished":
             self.unfinished += 1
         else:
             self.won += 1
-        if r.has_errors:
+        if result.has_errors:
             self.errors += 1
-            if r.status != "invalid":
+            if result.status != "invalid":
                 self.with_breaches += 1
-        elif r.status != "invalid":
+        elif result.status != "invalid":
             self.clean += 1
-        for f in r.findings:
+        for f in result.findings:
             self.by_code[f.code] = self.by_code.get(f.code, 0) + 1
-        for code in getattr(r, "codes", ()):  # a GameLine's own findings
+        for code in getattr(result, "codes", ()):  # a GameLine's own findings
             self.by_code[code] = self.by_code.get(code, 0) + 1
 
     def merge(self, other: Summary) -> None:

@@ -64,12 +64,12 @@ def revokes(hand: int, card: int, led_suit: int) -> bool:
 def trick_winner(leader: int, cards: list[int]) -> int:
     """The seat that wins a trick: the highest card of the suit led (the first of two equals)."""
     led = SUIT_OF[cards[0]]
-    best, w = cards[0], leader
+    best, winner = cards[0], leader
     for j in range(1, len(cards)):
-        c = cards[j]
-        if SUIT_OF[c] == led and c > best:
-            best, w = c, (leader + j) % 3
-    return w
+        card = cards[j]
+        if SUIT_OF[card] == led and card > best:
+            best, winner = card, (leader + j) % 3
+    return winner
 
 
 def deal_over(tallies, target: int, played: int) -> bool:
@@ -199,33 +199,33 @@ class Board:
 
     def play(self, card: int) -> int | None:
         """Play a card for the player to move; return the trick's winner when it completes it."""
-        s = self.turn
-        b = BIT[card]
-        if not self.hands[s] & b:
-            raise ValueError(f"seat {s} does not hold card {card}")
-        self.hands[s] ^= b
+        seat = self.turn
+        bit = BIT[card]
+        if not self.hands[seat] & bit:
+            raise ValueError(f"seat {seat} does not hold card {card}")
+        self.hands[seat] ^= bit
         self.trick.append(card)
         if len(self.trick) < 3:
-            self._undo.append((card, s, None, self.leader))
+            self._undo.append((card, seat, None, self.leader))
             return None
-        w = trick_winner(self.leader, self.trick)
-        self._undo.append((card, s, self.trick, self.leader))
-        self.tallies[w] += 1
+        winner = trick_winner(self.leader, self.trick)
+        self._undo.append((card, seat, self.trick, self.leader))
+        self.tallies[winner] += 1
         self.played += 1
-        self.leader = w
+        self.leader = winner
         self.trick = []
-        return w
+        return winner
 
     def undo(self) -> int:
         """Take back the last card played; return it."""
-        card, s, done, old_leader = self._undo.pop()
+        card, seat, done, old_leader = self._undo.pop()
         if done is not None:
             self.tallies[self.leader] -= 1
             self.played -= 1
             self.leader = old_leader
             self.trick = done
         self.trick.pop()
-        self.hands[s] |= BIT[card]
+        self.hands[seat] |= BIT[card]
         return card
 
     def copy(self) -> "Board":
@@ -234,9 +234,9 @@ class Board:
 
     def key(self) -> tuple:
         """A compact hashable key of the state (what the solver's tables are keyed by)."""
-        h = self.hands
-        t = self.tallies
-        return (h[0], h[1], h[2], self.leader, tuple(self.trick), t[0], t[1], t[2], self.played)
+        hands, tallies = self.hands, self.tallies
+        return (hands[0], hands[1], hands[2], self.leader, tuple(self.trick), tallies[0], tallies[1], tallies[2],
+                self.played)
 
     def tricks_left(self) -> int:
         """An upper bound on the tricks still to be played in the deal (the one in progress included)."""

@@ -23,9 +23,9 @@ MAX_BYTES = 1 << 30  # a certificate larger than this is refused unread (one of 
 _ESCAPES = {'"': '\\"', "\\": "\\\\", "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", "\t": "\\t"}
 
 
-def _string(s: str) -> str:
+def _string(text: str) -> str:
     out = []
-    for ch in s:
+    for ch in text:
         if ch in _ESCAPES:
             out.append(_ESCAPES[ch])
         elif ch < " ":
@@ -60,13 +60,13 @@ def es_number(x: float) -> str:
     return f"{mant}e{'+' if e > 0 else '-'}{abs(e)}"
 
 
-def canonical(v: Any) -> str:
+def canonical(value: Any) -> str:
     """The canonical JSON text of a value: sorted keys (by UTF-16 units), no spaces, ES numbers.
 
     Written with a stack of its own, not recursion, so a record nested any depth is hashed.
     """
     out: list[str] = []
-    stack: list[Any] = [v]
+    stack: list[Any] = [value]
     while stack:
         item = stack.pop()
         if isinstance(item, _Text):
@@ -97,23 +97,23 @@ class _Text:
     text: str
 
 
-def _scalar(v: Any) -> str:
-    if v is None:
+def _scalar(value: Any) -> str:
+    if value is None:
         return "null"
-    if v is True:
+    if value is True:
         return "true"
-    if v is False:
+    if value is False:
         return "false"
-    if isinstance(v, str):
-        return _string(v)
-    if isinstance(v, int):
+    if isinstance(value, str):
+        return _string(value)
+    if isinstance(value, int):
         try:
-            return es_number(float(v))
+            return es_number(float(value))
         except OverflowError:  # beyond any double: kept exact (RFC 8785 has no such number)
-            return str(v)
-    if isinstance(v, float):
-        return es_number(v)
-    raise TypeError(f"not JSON: {type(v).__name__}")
+            return str(value)
+    if isinstance(value, float):
+        return es_number(value)
+    raise TypeError(f"not JSON: {type(value).__name__}")
 
 
 def _no_constants(name: str):
@@ -213,28 +213,28 @@ def compare(cert: dict[str, Any], hashed: Hashed, ledger: dict[str, Any], versio
     """Compare every field of a certificate with what the records give now: each game's hash,
     status and rules, the balances, the transfers (as a set), the foreman version, and no field
     besides the ones a certificate has."""
-    v = Verdict(sealed=cert.get("sha256") == seal(cert), games=len(hashed.games))
+    verdict = Verdict(sealed=cert.get("sha256") == seal(cert), games=len(hashed.games))
     then = _by_key(cert["games"])
     now = _by_key(hashed.games)
-    v.missing = [k for k in then if k not in now]
-    v.added = [k for k in now if k not in then]
-    v.changed = [k for k in then if k in now and _game_fields(then[k]) != _game_fields(now[k])]
+    verdict.missing = [k for k in then if k not in now]
+    verdict.added = [k for k in now if k not in then]
+    verdict.changed = [k for k in then if k in now and _game_fields(then[k]) != _game_fields(now[k])]
     if cert.get("balances") != ledger["balances"]:
-        v.ledger.append(f"the balances differ: certified {canonical(cert.get('balances'))}, "
+        verdict.ledger.append(f"the balances differ: certified {canonical(cert.get('balances'))}, "
                         f"now {canonical(ledger['balances'])}")
     if _transfer_set(cert["transfers"]) != _transfer_set(ledger["transfers"]):
-        v.ledger.append(f"the transfers differ: certified {canonical(cert['transfers'])}, "
+        verdict.ledger.append(f"the transfers differ: certified {canonical(cert['transfers'])}, "
                         f"now {canonical(ledger['transfers'])}")
     if cert.get("foreman") != version:
-        v.fields.append(f"made by foreman {cert.get('foreman')}, checked with foreman {version}")
+        verdict.fields.append(f"made by foreman {cert.get('foreman')}, checked with foreman {version}")
     known = {"certificate", "foreman", "created_at", "overrides", "as_played", "games", "balances", "transfers",
              "sha256"}
-    v.fields += [f"a field no certificate has: {name!r}" for name in sorted(set(cert) - known)]
-    return v
+    verdict.fields += [f"a field no certificate has: {name!r}" for name in sorted(set(cert) - known)]
+    return verdict
 
 
-def _game_fields(g: dict[str, Any]) -> str:
-    return canonical({k: x for k, x in g.items() if k != WHERE_READ})
+def _game_fields(game: dict[str, Any]) -> str:
+    return canonical({k: x for k, x in game.items() if k != WHERE_READ})
 
 
 def _transfer_set(transfers: list[dict[str, Any]]) -> set[str]:
@@ -246,10 +246,10 @@ def _by_key(games: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
     out: dict[str, dict[str, Any]] = {}
     for g in games:
         base = g.get("id") or f"(no id, {g.get('source')})"
-        key, n = base, 1
+        key, copy = base, 1
         while key in out:
-            n += 1
-            key = f"{base}#{n}"
+            copy += 1
+            key = f"{base}#{copy}"
         out[key] = g
     return out
 

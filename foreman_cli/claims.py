@@ -48,19 +48,19 @@ def adjudicate(masks: list[int], sizes: list[int], by: int, accepted: bool, stat
     `sizes` counts each hand's cards with their extra copies; where a copy makes a size exceed its
     mask's, the position is no deal of one deck and is not judged.
     """
-    k = covered(sizes, tallies[by], recorded, target)
+    covering = covered(sizes, tallies[by], recorded, target)
     multiset = any(n != m.bit_count() for n, m in zip(sizes, masks))
     holds: bool | None = True
     line = None
-    if k and multiset:
-        return ClaimResult(by, accepted, recorded + 1, k, rule, None, None, statement, TWO_COPIES)
-    if k:
-        b = Board(masks, leader, tallies, recorded, target)
-        cards = core.claim_line(b, by, k, rule == "best-play")
+    if covering and multiset:
+        return ClaimResult(by, accepted, recorded + 1, covering, rule, None, None, statement, TWO_COPIES)
+    if covering:
+        board = Board(masks, leader, tallies, recorded, target)
+        cards = core.claim_line(board, by, covering, rule == "best-play")
         if cards is not None:
             holds = False
-            line = tuple(tuple(t) for t in as_tricks(b, cards))
-    return ClaimResult(by, accepted, recorded + 1, k, rule, holds, line, statement)
+            line = tuple(tuple(t) for t in as_tricks(board, cards))
+    return ClaimResult(by, accepted, recorded + 1, covering, rule, holds, line, statement)
 
 
 TWO_COPIES = "a hand holds two copies of a card"
@@ -71,39 +71,40 @@ def unjudged(by: int, accepted: bool, statement: str | None, tallies: list[int],
              why: str) -> ClaimResult:
     """A claim that cannot be judged (`why`): credited as claimed, with no finding."""
     left = TRICKS_PER_DEAL - recorded
-    k = covered([left, left, left], tallies[by], recorded, rules.target)
-    return ClaimResult(by, accepted, recorded + 1, k, rules.claim_rule, None, None, statement, why)
+    covering = covered([left, left, left], tallies[by], recorded, rules.target)
+    return ClaimResult(by, accepted, recorded + 1, covering, rules.claim_rule, None, None, statement, why)
 
 
-def finding(c: ClaimResult, players: tuple[str, ...], deal: int, leader: int) -> Finding | None:
+def finding(judged: ClaimResult, players: tuple[str, ...], deal: int, leader: int) -> Finding | None:
     """CLAIM_REFUTED (contested) or CLAIM_DOUBTFUL (accepted) for a claim that fails; None if it holds."""
-    if c.holds is not False:
+    if judged.holds is not False:
         return None
-    P = players
-    who = P[c.by]
-    lost = c.line[-1]
+    who = players[judged.by]
+    lost = judged.line[-1]
     # The claimer won every trick of the line before the last, so he led each of them.
-    lead_seat = leader if len(c.line) == 1 else c.by
-    w = trick_winner(lead_seat, list(lost))
-    stop_card = CANONICAL[lost[(w - lead_seat) % 3]]
-    n = c.first_trick + len(c.line) - 1
-    if w == lead_seat:
-        how = f"{P[w]} leads {stop_card} and wins trick {n}"
+    lead_seat = leader if len(judged.line) == 1 else judged.by
+    winner = trick_winner(lead_seat, list(lost))
+    stop_card = CANONICAL[lost[(winner - lead_seat) % 3]]
+    last_trick = judged.first_trick + len(judged.line) - 1
+    if winner == lead_seat:
+        how = f"{players[winner]} leads {stop_card} and wins trick {last_trick}"
     else:
-        how = f"{P[w]} wins trick {n} with {stop_card} after {P[lead_seat]} leads {CANONICAL[lost[0]]}"
-    kind = ClaimDoubtful if c.accepted else ClaimRefuted
-    return kind(deal=deal, trick=c.first_trick, player=who, tricks_claimed=c.tricks, accepted=c.accepted,
-                claim_rule=c.rule, stopper=P[w], stopped_at=n, how=how, line=tuple(map(tuple, c.line_names())),
-                line_words=_line_words(c, P, leader))
+        how = (f"{players[winner]} wins trick {last_trick} with {stop_card} after {players[lead_seat]} leads "
+               f"{CANONICAL[lost[0]]}")
+    kind = ClaimDoubtful if judged.accepted else ClaimRefuted
+    return kind(deal=deal, trick=judged.first_trick, player=who, tricks_claimed=judged.tricks, accepted=judged.accepted,
+                claim_rule=judged.rule, stopper=players[winner], stopped_at=last_trick, how=how,
+                line=tuple(map(tuple, judged.line_names())),
+                line_words=_line_words(judged, players, leader))
 
 
-def _line_words(c: ClaimResult, P: tuple[str, ...], leader: int) -> str:
+def _line_words(judged: ClaimResult, players: tuple[str, ...], leader: int) -> str:
     parts = []
     ld = leader
-    for i, t in enumerate(c.line):
-        cards = " ".join(f"{P[(ld + j) % 3]} {CANONICAL[x]}" for j, x in enumerate(t))
-        parts.append(f"trick {c.first_trick + i}: {cards}")
-        ld = c.by
+    for i, t in enumerate(judged.line):
+        cards = " ".join(f"{players[(ld + j) % 3]} {CANONICAL[x]}" for j, x in enumerate(t))
+        parts.append(f"trick {judged.first_trick + i}: {cards}")
+        ld = judged.by
     return "; ".join(parts)
 
 

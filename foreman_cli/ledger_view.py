@@ -34,7 +34,7 @@ def settlement(ledger, out: IO[str] | None = None, per_game: bool = False) -> No
     _section(con, "Left out of the balances", [f"  {_named(game)}: {game.reason or ''}" for game in left_out], whole)
     _repeats(con, ledger)
     _section(con, "Names written two ways",
-             ["  " + name_clash(game, "the balances keep them apart") for game in ledger.name_clashes], True)
+             ["  " + name_clash(group, "the balances keep them apart") for group in ledger.name_clashes], True)
     for cur, bal in ledger.balances.items():
         con.print()
         balances = Table(title=f"Balances ({cur or 'no currency'})", title_justify="left", box=None, pad_edge=False)

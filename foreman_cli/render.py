@@ -137,17 +137,17 @@ def _is_utf8(encoding: str | None) -> bool:
         return False
 
 
-def _game_title(r: GameResult) -> Text:
-    t = Text()
-    t.append(r.source, style="bold")
-    t.append(f"  game {r.id or '(no id)'}  ")
-    if r.status == "won":
-        t.append(f"won by {r.winner} in deal {r.deals_played}", style="green")
-    elif r.status == "unfinished":
-        t.append(f"unfinished after {plural(r.deals_played, 'deal')}", style="yellow")
+def _game_title(result: GameResult) -> Text:
+    title = Text()
+    title.append(result.source, style="bold")
+    title.append(f"  game {result.id or '(no id)'}  ")
+    if result.status == "won":
+        title.append(f"won by {result.winner} in deal {result.deals_played}", style="green")
+    elif result.status == "unfinished":
+        title.append(f"unfinished after {plural(result.deals_played, 'deal')}", style="yellow")
     else:
-        t.append("invalid: cannot be replayed", style="red")
-    return t
+        title.append("invalid: cannot be replayed", style="red")
+    return title
 
 
 def validation_human(results: Iterable[GameResult], out: IO[str] | None = None, quiet: bool = False) -> Summary:
@@ -388,18 +388,18 @@ def load_report(rep, db: str, out: IO[str] | None = None, quiet: bool = False) -
 _WIDE = decimal.Context(prec=80)  # any DECIMAL(38, 10) and more, exactly (the default context has 28 digits)
 
 
-def _plain(v: Any) -> Any:
-    if isinstance(v, Decimal):
+def _plain(value: Any) -> Any:
+    if isinstance(value, Decimal):
         # DuckDB's DECIMAL(38, 10) pads with zeros: show at least 2 places, and no padding.
-        v = v.normalize(_WIDE)
-        return format(v.quantize(Decimal("0.01"), context=_WIDE) if v.as_tuple().exponent > -2 else v, "f")
-    if isinstance(v, (datetime, date)):
-        return v.isoformat()
-    if isinstance(v, (list, tuple)):
-        return [_plain(x) for x in v]
-    if isinstance(v, dict):
-        return {str(k): _plain(x) for k, x in v.items()}
-    return v
+        value = value.normalize(_WIDE)
+        return format(value.quantize(Decimal("0.01"), context=_WIDE) if value.as_tuple().exponent > -2 else value, "f")
+    if isinstance(value, (datetime, date)):
+        return value.isoformat()
+    if isinstance(value, (list, tuple)):
+        return [_plain(x) for x in value]
+    if isinstance(value, dict):
+        return {str(k): _plain(x) for k, x in value.items()}
+    return value
 
 
 MORE_COUNTED = 1_000_000  # rows a table counts beyond those it shows, then says "more than"
@@ -423,12 +423,12 @@ def query_table(res, title: str | None = None, out: IO[str] | None = None, con: 
     if title:
         con.print(title)
     if con.is_terminal:
-        t = Table(box=None, pad_edge=False, show_header=True)
+        table = Table(box=None, pad_edge=False, show_header=True)
         for c, r in zip(res.columns, right):
-            t.add_column(c, justify="right" if r else "left")
+            table.add_column(c, justify="right" if r else "left")
         for row in cells:
-            t.add_row(*row)
-        con.print(t)
+            table.add_row(*row)
+        con.print(table)
     else:
         widths = [max([len(c), *(len(row[i]) for row in cells)]) for i, c in enumerate(res.columns)]
         for row in [list(res.columns), *cells]:
@@ -443,8 +443,8 @@ def query_table(res, title: str | None = None, out: IO[str] | None = None, con: 
                     "--csv or --json stream any number of rows")
 
 
-def _is_number(v: Any) -> bool:
-    return isinstance(v, (int, float, Decimal)) and not isinstance(v, bool)
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float, Decimal)) and not isinstance(value, bool)
 
 
 def rate(share: float) -> str:
@@ -452,17 +452,17 @@ def rate(share: float) -> str:
     return f"{share:.1%}"
 
 
-def _cell(column: str, v: Any, people: bool) -> str:
-    if v is None:
+def _cell(column: str, value: Any, people: bool) -> str:
+    if value is None:
         return ""
-    if people and isinstance(v, (float, Decimal)) and (column.endswith("_rate") or column == "accuracy"):
-        return rate(float(v))
-    if people and isinstance(v, Decimal) and column.startswith("net"):
-        return money.signed(Decimal(_plain(v)))
-    if people and isinstance(v, float):
-        return f"{v:+.2f}" if "outcome" in column else f"{v:.2f}"
+    if people and isinstance(value, (float, Decimal)) and (column.endswith("_rate") or column == "accuracy"):
+        return rate(float(value))
+    if people and isinstance(value, Decimal) and column.startswith("net"):
+        return money.signed(Decimal(_plain(value)))
+    if people and isinstance(value, float):
+        return f"{value:+.2f}" if "outcome" in column else f"{value:.2f}"
     # A line break inside a cell would break the table's rows: shown as \n (--json and --csv keep it)
-    return str(_plain(v)).replace("\r\n", "\\n").replace("\n", "\\n").replace("\r", "\\r")
+    return str(_plain(value)).replace("\r\n", "\\n").replace("\n", "\\n").replace("\r", "\\r")
 
 
 # Values written as they are: most of a large result, and the test is one lookup.
@@ -480,10 +480,10 @@ def query_json(res, out: IO[str] | None = None) -> None:
 def query_csv(res, out: IO[str] | None = None) -> None:
     """A query result as CSV with a header, written as the rows come."""
     import csv  # CSV output only
-    w = csv.writer(out or sys.stdout, lineterminator="\n")
-    w.writerow(res.columns)
+    writer = csv.writer(out or sys.stdout, lineterminator="\n")
+    writer.writerow(res.columns)
     for row in res.rows:
-        w.writerow(["" if v is None else v if type(v) in _AS_IS else _plain(v) for v in row])
+        writer.writerow(["" if v is None else v if type(v) in _AS_IS else _plain(v) for v in row])
 
 
 def stats_report(st, out: IO[str] | None = None) -> None:
@@ -535,27 +535,28 @@ def canonical_json(obj: Any) -> str:
     return json.dumps(obj, indent=1, ensure_ascii=False) + "\n"
 
 
-def fairness_view(s, out: IO[str] | None = None) -> None:
+def fairness_view(screen, out: IO[str] | None = None) -> None:
     """The screen in plain words: a verdict per player, then the tests."""
     from .fairness import CORRECTION_NAMES, verdicts
     con = console(out)
-    con.print(Text(f"Deal fairness: {plural(s.deals, 'deal')} ({s.left_out}), "
-                   f"{len(s.tests)} tests, alpha {s.alpha} after {CORRECTION_NAMES[s.correction]}'s correction",
+    con.print(Text(f"Deal fairness: {plural(screen.deals, 'deal')} ({screen.left_out}), "
+                   f"{len(screen.tests)} tests, alpha {screen.alpha} "
+                   f"after {CORRECTION_NAMES[screen.correction]}'s correction",
                    style="bold"))
-    for line in verdicts(s):
+    for line in verdicts(screen):
         con.print(("  ! " if not line.split(": ", 1)[1].startswith("nothing") else "  ") + line)
     names = ("player", "as", "test", "deals", "mean", "chance", "edge (SD)", "p", "adjusted", "deals for 90%")
     columns = [(name, "left" if name in ("player", "as", "test") else "right") for name in names]
     rows = []
-    for x in s.tests:
-        need = x.to_dict(s.alpha)["deals_needed"]
+    for x in screen.tests:
+        need = x.to_dict(screen.alpha)["deals_needed"]
         rows.append([x.player, x.as_, x.test, str(x.deals), f"{x.observed:.2f}", f"{x.expected:.2f}",
                      f"{x.effect:+.2f}", f"{x.p:.2g}", Text(f"{x.p_adjusted:.2g}", style="bold red" if x.flagged else ""),
                      f"{need:,}" if need else "-"])
-    t, dropped = _fitted(con, columns, rows, set(names[3:]) | {"player"},
+    table, dropped = _fitted(con, columns, rows, set(names[3:]) | {"player"},
                          ["deals for 90%", "chance", "p", "mean", "as"])
     con.print()
-    con.print(t)
+    con.print(table)
     _say_dropped(con, dropped)
     if "deals for 90%" not in dropped:
         con.print(Text("'deals for 90%': how many deals it would take to see an edge of that size at alpha with 90% "

@@ -62,20 +62,20 @@ def card_html(tok: str) -> str:
 
 
 def cards_html(toks) -> str:
-    return " ".join(card_html(t) for t in toks) or "—"
+    return " ".join(card_html(token) for token in toks) or "—"
 
 
 def hand_html(toks) -> str:
     parts = []
     for s in "SHDC":
-        ranks = [t for t in toks if t[-1] == s]
+        ranks = [token for token in toks if token[-1] == s]
         if ranks:
-            parts.append(" ".join(card_html(t) for t in ranks))
+            parts.append(" ".join(card_html(token) for token in ranks))
     return " &nbsp; ".join(parts) or "—"
 
 
-def _finding_id(i: int) -> str:
-    return f"finding-{i}"
+def _finding_id(index: int) -> str:
+    return f"finding-{index}"
 
 
 def _finding_html(f: Finding, anchor: str) -> str:
@@ -85,20 +85,20 @@ def _finding_html(f: Finding, anchor: str) -> str:
             f'<br><small>{escape(CODES[f.code].rule)}</small></div>')
 
 
-def dispute_page(t, analyze: bool = False, budget: int | None = None, on_deal=None, jobs: int = 1) -> str:
+def dispute_page(trace, analyze: bool = False, budget: int | None = None, on_deal=None, jobs: int = 1) -> str:
     """The page for a traced game, with every deal analysed first when asked (`on_deal` is told of
     each), over `jobs` worker processes."""
     analysis = None
     if analyze:
         from .analysis import analyze_game
-        analysis = analyze_game(t.result, budget=budget, on_deal=on_deal, jobs=jobs)
-    return dispute_html(t, analysis)
+        analysis = analyze_game(trace.result, budget=budget, on_deal=on_deal, jobs=jobs)
+    return dispute_html(trace, analysis)
 
 
-def dispute_html(t, analysis=None) -> str:
+def dispute_html(trace, analysis=None) -> str:
     """The whole page for a traced game (trace.Trace), with the charts of its analysis if given."""
-    page = _Page(t, analysis)
-    for e in t.events:
+    page = _Page(trace, analysis)
+    for e in trace.events:
         page.visit(e)
     page.close_table()
     page.close_section()
@@ -111,12 +111,12 @@ def dispute_html(t, analysis=None) -> str:
 class _Page(Visitor):
     """The page as it is written, event by event: each kind of event has its handler."""
 
-    def __init__(self, t, analysis) -> None:
-        self.t, self.analysis = t, analysis
-        self.P = list(t.data.players)
+    def __init__(self, trace, analysis) -> None:
+        self.t, self.analysis = trace, analysis
+        self.P = list(trace.data.players)
         self.players = tuple(self.P)
-        self.n_deals = sum(1 for e in t.events if e.kind == "deal")
-        self.findings: list[Finding] = [e.finding for e in t.events if e.kind == "finding"]
+        self.n_deals = sum(1 for e in trace.events if e.kind == "deal")
+        self.findings: list[Finding] = [e.finding for e in trace.events if e.kind == "finding"]
         self.ids = {id(e): _finding_id(i + 1) for i, e in enumerate(self.findings)}
         self.out: list[str] = []
         self.w = self.out.append
@@ -132,36 +132,37 @@ class _Page(Visitor):
         self._head()
 
     def _head(self) -> None:
-        t, r, w = self.t, self.t.result, self.w
-        rules = t.data.rules
-        w("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">")
-        w(f"<title>Foreman game {escape(str(r.id))}: dispute report</title>")
-        w('<meta name="viewport" content="width=device-width, initial-scale=1">')
-        w(f"<style>{CSS}</style></head><body><main>")
-        w(f"<h1>Game {escape(str(r.id))}</h1>")
-        stake = f" · stake {escape(money.fmt(r.stake))} {escape(r.currency or '')}" if r.stake is not None else ""
-        w(f'<p class="meta">{escape(", ".join(self.P))} (clockwise) · {escape(r.source)}{stake}<br>'
+        trace, result, width = self.t, self.t.result, self.w
+        rules = trace.data.rules
+        width("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">")
+        width(f"<title>Foreman game {escape(str(result.id))}: dispute report</title>")
+        width('<meta name="viewport" content="width=device-width, initial-scale=1">')
+        width(f"<style>{CSS}</style></head><body><main>")
+        width(f"<h1>Game {escape(str(result.id))}</h1>")
+        stake = "" if result.stake is None else \
+            f" · stake {escape(money.fmt(result.stake))} {escape(result.currency or '')}"
+        width(f'<p class="meta">{escape(", ".join(self.P))} (clockwise) · {escape(result.source)}{stake}<br>'
           f"Rules: quota {escape(rules.quota)}, target {rules.target}, return {escape(rules.return_rule)}, "
           f"kitty {escape(rules.kitty)}, rotation {escape(rules.deal_rotation)}, next dealer "
           f"{escape(rules.next_dealer)}, claims {escape(rules.claim_rule)}</p>")
-        for line in t.doubts:
-            w(f'<p class="doubt"><strong>In doubt:</strong> {escape(line)}; this page shows the first record</p>')
+        for line in trace.doubts:
+            width(f'<p class="doubt"><strong>In doubt:</strong> {escape(line)}; this page shows the first record</p>')
         errors = [f for f in self.findings if f.severity == ERROR]
-        w(f'<div class="summary{"" if errors else " clean"}"><strong>')
-        w(f"{plural(len(errors), 'breach')} of the rules found." if errors else "No breach of the rules found.")
-        w("</strong>")
+        width(f'<div class="summary{"" if errors else " clean"}"><strong>')
+        width(f"{plural(len(errors), 'breach')} of the rules found." if errors else "No breach of the rules found.")
+        width("</strong>")
         if self.findings:
-            w("<ol>")
+            width("<ol>")
             for f in self.findings:
-                w(f'<li><a href="#{self.ids[id(f)]}"><code>{escape(f.code)}</code> '
+                width(f'<li><a href="#{self.ids[id(f)]}"><code>{escape(f.code)}</code> '
                   f"{escape(f.place) + ': ' if f.place else ''}{escape(f.message)}</a></li>")
-            w("</ol>")
-        w(_result_line(t))
-        w(f'<p class="money"><strong>Money:</strong> {escape(money_status(r))}</p>')
-        if any(e.kind == "play" for e in t.events):
-            w('<p class="js-only"><a href="#step-through">Step through the play</a> '
+            width("</ol>")
+        width(_result_line(trace))
+        width(f'<p class="money"><strong>Money:</strong> {escape(money_status(result))}</p>')
+        if any(e.kind == "play" for e in trace.events):
+            width('<p class="js-only"><a href="#step-through">Step through the play</a> '
               "(keys ← →, B for the first finding)</p>")
-        w("</div>")
+        width("</div>")
         for f in self.findings:
             if CODES[f.code].shown_at == "game":
                 self.w(_finding_html(f, self.ids[id(f)]))
@@ -199,13 +200,13 @@ class _Page(Visitor):
     def on_deal(self, event: DealStarted) -> None:
         self.close_section()
         ev = event.to_dict(self.players)  # the event in words
-        n, roles = ev["deal"], ev["roles"]
+        deal, roles = ev["deal"], ev["roles"]
         order = sorted(self.P, key=lambda p: "DLR".index(roles[p]))
         nav = " · ".join(x for x in (
-            f'<a href="#deal-{n - 1}">← deal {n - 1}</a>' if n > 1 else "",
-            f'<a href="#deal-{n + 1}">deal {n + 1} →</a>' if n < self.n_deals else "") if x)
-        self.w(f'<section class="deal" id="deal-{n}" aria-labelledby="deal-{n}-title"><h2 id="deal-{n}-title">'
-               f'Deal {n} <small>of {self.n_deals}</small></h2>'
+            f'<a href="#deal-{deal - 1}">← deal {deal - 1}</a>' if deal > 1 else "",
+            f'<a href="#deal-{deal + 1}">deal {deal + 1} →</a>' if deal < self.n_deals else "") if x)
+        self.w(f'<section class="deal" id="deal-{deal}" aria-labelledby="deal-{deal}-title"><h2 id="deal-{deal}-title">'
+               f'Deal {deal} <small>of {self.n_deals}</small></h2>'
                + (f'<nav class="deals" aria-label="deals">{nav}</nav>' if nav else ""))
         self.in_section = True
         self.w(_table_picture(self.P, ev))
@@ -213,7 +214,7 @@ class _Page(Visitor):
             f"<strong>{escape(p)}</strong> {roles[p]} (quota {ev['quotas'][p]})" for p in order)
             + f"; {escape(ev['dealer'])} deals</p>")
         for f in self.findings:
-            if CODES[f.code].shown_at == "dealer" and f.deal == n and f.trick is None:
+            if CODES[f.code].shown_at == "dealer" and f.deal == deal and f.trick is None:
                 self.w(_finding_html(f, self.ids[id(f)]))
         if ev["hands"] is None:
             self.w("<p><strong>Hands as dealt:</strong> not recorded (a record of the play)</p>")
@@ -333,16 +334,16 @@ def _attach_findings(steps: list[dict[str, Any]], findings: list[Finding]) -> No
         at["findings"].append(f"{f.code}: {f.message}")
 
 
-def money_status(r) -> str:
+def money_status(result) -> str:
     """Whether the game's money is counted in a settlement, and why not."""
-    if r.status != "won":
+    if result.status != "won":
         return "none changes hands: the game is unfinished."
-    disputes = r.disputes
+    disputes = result.disputes
     if disputes:
         codes = sorted({f.code for f in disputes})
         return (f"left out of the settlement: {plural(len(disputes), 'breach')} of play "
                 f"({', '.join(codes)}) {'disputes' if len(disputes) == 1 else 'dispute'} the game.")
-    if any(CODES[f.code].shown_at == "result" for f in r.findings):
+    if any(CODES[f.code].shown_at == "result" for f in result.findings):
         return "counted in the settlement as the rules pay it (the table's figures differ: see the result)."
     return "counted in the settlement."
 
@@ -352,12 +353,12 @@ def _played(player: str, card: str, bad: bool) -> str:
             f"{card_html(card)}</span>")
 
 
-def _table_picture(P: list[str], ev: dict[str, Any]) -> str:
+def _table_picture(players: list[str], ev: dict[str, Any]) -> str:
     """The table from above: three seats clockwise, each with its role and quota, the dealer marked."""
     spots = ((130, 24), (206, 118), (54, 118))  # seats 1, 2, 3 clockwise from the top
     parts = ['<svg class="table-picture" viewBox="0 0 260 150" role="img" aria-label="the table">',
              '<ellipse cx="130" cy="78" rx="70" ry="40" fill="#e8f2e8" stroke="#6a8f6a"/>']
-    for p, (x, y) in zip(P, spots):
+    for p, (x, y) in zip(players, spots):
         role = ev["roles"][p]
         dealer = ev["dealer"] == p
         parts.append(f'<g class="seat{" dealer" if dealer else ""}"><rect x="{x - 44}" y="{y - 16}" width="88" '
@@ -461,31 +462,32 @@ STEP_JS = """
 """
 
 
-def _chart(t, analysis, n: int) -> str:
+def _chart(trace, analysis, deal_number: int) -> str:
     """The deal's chart of sure tricks, with each player's accuracy under it ('' without analysis)."""
     if analysis is None:
         return ""
     from . import pictures
-    d = next((d for d in analysis.deals if d.deal == n), None)
-    if d is None or not d.plays:
+    deal = next((d for d in analysis.deals if d.deal == deal_number), None)
+    if deal is None or not deal.plays:
         return ""
-    dr = t.result.deals[n - 1]
-    svg = pictures.sure_chart(d, tuple(t.data.players), t.data.rules.target, dr.tricks, dr.claim)
-    notes = pictures.accuracy_lines(d, tuple(t.data.players))
-    if d.turned is not None:
-        notes.append(f"the deal turned at trick {d.turned[0]}: from then on {t.data.players[d.turned[1]]} was sure of "
+    dr = trace.result.deals[deal_number - 1]
+    svg = pictures.sure_chart(deal, tuple(trace.data.players), trace.data.rules.target, dr.tricks, dr.claim)
+    notes = pictures.accuracy_lines(deal, tuple(trace.data.players))
+    if deal.turned is not None:
+        trick, sure_seat = deal.turned
+        notes.append(f"the deal turned at trick {trick}: from then on {trace.data.players[sure_seat]} was sure of "
                      f"the target")
-    if not d.exact:
+    if not deal.exact:
         notes.append("not every play was solved within the budget")
     return (f'<figure class="analysis">{svg}<figcaption>' + "; ".join(escape(x) for x in notes)
             + "</figcaption></figure>")
 
 
-def _result_line(t) -> str:
-    r = t.result
-    if r.status == "won":
-        return f"<p>{escape(r.winner)} won in deal {r.deals_played}.</p>"
-    return f"<p>Unfinished after {plural(r.deals_played, 'deal')}: no money changes hands.</p>"
+def _result_line(trace) -> str:
+    result = trace.result
+    if result.status == "won":
+        return f"<p>{escape(result.winner)} won in deal {result.deals_played}.</p>"
+    return f"<p>Unfinished after {plural(result.deals_played, 'deal')}: no money changes hands.</p>"
 
 
 def _result_block(ev: dict[str, Any]) -> str:

@@ -80,15 +80,15 @@ class GameResult:
     def deals_played(self) -> int:
         """The deciding deal's number for a won game, the number of deals otherwise (0 if invalid)."""
         if self.status == "won":
-            return next(d.number for d in self.deals if d.decided)
+            return next(deal.number for deal in self.deals if deal.decided)
         return len(self.deals)
 
     @property
     def deciding(self) -> DealResult | None:
         """The deciding deal of a won game."""
-        for d in self.deals:
-            if d.decided:
-                return d
+        for deal in self.deals:
+            if deal.decided:
+                return deal
         return None
 
     @property
@@ -129,21 +129,21 @@ class GameResult:
     @property
     def short_of_quota(self) -> list[str]:
         """The non-winners short of quota in the deciding deal."""
-        d = self.deciding
-        if d is None:
+        deciding = self.deciding
+        if deciding is None:
             return []
-        return [p for s, p in enumerate(self.players) if p != self.winner and d.tricks[s] < d.quotas[s]]
+        return [p for s, p in enumerate(self.players) if p != self.winner and deciding.tricks[s] < deciding.quotas[s]]
 
     def to_dict(self) -> dict[str, Any]:
         """The result as JSON-ready data (one line of `validate --json`)."""
-        d = self.deciding
+        deciding = self.deciding
         return {
             "id": self.id,
             "source": self.source,
             "status": self.status,
             "winner": self.winner,
             "deals_played": self.deals_played,
-            "deciding_tricks": ({p: d.tricks[s] for s, p in enumerate(self.players)} if d else None),
+            "deciding_tricks": ({p: deciding.tricks[s] for s, p in enumerate(self.players)} if deciding else None),
             "net": ({p: money.fmt(v) for p, v in self.net.items()} if self.net is not None else None),
             "stake": money.fmt(self.stake) if self.stake is not None else None,
             "currency": self.currency,
@@ -184,9 +184,9 @@ class GameLine:
         line = self.line
         if line:
             import msgspec
-            d = msgspec.json.decode(line)
-            d["violations"] = []
-            line = msgspec.json.encode(d)
+            data = msgspec.json.decode(line)
+            data["violations"] = []
+            line = msgspec.json.encode(data)
         return replace(self, codes=(), errors=False, line=line, findings=(duplicate,))
 
     def with_findings(self, more: tuple[Finding, ...]) -> GameLine:
@@ -203,6 +203,6 @@ class GameLine:
         if not self.findings:
             return self.line
         import msgspec
-        d = msgspec.json.decode(self.line)
-        d["violations"].extend(f.to_dict() for f in self.findings)
-        return msgspec.json.encode(d)
+        data = msgspec.json.decode(self.line)
+        data["violations"].extend(f.to_dict() for f in self.findings)
+        return msgspec.json.encode(data)

@@ -227,12 +227,12 @@ def _next_id(last: str, taken: set[str]) -> str:
     """The id after `last`: its trailing number plus one (keeping its width), else '-2' added; never one taken."""
     head = last.rstrip("0123456789")
     digits = last[len(head):]
-    n = int(digits) + 1 if digits else 2
+    number = int(digits) + 1 if digits else 2
     width = len(digits)
     head = head if digits else f"{last}-"
-    while f"{head}{n:0{width}d}" in taken:
-        n += 1
-    return f"{head}{n:0{width}d}"
+    while f"{head}{number:0{width}d}" in taken:
+        number += 1
+    return f"{head}{number:0{width}d}"
 
 
 def replay_lines(lines: list[str]) -> GameState:
@@ -240,16 +240,16 @@ def replay_lines(lines: list[str]) -> GameState:
     if not lines:
         return GameState(lines)
     games = list(notation.read_games(lines))
-    g = games[-1]
-    if g.record is None:
-        return GameState(lines, problem=g.error, problem_line=g.error_line)
-    raw = RawRecord("journal", 1, json.dumps(g.record, ensure_ascii=False, separators=(",", ":")),
+    game = games[-1]
+    if game.record is None:
+        return GameState(lines, problem=game.error, problem_line=game.error_line)
+    raw = RawRecord("journal", 1, json.dumps(game.record, ensure_ascii=False, separators=(",", ":")),
                     notation="\n".join(lines))
     res = audit.check_record(raw)
     if res.status == "invalid":
         f = res.findings[0]
-        return GameState(lines, g.record, problem=f.message, problem_line=_line_of(f.path, g.places))
-    return GameState(lines, g.record, res)
+        return GameState(lines, game.record, problem=f.message, problem_line=_line_of(f.path, game.places))
+    return GameState(lines, game.record, res)
 
 
 def _line_of(path: str | None, places: dict[str, int] | None) -> int | None:
@@ -283,8 +283,8 @@ def _segments(toks: list[notation.Token]) -> tuple[list[list[notation.Token]], l
     return segments, closed
 
 
-def _spelled(t: notation.Token) -> str:
-    return json.dumps(t.text, ensure_ascii=False) if t.quoted else t.text
+def _spelled(token: notation.Token) -> str:
+    return json.dumps(token.text, ensure_ascii=False) if token.quoted else token.text
 
 
 def _numbered(seg: list[notation.Token]) -> bool:

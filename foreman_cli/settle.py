@@ -117,24 +117,26 @@ class Settlement:
         }
 
     @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> "Settlement":
+    def from_dict(cls, data: dict[str, Any]) -> "Settlement":
         """Read back what to_dict wrote."""
-        def dec(v):
-            return money.amount(v) if v is not None else None
+        def decimal_of(value):
+            return money.amount(value) if value is not None else None
 
         games = [LedgerLine(
-            id=g["id"], source=g["source"], status=g["status"], winner=g["winner"], stake=dec(g["stake"]),
+            id=g["id"], source=g["source"], status=g["status"], winner=g["winner"], stake=decimal_of(g["stake"]),
             currency=g["currency"], short=[(s["player"], s["tricks"], s["quota"]) for s in g["short"]],
             net={p: money.amount(v) for p, v in g["net"].items()} if g["net"] is not None else None,
             claim=list(g["claim"]), claims=list(g.get("claims", [])), disputed=g["disputed"], counted=g["counted"], reason=g["reason"],
-            first_finding=g["first_finding"]) for g in d["games"]]
+            first_finding=g["first_finding"]) for g in data["games"]]
         return cls(
             games=games,
-            balances={c: {p: money.amount(v) for p, v in b.items()} for c, b in d["balances"].items()},
-            transfers=[Transfer(t["from"], t["to"], money.amount(t["amount"]), t["currency"]) for t in d["transfers"]],
-            as_played=d["as_played"],
-            repeats=[Repeat(r["id"], r["source"], r["message"], r.get("identical", True)) for r in d.get("repeats", [])],
-            name_clashes=d.get("name_clashes", []),
+            balances={c: {p: money.amount(v) for p, v in b.items()} for c, b in data["balances"].items()},
+            transfers=[Transfer(t["from"], t["to"], money.amount(t["amount"]), t["currency"])
+                       for t in data["transfers"]],
+            as_played=data["as_played"],
+            repeats=[Repeat(r["id"], r["source"], r["message"], r.get("identical", True))
+                     for r in data.get("repeats", [])],
+            name_clashes=data.get("name_clashes", []),
             read=len(games),
         )
 
@@ -170,22 +172,22 @@ def settle(results: Iterable[GameResult], as_played: bool = False,
     return out
 
 
-def _line(r: GameResult, as_played: bool) -> LedgerLine:
-    errors = [f for f in r.findings if f.severity == ERROR]
+def _line(result: GameResult, as_played: bool) -> LedgerLine:
+    errors = [f for f in result.findings if f.severity == ERROR]
     # A wrong claim does not dispute the game: the replay is paid and the difference reported.
-    breaches = r.disputes
+    breaches = result.disputes
     first = breaches[0] if breaches else None
-    d = r.deciding
+    deciding = result.deciding
     short = []
-    if d is not None:
-        short = [(p, d.tricks[s], d.quotas[s]) for s, p in enumerate(r.players)
-                 if p != r.winner and d.tricks[s] < d.quotas[s]]
+    if deciding is not None:
+        short = [(p, deciding.tricks[s], deciding.quotas[s]) for s, p in enumerate(result.players)
+                 if p != result.winner and deciding.tricks[s] < deciding.quotas[s]]
     counted = False
-    if r.status == "invalid":
-        reason = f"invalid record: {r.findings[0].message}" if r.findings else "invalid record"
-    elif r.status == "unfinished":
+    if result.status == "invalid":
+        reason = f"invalid record: {result.findings[0].message}" if result.findings else "invalid record"
+    elif result.status == "unfinished":
         reason = "unfinished: no money changes hands"
-    elif r.stake is None:
+    elif result.stake is None:
         reason = "played for no stake"
     elif first is not None and not as_played:
         reason = f"disputed: {first.text()}"
@@ -193,11 +195,12 @@ def _line(r: GameResult, as_played: bool) -> LedgerLine:
         counted = True
         reason = f"counted as played despite: {first.text()}" if first is not None else None
     return LedgerLine(
-        id=r.id, source=r.source, status=r.status, winner=r.winner, stake=r.stake,
-        currency=r.currency or NO_CURRENCY, short=short, net=r.net,
+        id=result.id, source=result.source, status=result.status, winner=result.winner, stake=result.stake,
+        currency=result.currency or NO_CURRENCY, short=short, net=result.net,
         claim=[f.message for f in errors if CODES[f.code].shown_at == "result"],
-        claims=[f"deal {d.number}: " + describe(r.players[c.by], c.first_trick, c.tricks, c.accepted, c.rule, c.holds)
-                for d in r.deals if (c := d.claim) is not None],
+        claims=[f"deal {deal.number}: " + describe(result.players[c.by], c.first_trick, c.tricks, c.accepted, c.rule,
+                                                    c.holds)
+                for deal in result.deals if (c := deal.claim) is not None],
         disputed=first is not None, counted=counted, reason=reason,
         first_finding=first.text() if first is not None else None,
     )

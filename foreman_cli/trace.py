@@ -106,43 +106,44 @@ def trace_game(paths: list[str], game_id: str | None = None, overrides: dict[str
         raise UsageError(f"--deal {deal} --trick {stop}: the game ended before that point")
     tricks = data.deals[deal - 1].tricks
     cards = [CARD_OF[c] for c in tricks[stop - 1].cards] if stop <= len(tricks) else None
-    t = Trace(data, full, part.events, pos, cards, doubts)
-    t.events.append(_position_event(t))
-    return t
+    trace = Trace(data, full, part.events, pos, cards, doubts)
+    trace.events.append(_position_event(trace))
+    return trace
 
 
-def _position_event(t: Trace) -> PositionReached:
+def _position_event(trace: Trace) -> PositionReached:
     """The table at the stopping point, for `replay --json`: tallies, hands, and each one's legal cards."""
-    pos = t.position
-    led = SUIT_OF[t.position_trick[0]] if t.position_trick else None
+    pos = trace.position
+    led = SUIT_OF[trace.position_trick[0]] if trace.position_trick else None
     legal = [[] if pos.unknown[s] else legal_cards(pos.hands[s], None if s == pos.to_move else led) for s in range(3)]
     return PositionReached(pos.deal, pos.trick, pos.to_move, tuple(pos.tricks), tuple(tuple(h) for h in pos.hands),
-                           tuple(tuple(x) for x in legal), tuple(t.position_trick) if t.position_trick else None,
+                           tuple(tuple(x) for x in legal),
+                           tuple(trace.position_trick) if trace.position_trick else None,
                            pos.unknown if any(pos.unknown) else None)
 
 
-def _result_event(r: GameResult) -> GameEnded:
-    d = r.to_dict()
-    last = r.last_deal
-    d.update(event="result", players=list(r.players),
-             quota_outcomes=({p: last.outcome(s) for s, p in enumerate(r.players)} if last else None),
-             short_of_quota=r.short_of_quota,
-             payments=[{"from": a, "to": b, "amount": str(v)} for a, b, v in r.payments])
-    return GameEnded(d)
+def _result_event(result: GameResult) -> GameEnded:
+    data = result.to_dict()
+    last = result.last_deal
+    data.update(event="result", players=list(result.players),
+             quota_outcomes=({p: last.outcome(s) for s, p in enumerate(result.players)} if last else None),
+             short_of_quota=result.short_of_quota,
+             payments=[{"from": a, "to": b, "amount": str(v)} for a, b, v in result.payments])
+    return GameEnded(data)
 
 
-def follower_legal(t: Trace) -> list[tuple[str, list[str], list[str], int]]:
+def follower_legal(trace: Trace) -> list[tuple[str, list[str], list[str], int]]:
     """At a stopping point: each player in turn, the cards he held (as far as the record shows them),
     those legal on the recorded lead (none when his hand is not wholly known), and how many are not shown."""
-    pos = t.position
-    P = t.data.players
+    pos = trace.position
+    players = trace.data.players
     out = []
-    led = SUIT_OF[t.position_trick[0]] if t.position_trick else None
+    led = SUIT_OF[trace.position_trick[0]] if trace.position_trick else None
     for j in range(3):
-        s = (pos.to_move + j) % 3
-        hand = pos.hands[s]
-        legal = [] if pos.unknown[s] else legal_cards(hand, None if j == 0 else led)
-        out.append((P[s], names(hand), names(legal), pos.unknown[s]))
+        seat = (pos.to_move + j) % 3
+        hand = pos.hands[seat]
+        legal = [] if pos.unknown[seat] else legal_cards(hand, None if j == 0 else led)
+        out.append((players[seat], names(hand), names(legal), pos.unknown[seat]))
     return out
 
 
