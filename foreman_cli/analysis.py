@@ -123,9 +123,9 @@ def _seat_task(task: tuple) -> _SeatAnalysis:
     return _seat_analysis(*task)
 
 
-def _start(data: GameData, n: int) -> tuple[Board | None, str | None]:
+def _start(data: GameData, deal_number: int) -> tuple[Board | None, str | None]:
     """The board at the first lead of deal n, or why it cannot be analysed."""
-    pos = engine.position_at(data, n, 1)
+    pos = engine.position_at(data, deal_number, 1)
     if pos is None:
         return None, "the game ended before this deal"
     if any(pos.unknown):  # never guess what the record does not show
@@ -139,27 +139,27 @@ def _start(data: GameData, n: int) -> tuple[Board | None, str | None]:
     return Board(masks, pos.to_move, (0, 0, 0), 0, data.rules.target), None
 
 
-def _breach(b: Board, seat_of: dict[str, int], t) -> str | None:
+def _breach(board: Board, seat_of: dict[str, int], trick) -> str | None:
     """Why a recorded trick cannot be followed on the board (a breach of play), or None."""
-    if seat_of[t.leader] != b.leader:
+    if seat_of[trick.leader] != board.leader:
         return "a lead out of turn"
-    if len(t.cards) != 3:
+    if len(trick.cards) != 3:
         return "a trick without 3 cards"
-    probe = b.copy()
-    for tok in t.cards:
-        c = CARD_OF[tok]
-        if not probe.legal_mask() & BIT[c]:
-            return f"{CANONICAL[c]} was not a legal card"
-        probe.play(c)
+    probe = board.copy()
+    for tok in trick.cards:
+        card = CARD_OF[tok]
+        if not probe.legal_mask() & BIT[card]:
+            return f"{CANONICAL[card]} was not a legal card"
+        probe.play(card)
     return None
 
 
-def analyze_deal(data: GameData, n: int, deal: DealResult, from_trick: int = 1,
+def analyze_deal(data: GameData, deal_number: int, deal: DealResult, from_trick: int = 1,
                  budget: int | None = None) -> DealAnalysis:
     """Analyse the recorded plays of deal n (`deal`: its replayed result) from trick `from_trick`
     until the play stops or a breach."""
-    return _combined(data, n, deal, from_trick, budget,
-                     [_seat_analysis(data, n, deal, from_trick, budget, x) for x in range(3)])
+    return _combined(data, deal_number, deal, from_trick, budget,
+                     [_seat_analysis(data, deal_number, deal, from_trick, budget, x) for x in range(3)])
 
 
 @dataclass(frozen=True, slots=True)
@@ -172,63 +172,63 @@ class _SeatAnalysis:
     end: int | None
 
 
-def _followed(data: GameData, n: int, b: Board, from_trick: int, visit) -> str | None:
-    """Follow the recorded plays of deal n on `b`, calling visit(trick, card) before each card of
-    trick `from_trick` on; why the play could not be followed (a breach), or None."""
-    for tn, t in enumerate(data.deals[n - 1].tricks, 1):
-        if b.is_over():
+def _followed(data: GameData, deal_number: int, board: Board, from_trick: int, visit) -> str | None:
+    """Follow the recorded plays of deal `deal_number` on `board`, calling visit(trick, card) before
+    each card of trick `from_trick` on; why the play could not be followed (a breach), or None."""
+    for tn, t in enumerate(data.deals[deal_number - 1].tricks, 1):
+        if board.is_over():
             break
-        why = _breach(b, data.seat, t)
+        why = _breach(board, data.seat, t)
         if why:
             return f"trick {tn}: {why}"
         for tok in t.cards:
-            c = CARD_OF[tok]
+            card = CARD_OF[tok]
             if tn >= from_trick:
-                visit(tn, c)
-            b.play(c)
+                visit(tn, card)
+            board.play(card)
     return None
 
 
-def _seat_analysis(data: GameData, n: int, deal: DealResult, from_trick: int, budget: int | None,
+def _seat_analysis(data: GameData, deal_number: int, deal: DealResult, from_trick: int, budget: int | None,
                    x: int) -> _SeatAnalysis:
     """Seat x's searches of deal n, each play in turn, carrying what his earlier values prove."""
-    b, _ = _start(data, n)
-    if b is None:
+    board, _ = _start(data, deal_number)
+    if board is None:
         return _SeatAnalysis((), None)
-    search = core.SureTricks(x, b)
+    search = core.SureTricks(x, board)
     plays: list[PlayAnalysis] = []
     known = _Known()
 
     def visit(tn: int, card: int) -> None:
         nonlocal known
-        p = _seat_play(b, search, tn, card, budget, known)
-        plays.append(p)
-        known = known.after(p)
+        play = _seat_play(board, search, tn, card, budget, known)
+        plays.append(play)
+        known = known.after(play)
 
-    stopped = _followed(data, n, b, from_trick, visit)
-    return _SeatAnalysis(tuple(plays), None if stopped else _end_value(b, deal, search, budget, known))
+    stopped = _followed(data, deal_number, board, from_trick, visit)
+    return _SeatAnalysis(tuple(plays), None if stopped else _end_value(board, deal, search, budget, known))
 
 
-def _combined(data: GameData, n: int, deal: DealResult, from_trick: int, budget: int | None,
+def _combined(data: GameData, deal_number: int, deal: DealResult, from_trick: int, budget: int | None,
               parts: list[_SeatAnalysis] | tuple[_SeatAnalysis, ...]) -> DealAnalysis:
     """The deal's analysis from its three seats' figures (the arguments before them are the deal's
     task, whose budget the seats' searches have already used)."""
-    b, why = _start(data, n)
-    if b is None:
-        return DealAnalysis(n, from_trick, (), None, why)
+    board, why = _start(data, deal_number)
+    if board is None:
+        return DealAnalysis(deal_number, from_trick, (), None, why)
     plays = [_merged([part.plays[i] for part in parts]) for i in range(len(parts[0].plays))]
-    stopped = _followed(data, n, b, from_trick, lambda tn, card: None)
-    unfinished = stopped or (not b.is_over() and deal.claim is None)  # nothing to value where the record ends
+    stopped = _followed(data, deal_number, board, from_trick, lambda tn, card: None)
+    unfinished = stopped or (not board.is_over() and deal.claim is None)  # nothing to value where the record ends
     end = None if unfinished else tuple(part.end for part in parts)
-    winner = next((s for s in range(3) if deal.decided and deal.tricks[s] >= b.target), None)
+    winner = next((s for s in range(3) if deal.decided and deal.tricks[s] >= board.target), None)
     starts: dict[int, int | None] = {}  # trick -> the eventual winner's sure tricks at its start
     for p in plays if winner is not None else ():
         starts.setdefault(p.trick, p.sure_before[winner])  # the first card analysed of a trick is its lead
-    claimed = len(data.deals[n - 1].tricks) + 1
-    if winner is not None and end is not None and not b.is_over() and claimed >= from_trick:
+    claimed = len(data.deals[deal_number - 1].tricks) + 1
+    if winner is not None and end is not None and not board.is_over() and claimed >= from_trick:
         starts[claimed] = end[winner]  # a claim ended the deal: the start of the first claimed trick
-    split = _split(plays, end, deal, b.is_over()) if from_trick == 1 and end is not None else None
-    return DealAnalysis(n, from_trick, tuple(plays), _turned(starts, winner, b.target), stopped, split)
+    split = _split(plays, end, deal, board.is_over()) if from_trick == 1 and end is not None else None
+    return DealAnalysis(deal_number, from_trick, tuple(plays), _turned(starts, winner, board.target), stopped, split)
 
 
 def _all_solved(plays: Iterable[PlayAnalysis]) -> bool:
@@ -236,15 +236,15 @@ def _all_solved(plays: Iterable[PlayAnalysis]) -> bool:
     return all(p.cost is not None and None not in p.sure_before for p in plays)
 
 
-def _end_value(b: Board, deal: DealResult, search: core.SureTricks, budget: int | None,
+def _end_value(board: Board, deal: DealResult, search: core.SureTricks, budget: int | None,
                known: _Known) -> int | None:
     """The search's seat's sure tricks where the recorded play ends: his tricks when the deal is
     over, the searched value at a claim, None for a deal the record leaves unfinished."""
-    if b.is_over():
-        return b.tallies[search.x]
+    if board.is_over():
+        return board.tallies[search.x]
     if deal.claim is None:
         return None
-    return known.value(search, b, budget)
+    return known.value(search, board, budget)
 
 
 def _split(plays: list[PlayAnalysis], end: tuple[int | None, ...], deal: DealResult,
@@ -273,37 +273,37 @@ class _Known:
     floor: tuple[int | None, ...] = (None, None, None)
     exact: tuple[int | None, ...] = (None, None, None)
 
-    def after(self, p: PlayAnalysis) -> _Known:
+    def after(self, play: PlayAnalysis) -> _Known:
         """What is known at the position after play p."""
-        guess = tuple(v if v is not None else self.guess[s] for s, v in enumerate(p.sure_before))
-        floor = tuple(None if s == p.seat else v for s, v in enumerate(p.sure_before))
-        mine = None if p.cost is None else p.sure_before[p.seat] - p.cost
-        return _Known(guess, floor, tuple(mine if s == p.seat else None for s in range(3)))
+        guess = tuple(v if v is not None else self.guess[s] for s, v in enumerate(play.sure_before))
+        floor = tuple(None if s == play.seat else v for s, v in enumerate(play.sure_before))
+        mine = None if play.cost is None else play.sure_before[play.seat] - play.cost
+        return _Known(guess, floor, tuple(mine if s == play.seat else None for s in range(3)))
 
-    def value(self, search: core.SureTricks, b: Board, budget: int | None) -> int | None:
-        """The sure tricks of the search's seat at `b`, searched only where not known."""
+    def value(self, search: core.SureTricks, board: Board, budget: int | None) -> int | None:
+        """The sure tricks of the search's seat at `board`, searched only where not known."""
         x = search.x
         if self.exact[x] is not None:
             return self.exact[x]
-        return search.sure(b, budget, self.guess[x], self.floor[x])
+        return search.sure(board, budget, self.guess[x], self.floor[x])
 
 
-def _analyse_play(b: Board, searches: list[core.SureTricks], tn: int, card: int,
+def _analyse_play(board: Board, searches: list[core.SureTricks], tn: int, card: int,
                   budget: int | None, known: _Known = _Known()) -> PlayAnalysis:
     """One play analysed for all three seats (each search its seat's)."""
-    return _merged([_seat_play(b, searches[x], tn, card, budget, known) for x in range(3)])
+    return _merged([_seat_play(board, searches[x], tn, card, budget, known) for x in range(3)])
 
 
-def _seat_play(b: Board, search: core.SureTricks, tn: int, card: int, budget: int | None,
+def _seat_play(board: Board, search: core.SureTricks, tn: int, card: int, budget: int | None,
                known: _Known) -> PlayAnalysis:
-    """`card` about to be played on `b`, analysed for the search's seat alone: his sure tricks
+    """`card` about to be played on `board`, analysed for the search's seat alone: his sure tricks
     before it and, when it is his card, the best cards and its cost; the other figures None."""
-    x, mover = search.x, b.turn
+    x, mover = search.x, board.turn
     sure: list[int | None] = [None, None, None]
     if x != mover:
-        sure[x] = known.value(search, b, budget)
+        sure[x] = known.value(search, board, budget)
         return PlayAnalysis(tn, mover, card, tuple(sure), None, None)
-    found = _mover_values(b, search, card, budget, known)
+    found = _mover_values(board, search, card, budget, known)
     if found is None:
         return PlayAnalysis(tn, mover, card, tuple(sure), None, None)
     sure[x], best, mine = found
@@ -317,16 +317,16 @@ def _merged(parts: list[PlayAnalysis]) -> PlayAnalysis:
     return PlayAnalysis(own.trick, own.seat, own.card, sure, own.best, own.cost)
 
 
-def _mover_values(b: Board, search: core.SureTricks, card: int, budget: int | None,
+def _mover_values(board: Board, search: core.SureTricks, card: int, budget: int | None,
                   known: _Known) -> tuple[int, tuple[int, ...], int] | None:
     """The mover's sure tricks, his best cards and what the played card leaves him; None when a
     search ran out of budget. The played card is valued exactly; each other run is only asked
     whether it reaches the best value so far (one test where it does not)."""
     x = search.x
     floor = known.exact[x] if known.exact[x] is not None else known.floor[x]
-    runs = groups(b.legal_mask(), live_cards(b))
+    runs = groups(board.legal_mask(), live_cards(board))
     played = next(run for run in runs if run & BIT[card])
-    mine = _after(b, played, lambda: search.sure(b, budget, known.guess[x] if floor is None else floor))
+    mine = _after(board, played, lambda: search.sure(board, budget, known.guess[x] if floor is None else floor))
     if mine is None:
         return None
     best_value = mine if floor is None else max(mine, floor)
@@ -334,7 +334,7 @@ def _mover_values(b: Board, search: core.SureTricks, card: int, budget: int | No
     for run in runs:
         if run == played:
             continue
-        value = _after(b, run, lambda: search.sure(b, budget, best_value, best_value - 1))
+        value = _after(board, run, lambda: search.sure(board, budget, best_value, best_value - 1))
         if value is None:
             return None
         if value > best_value:
@@ -346,13 +346,13 @@ def _mover_values(b: Board, search: core.SureTricks, card: int, budget: int | No
     return best_value, tuple(c for run in runs if run in best for c in hand_cards(run)), mine
 
 
-def _after(b: Board, run: int, search):
+def _after(board: Board, run: int, search):
     """search() on the board after the lowest card of `run`, the board left as it was."""
-    b.play(lowest(run))
+    board.play(lowest(run))
     try:
         return search()
     finally:
-        b.undo()
+        board.undo()
 
 
 def _turned(starts: dict[int, int | None], winner: int | None, target: int) -> tuple[int, int] | None:
@@ -372,28 +372,28 @@ def _turned(starts: dict[int, int | None], winner: int | None, target: int) -> t
     return turned, winner
 
 
-def to_dict(g: GameAnalysis) -> dict:
+def to_dict(analysis: GameAnalysis) -> dict:
     """One game's analysis as the JSON object of `foreman analyze --json` (docs/analysis.md)."""
-    P = g.players
+    seat_names = analysis.players
     deals = []
-    for d in g.deals:
-        plays = [{"trick": p.trick, "player": P[p.seat], "card": CANONICAL[p.card],
-                  "sure_before": {P[s]: p.sure_before[s] for s in range(3)},
+    for d in analysis.deals:
+        plays = [{"trick": p.trick, "player": seat_names[p.seat], "card": CANONICAL[p.card],
+                  "sure_before": {seat_names[s]: p.sure_before[s] for s in range(3)},
                   "best": None if p.best is None else [CANONICAL[c] for c in p.best], "cost": p.cost}
                  for p in d.plays]
-        players = {P[s]: _player_dict(d, s) for s in range(3) if d.player_totals(s)[0] or d.split}
+        players = {seat_names[s]: _player_dict(d, s) for s in range(3) if d.player_totals(s)[0] or d.split}
         deals.append({"deal": d.deal, "from_trick": d.from_trick, "exact": d.exact, "plays": plays,
                       "players": players,
-                      "turned": None if d.turned is None else {"trick": d.turned[0], "player": P[d.turned[1]]},
+                      "turned": None if d.turned is None else {"trick": d.turned[0], "player": seat_names[d.turned[1]]},
                       "stopped": d.stopped})
-    return {"id": g.id, "source": g.source, "deals": deals}
+    return {"id": analysis.id, "source": analysis.source, "deals": deals}
 
 
-def _player_dict(d: DealAnalysis, s: int) -> dict:
+def _player_dict(deal: DealAnalysis, seat: int) -> dict:
     """A seat's figures in a deal: accuracy, and the split of his tricks (null when analysed in part)."""
-    cards, cost, acc = d.player_totals(s)
+    cards, cost, acc = deal.player_totals(seat)
     out = {"cards": cards, "cost": cost, "accuracy": None if acc is None else round(acc, 4)}
-    sp = d.split[s] if d.split is not None else None
+    sp = deal.split[seat] if deal.split is not None else None
     out.update({"par": sp.par, "gifts": sp.gifts, "luck": sp.luck, "tricks": sp.tricks} if sp is not None
                else {"par": None, "gifts": None, "luck": None, "tricks": None})
     if sp is not None and sp.claim is not None:
@@ -445,19 +445,19 @@ def _tasks_of(games: Iterable[GameResult], deal: int | None, from_trick: int, bu
         yield from tasks
 
 
-def _not_analysed(r: GameResult) -> bool:
+def _not_analysed(result: GameResult) -> bool:
     """A game that passes through as its result: one that cannot be replayed, or a copy in doubt."""
-    return r.status == "invalid" or r.data is None or r.repeat
+    return result.status == "invalid" or result.data is None or result.repeat
 
 
 def _finished(pending: deque) -> Iterator[GameAnalysis | GameResult]:
     """The games at the head of `pending` whose every deal is answered, in order."""
     while pending and pending[0][1] == 0:
-        r, _, deals = pending.popleft()
-        if _not_analysed(r):
-            yield r
+        result, _, deals = pending.popleft()
+        if _not_analysed(result):
+            yield result
         else:
-            yield GameAnalysis(r.id, r.source, r.data.players, tuple(deals))
+            yield GameAnalysis(result.id, result.source, result.data.players, tuple(deals))
 
 
 def card_values(data: GameData, deal: int, trick: int, card: int,
@@ -465,26 +465,26 @@ def card_values(data: GameData, deal: int, trick: int, card: int,
     """What each legal card of the player who played `card` in (deal, trick) would have made: his
     sure tricks after it (None where the search ran out of budget). None when the recorded play
     up to that card cannot be followed on a board (hands not recorded, a breach before it)."""
-    b, _ = _start(data, deal)
-    if b is None:
+    board, _ = _start(data, deal)
+    if board is None:
         return None
     seat_of = data.seat
     for tn, t in enumerate(data.deals[deal - 1].tricks[:trick], 1):
-        if _breach(b, seat_of, t) is not None:
+        if _breach(board, seat_of, t) is not None:
             return None
         for tok in t.cards:
-            c = CARD_OF[tok]
-            if tn == trick and c == card:
-                return _values_of_each(b, budget)
-            b.play(c)
+            played = CARD_OF[tok]
+            if tn == trick and played == card:
+                return _values_of_each(board, budget)
+            board.play(played)
     return None
 
 
-def _values_of_each(b: Board, budget: int | None) -> dict[int, int | None]:
-    mover = b.turn
-    search = core.SureTricks(mover, b)
+def _values_of_each(board: Board, budget: int | None) -> dict[int, int | None]:
+    mover = board.turn
+    search = core.SureTricks(mover, board)
     out: dict[int, int | None] = {}
-    for run in groups(b.legal_mask(), live_cards(b)):
-        value = _after(b, run, lambda: search.sure(b, budget))
+    for run in groups(board.legal_mask(), live_cards(board)):
+        value = _after(board, run, lambda: search.sure(board, budget))
         out.update((c, value) for c in hand_cards(run))
     return out

@@ -76,8 +76,8 @@ def generate(games: int, seed: int, inject: str | None = None, rules: HouseRules
         series = None
         first_dealer = None
         if series_size:
-            n, seq = divmod(i, series_size)
-            series = {"id": f"{prefix}-evening-{n + 1}", "seq": seq + 1}
+            evening, seq = divmod(i, series_size)
+            series = {"id": f"{prefix}-evening-{evening + 1}", "seq": seq + 1}
             if seq and prev is not None and prev["_winner"] is not None:
                 first_dealer = rng.choice([prev["_winner"], *prev["_losers"]])
         table = players
@@ -178,7 +178,7 @@ def _game(rng: random.Random, gid: str, index: int, rules: HouseRules, inject: s
             where = Injected(WrongDealer.code, deal=2, player=players[dealer])
             inj = None
         for _ in range(50):
-            deal, res, w, win, inj_where = _deal(rng, players, dealer, dn, rules, inj,
+            deal, res, leader_seat, win, inj_where = _deal(rng, players, dealer, dn, rules, inj,
                                                  stacked if dn >= need_deals else 0.0, inject_trick, claims,
                                                  stacked_by, weak_seat)
             if dn < need_deals and win is not None:
@@ -202,9 +202,9 @@ def _game(rng: random.Random, gid: str, index: int, rules: HouseRules, inject: s
         last = deals[-1]
         leader = last["tricks"][-1]["leader"]
         # One trick more after the winning one; its cards are not checked.
-        w = players.index(leader)
+        leader_seat = players.index(leader)
         left = [c for c in CANONICAL if c not in {x for t in last["tricks"] for x in t["cards"]}][:3]
-        last["tricks"].append({"leader": players[w], "cards": left})
+        last["tricks"].append({"leader": players[leader_seat], "cards": left})
         where = Injected(PlayAfterEnd.code, deal=len(deals), trick=len(last["tricks"]))
     return _record(rng, gid, index, rules, inject, players, stake, deals, results[-1], winner, where)
 
@@ -224,20 +224,20 @@ def _record(rng: random.Random, gid: str, index: int, rules: HouseRules, inject:
         rec["currency"] = rng.choice(CURRENCIES)
     rec["deals"] = deals
     claimed: dict[str, Any] = {"winner": players[winner] if winner is not None else None,
-                               "tricks": {p: ref.tricks[s] for s, p in enumerate(players)}}
+                               "tricks": {first: ref.tricks[s] for s, first in enumerate(players)}}
     if winner is not None and stake is not None:
         _, pays = settle_game(tuple(players), winner, ref, money.amount(stake))
         claimed["payments"] = [{"from": a, "to": b, "amount": money.fmt(v)} for a, b, v in pays]
     if inject == ClaimMismatch.code:
-        p = players[0]
-        claimed["tricks"][p] += 1 if claimed["tricks"][p] < 16 else -1
+        first = players[0]
+        claimed["tricks"][first] += 1 if claimed["tricks"][first] < 16 else -1
         where = Injected(ClaimMismatch.code)
     rec["claimed"] = claimed
     rec["_winner"] = players[winner] if winner is not None else None
     if winner is not None:
-        others = [(ref.tricks[s], p) for s, p in enumerate(players) if s != winner]
+        others = [(ref.tricks[s], first) for s, first in enumerate(players) if s != winner]
         fewest = min(n for n, _ in others)
-        rec["_losers"] = [p for n, p in others if n == fewest]
+        rec["_losers"] = [first for n, first in others if n == fewest]
     return rec, where
 
 
@@ -279,8 +279,8 @@ def _dealt(rng: random.Random, players: list[str], dealer: int, dn: int, stacked
         # A stacked deal: one player gets the 16 highest cards, so the game can end in this deal.
         strong = rng.randrange(3)
     if strong is not None:
-        top = [c for c in deck if RANK_OF[c] >= 9]
-        rest = [c for c in deck if RANK_OF[c] < 9]
+        top = [card for card in deck if RANK_OF[card] >= 9]
+        rest = [card for card in deck if RANK_OF[card] < 9]
         hands = [[], [], []]
         hands[strong] = top
         others = [s for s in range(3) if s != strong]
@@ -292,13 +292,13 @@ def _dealt(rng: random.Random, players: list[str], dealer: int, dn: int, stacked
     dealt = [list(h) for h in hands]
     kitty = list(kitty)
     if inject == DealSize.code:
-        c = dealt[dealer].pop()  # a misdeal: one of the dealer's cards lands in the kitty
-        kitty.append(c)
+        card = dealt[dealer].pop()  # a misdeal: one of the dealer's cards lands in the kitty
+        kitty.append(card)
         where = Injected(DealSize.code, deal=dn, player=players[dealer])
     elif inject == DealDuplicate.code:
-        c = dealt[right][0]
-        kitty[0] = c
-        where = Injected(DealDuplicate.code, deal=dn, card=CANONICAL[c])
+        card = dealt[right][0]
+        kitty[0] = card
+        where = Injected(DealDuplicate.code, deal=dn, card=CANONICAL[card])
     return dealt, kitty, strong, where
 
 
@@ -311,25 +311,26 @@ def _bot_passes(rng: random.Random, players: list[str], dealer: int, dn: int, ha
             where = Injected(PassSequence.code, deal=dn, pass_=3, player=players[dealer])
             break
         before = list(hands[rc])
-        c = _choose_give(rng, hands[gv], before, rules, inject == ReturnWrongCard.code and where is None)
+        given = _choose_give(rng, hands[gv], before, rules, inject == ReturnWrongCard.code and where is None)
         if inject == PassNotHeld.code and pn == 1:
-            c = kitty[0]  # a card he never held
-            where = Injected(PassNotHeld.code, deal=dn, pass_=1, player=players[gv], card=CANONICAL[c])
+            given = kitty[0]  # a card he never held
+            where = Injected(PassNotHeld.code, deal=dn, pass_=1, player=players[gv], card=CANONICAL[given])
         else:
-            hands[gv].remove(c)
-        hands[rc].append(c)
-        allowed = _allowed_returns(before, c, rules)
+            hands[gv].remove(given)
+        hands[rc].append(given)
+        allowed = _allowed_returns(before, given, rules)
         if inject == ReturnNotHeld.code and pn == 1:
-            x = c
-            where = Injected(ReturnNotHeld.code, deal=dn, pass_=1, player=players[rc], card=CANONICAL[x])
+            returned = given
+            where = Injected(ReturnNotHeld.code, deal=dn, pass_=1, player=players[rc], card=CANONICAL[returned])
         elif inject == ReturnWrongCard.code and where is None and allowed and len(set(before) - set(allowed)) > 0:
-            x = rng.choice(sorted(set(before) - set(allowed)))
-            where = Injected(ReturnWrongCard.code, deal=dn, pass_=pn, player=players[rc], card=CANONICAL[x])
+            returned = rng.choice(sorted(set(before) - set(allowed)))
+            where = Injected(ReturnWrongCard.code, deal=dn, pass_=pn, player=players[rc], card=CANONICAL[returned])
         else:
-            x = rng.choice(allowed) if allowed else rng.choice(before)
-        hands[rc].remove(x)
-        hands[gv].append(x)
-        passes.append({"from": players[gv], "to": players[rc], "card": CANONICAL[c], "returned": CANONICAL[x]})
+            returned = rng.choice(allowed) if allowed else rng.choice(before)
+        hands[rc].remove(returned)
+        hands[gv].append(returned)
+        passes.append({"from": players[gv], "to": players[rc], "card": CANONICAL[given],
+                       "returned": CANONICAL[returned]})
     return passes, where
 
 
@@ -350,12 +351,12 @@ def _bot_kitty(players: list[str], dealer: int, dn: int, hands: list[list[int]],
         where = Injected(DiscardCount.code, deal=dn, player=players[dealer])
     elif inject == DiscardNotHeld.code:
         if rules.kitty == "swap":
-            x = kitty[0]  # a kitty card: set aside all the same
-            hand.remove(x)
+            discard = kitty[0]  # a kitty card: set aside all the same
+            hand.remove(discard)
         else:
-            x = hands[left][0]  # a card he never had: removes nothing
-        discards.append(x)
-        where = Injected(DiscardNotHeld.code, deal=dn, player=players[dealer], card=CANONICAL[x])
+            discard = hands[left][0]  # a card he never had: removes nothing
+        discards.append(discard)
+        where = Injected(DiscardNotHeld.code, deal=dn, player=players[dealer], card=CANONICAL[discard])
     hands[dealer] = hand
     return discards, where
 
@@ -375,9 +376,9 @@ def _bot_play(rng: random.Random, players: list[str], dn: int, hands: list[list[
         if 16 - (tn - 1) <= CLAIM_HORIZON and (claims or inject in CLAIM_CODES) and where is None:
             claim, where = _claim(rng, players, hands, leader, won, tn, dn, rules, claims, inject, inject_trick)
             if claim is not None:
-                x = players.index(claim["by"])
-                won[x] += covered([len(h) for h in hands], won[x], tn - 1, rules.target)
-                winner = x if won[x] >= rules.target else None
+                claimer = players.index(claim["by"])
+                won[claimer] += covered([len(h) for h in hands], won[claimer], tn - 1, rules.target)
+                winner = claimer if won[claimer] >= rules.target else None
                 break
         lead_seat = leader
         late = tn >= inject_trick
@@ -400,29 +401,29 @@ def _bot_trick(rng: random.Random, players: list[str], dn: int, tn: int, hands: 
     cards: list[int] = []
     led = None
     for j in range(3):
-        p = (lead_seat + j) % 3
+        seat = (lead_seat + j) % 3
         if inject == TrickSize.code and where is None and j == 2 and late:
             where = Injected(TrickSize.code, deal=dn, trick=tn)
             break
-        if not hands[p]:
+        if not hands[seat]:
             break
-        legal = legal_cards(hands[p], led)
-        c = _bot_card(rng, legal, p, *styles)
+        legal = legal_cards(hands[seat], led)
+        card = _bot_card(rng, legal, seat, *styles)
         if inject == Revoke.code and where is None and j > 0 and late:
-            off = [x for x in hands[p] if SUIT_OF[x] != led]
-            if off and len(legal) < len(set(hands[p])):
-                c = rng.choice(off)
-                where = Injected(Revoke.code, deal=dn, trick=tn, player=players[p], card=CANONICAL[c])
+            off = [x for x in hands[seat] if SUIT_OF[x] != led]
+            if off and len(legal) < len(set(hands[seat])):
+                card = rng.choice(off)
+                where = Injected(Revoke.code, deal=dn, trick=tn, player=players[seat], card=CANONICAL[card])
         held = True
         if inject == CardNotHeld.code and where is None and j == 0 and set_aside and late:
-            c = set_aside[0]
+            card = set_aside[0]
             held = False
-            where = Injected(CardNotHeld.code, deal=dn, trick=tn, player=players[p], card=CANONICAL[c])
+            where = Injected(CardNotHeld.code, deal=dn, trick=tn, player=players[seat], card=CANONICAL[card])
         if held:
-            hands[p].remove(c)
+            hands[seat].remove(card)
         if j == 0:
-            led = SUIT_OF[c]
-        cards.append(c)
+            led = SUIT_OF[card]
+        cards.append(card)
     return cards, (trick_winner(lead_seat, cards) if cards else lead_seat), where
 
 
@@ -440,31 +441,31 @@ def _claim(rng: random.Random, players: list[str], hands: list[list[int]], leade
            dn: int, rules: HouseRules, chance: float, inject: str | None,
            inject_trick: int) -> tuple[dict | None, Injected | None]:
     """Maybe end the deal with a claim before trick tn: the leader's, or a wrong one to inject."""
-    b = Board([sum(BIT[c] for c in h) for h in hands], leader, won, tn - 1, rules.target)
+    board = Board([sum(BIT[c] for c in h) for h in hands], leader, won, tn - 1, rules.target)
     best = rules.claim_rule == "best-play"
     if inject in CLAIM_CODES:
         if tn < inject_trick:
             return None, None
         for x in (leader, (leader + 1) % 3, (leader + 2) % 3):
-            k = covered([len(h) for h in hands], won[x], tn - 1, rules.target)
-            if k and core.claim_line(b, x, k, best) is not None:
+            covering = covered([len(h) for h in hands], won[x], tn - 1, rules.target)
+            if covering and core.claim_line(board, x, covering, best) is not None:
                 return ({"by": players[x], "accepted": inject == ClaimDoubtful.code},
                         Injected(inject, deal=dn, trick=tn, player=players[x]))
         return None, None
     if rng.random() >= chance:
         return None, None
-    k = covered([len(h) for h in hands], won[leader], tn - 1, rules.target)
-    holds = core.claim_line(b, leader, k, best) is None
-    if not k or (not holds and rng.random() < 0.5):
+    covering = covered([len(h) for h in hands], won[leader], tn - 1, rules.target)
+    holds = core.claim_line(board, leader, covering, best) is None
+    if not covering or (not holds and rng.random() < 0.5):
         return None, None
     # A sound claim is accepted most of the time; a wrong one now and then gets past the table.
     accepted = rng.random() < (0.8 if holds else 0.3)
     return {"by": players[leader], "accepted": accepted}, None
 
 
-def _allowed_returns(before: list[int], c: int, rules: HouseRules) -> list[int]:
+def _allowed_returns(before: list[int], received: int, rules: HouseRules) -> list[int]:
     """The cards the receiver may return for c; empty when any card he held will do."""
-    allowed = returns_allowed(sum(BIT[x] for x in set(before)), c, rules.return_rule == "highest")
+    allowed = returns_allowed(sum(BIT[x] for x in set(before)), received, rules.return_rule == "highest")
     return [x for x in range(52) if allowed & BIT[x]]  # by card number: the bots' choices depend on the order
 
 

@@ -313,15 +313,15 @@ def line_chunks(path: str, limit: int = DEFAULT_MAX_RECORD_BYTES,
     except OSError as e:
         raise InputError(f"{path}: {e.strerror or e}") from None
     with f:
-        n = os.fstat(f.fileno()).st_size
-        if n == 0:
+        file_size = os.fstat(f.fileno()).st_size
+        if file_size == 0:
             return
         with mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as mm:
             pos, line, released = 0, 1, 0
-            while pos < n:
-                cut = min(pos + _step(size, n, pos), n)
+            while pos < file_size:
+                cut = min(pos + _step(size, file_size, pos), file_size)
                 nl = mm.find(b"\n", cut - 1)
-                end = n if nl < 0 else nl + 1
+                end = file_size if nl < 0 else nl + 1
                 start = mm.rfind(b"\n", pos, cut - 1) + 1 or pos  # where the line over the cut starts
                 bom = 3 if start == 0 and mm[:3] == _BOM else 0
                 if end - start - (mm[end - 1] == 10) - bom > limit:
@@ -341,11 +341,11 @@ def line_chunks(path: str, limit: int = DEFAULT_MAX_RECORD_BYTES,
                     released = done
 
 
-def _step(size: int, n: int, pos: int) -> int:
-    """The bytes of the next chunk at `pos` of a file of `n`: `size`, or near the end less."""
-    if n <= size:
+def _step(size: int, total: int, pos: int) -> int:
+    """The bytes of the next chunk at `pos` of a file of `total`: `size`, or near the end less."""
+    if total <= size:
         return size  # one chunk: read in one process, sooner than a pool would start
-    return max(min(size, (n - pos) // TAIL_SHARE), size // TAIL_SMALLEST, 1)
+    return max(min(size, (total - pos) // TAIL_SHARE), size // TAIL_SMALLEST, 1)
 
 
 # Guided self-scheduling (Polychronopoulos and Kuck, 1987): smaller chunks near the end, so that no
@@ -505,68 +505,68 @@ def _json_msg(msg: str) -> str:
     return msg.removesuffix(" at")
 
 
-def _one_value(t: _Text, start: int, name: str, limit: int, in_array: bool) -> tuple[int | RawRecord, int | None]:
+def _one_value(text: _Text, start: int, name: str, limit: int, in_array: bool) -> tuple[int | RawRecord, int | None]:
     """Decode the value at `start`: (its end, None), or (the problem, where to go on or None to stop)."""
     size = CHUNK
     while True:
         try:
-            return _decoder.raw_decode(t.buf, start)[1], None
+            return _decoder.raw_decode(text.buf, start)[1], None
         except RecursionError:
-            line, col = t.line_col(start)
+            line, col = text.line_col(start)
             return RawRecord(name, line, None, column=col, error="not JSON foreman can read: nested too deeply; "
                              "the rest of the file is not read"), None
         except json.JSONDecodeError as e:
-            incomplete = e.pos >= len(t.buf) - 16 or e.msg.startswith("Unterminated string")
-            if incomplete and len(t.buf) - start <= limit and t.more(size):
+            incomplete = e.pos >= len(text.buf) - 16 or e.msg.startswith("Unterminated string")
+            if incomplete and len(text.buf) - start <= limit and text.more(size):
                 size *= 2
                 continue
-            line, col = t.line_col(e.pos)
-            msg = f"not JSON: {_json_msg(e.msg)}" if len(t.buf) - start <= limit else \
+            line, col = text.line_col(e.pos)
+            msg = f"not JSON: {_json_msg(e.msg)}" if len(text.buf) - start <= limit else \
                 f"the record is longer than {limit} bytes (--max-record-bytes)"
             if in_array:  # docs/format.md: inside an array a syntax error ends that array
                 return RawRecord(name, line, None, error=f"{msg}; the rest of the JSON array is not read",
                                  column=col), None
             # Objects one after another: go on at the next line that starts a record after this
             # one's start (its broken text may have run on over good records: only it is lost).
-            nxt = _next_record_line(t, start + 1)
+            nxt = _next_record_line(text, start + 1)
             rest = "" if nxt is not None else "; nothing after it starts a record"
             return RawRecord(name, line, None, error=msg + rest, column=col), nxt
 
 
-def _next_record_line(t: _Text, pos: int) -> int | None:
+def _next_record_line(text: _Text, pos: int) -> int | None:
     """The position of the next line that starts with '{' (a record), reading on as needed."""
     while True:
-        i = t.buf.find("\n{", pos)
-        if i >= 0:
-            return i + 1
-        pos = max(pos, len(t.buf) - 1)
-        if not t.more():
+        at = text.buf.find("\n{", pos)
+        if at >= 0:
+            return at + 1
+        pos = max(pos, len(text.buf) - 1)
+        if not text.more():
             return None
 
 
 def _read_values(first: bytes, src: BinaryIO, name: str, first_line: int, limit: int) -> Iterator[RawRecord]:
     """Cut top-level values (objects, or the elements of arrays) out of a stream, one at a time."""
     try:
-        t = _Text(first, src, first_line)
+        text = _Text(first, src, first_line)
         pos = 0
         in_array = False
         while True:
-            pos = t.drop(t.skip_ws(pos))
-            if pos >= len(t.buf):
+            pos = text.drop(text.skip_ws(pos))
+            if pos >= len(text.buf):
                 if in_array:
-                    line, col = t.line_col(pos)
+                    line, col = text.line_col(pos)
                     yield RawRecord(name, line, None, error="the JSON array is not closed", column=col)
                 return
-            ch = t.buf[pos]
+            ch = text.buf[pos]
             if not in_array and ch == "[":
                 in_array = True
-                pos = t.skip_ws(pos + 1)
-                if pos < len(t.buf) and t.buf[pos] == "]":
+                pos = text.skip_ws(pos + 1)
+                if pos < len(text.buf) and text.buf[pos] == "]":
                     in_array = False
                     pos += 1
                 continue
             start = pos
-            end, resume = _one_value(t, start, name, limit, in_array)
+            end, resume = _one_value(text, start, name, limit, in_array)
             if isinstance(end, RawRecord):
                 yield end
                 if resume is None:
@@ -574,21 +574,21 @@ def _read_values(first: bytes, src: BinaryIO, name: str, first_line: int, limit:
                 pos = resume
                 continue
             if end - start > limit:
-                line, col = t.line_col(start)
+                line, col = text.line_col(start)
                 yield RawRecord(name, line, None, column=col,
                                 error=f"the record is longer than {limit} bytes (--max-record-bytes); it is not read")
             else:
-                yield RawRecord(name, t.line_col(start)[0], t.buf[start:end])
-            pos = t.skip_ws(end)
+                yield RawRecord(name, text.line_col(start)[0], text.buf[start:end])
+            pos = text.skip_ws(end)
             if in_array:
-                if pos < len(t.buf) and t.buf[pos] == ",":
+                if pos < len(text.buf) and text.buf[pos] == ",":
                     pos += 1
-                elif pos < len(t.buf) and t.buf[pos] == "]":
+                elif pos < len(text.buf) and text.buf[pos] == "]":
                     in_array = False
                     pos += 1
                 else:
-                    line, col = t.line_col(pos)
-                    got = repr(t.buf[pos]) if pos < len(t.buf) else "the end of the file"
+                    line, col = text.line_col(pos)
+                    got = repr(text.buf[pos]) if pos < len(text.buf) else "the end of the file"
                     error = f"not JSON: expected ',' or ']' in the array, got {got}; the rest of the array is not read"
                     yield RawRecord(name, line, None, column=col, error=error)
                     return

@@ -19,18 +19,18 @@ class PassSeen:
     not_returned: Proof | None
 
 
-def checked_tricks(d, seat: dict[str, int], target: int) -> int:
+def checked_tricks(deal, seat: dict[str, int], target: int) -> int:
     """How many of a deal's recorded tricks count: up to the one that reaches the target. The tricks
     after it are recorded after the game ended and prove nothing."""
     won = [0, 0, 0]
-    for tn, t in enumerate(d.tricks, 1):
+    for tn, t in enumerate(deal.tricks, 1):
         if not t.cards:
             continue
-        w = trick_winner(seat[t.leader], [CARD_OF[x] for x in t.cards[:3]])
-        won[w] += 1
-        if won[w] >= target:
+        winner = trick_winner(seat[t.leader], [CARD_OF[x] for x in t.cards[:3]])
+        won[winner] += 1
+        if won[winner] >= target:
             return tn
-    return len(d.tricks)
+    return len(deal.tricks)
 
 
 class Seen:
@@ -38,42 +38,43 @@ class Seen:
     followed through the record's own order (passes, kitty, discards, tricks, `left`), and each
     play, pass, discard and card left that the places contradict."""
 
-    def __init__(self, d, seat: dict[str, int], players: tuple[str, ...], dealer: int, pickup: bool,
+    def __init__(self, deal, seat: dict[str, int], players: tuple[str, ...], dealer: int, pickup: bool,
                  target: int) -> None:
         self.players, self.dealer = players, dealer
         self.place: dict[int, tuple[int, Proof]] = {}
-        self.kitty = None if d.kitty is None else [CARD_OF[x] for x in d.kitty]
+        self.kitty = None if deal.kitty is None else [CARD_OF[x] for x in deal.kitty]
         self.passes = [self._pass(pn, seat[ps.from_], seat[ps.to], CARD_OF[ps.card], CARD_OF[ps.returned])
-                       for pn, ps in enumerate(d.passes or (), 1)]
-        self.received = [(seat[ps.to], CARD_OF[ps.card], seat[ps.from_], CARD_OF[ps.returned]) for ps in d.passes or ()]
-        self.discards = self._kitty(d.discards, pickup)
+                       for pn, ps in enumerate(deal.passes or (), 1)]
+        self.received = [(seat[ps.to], CARD_OF[ps.card], seat[ps.from_], CARD_OF[ps.returned])
+                         for ps in deal.passes or ()]
+        self.discards = self._kitty(deal.discards, pickup)
         self.after_kitty = dict(self.place)
-        self.end = checked_tricks(d, seat, target)
-        self.tricks = [(seat[t.leader], [CARD_OF[x] for x in t.cards[:3]]) for t in d.tricks[:self.end]]
+        self.end = checked_tricks(deal, seat, target)
+        self.tricks = [(seat[t.leader], [CARD_OF[x] for x in t.cards[:3]]) for t in deal.tricks[:self.end]]
         self.not_played: dict[tuple[int, int], Proof] = {}  # (trick, position in it): CARD_NOT_HELD's proof
         self.plays: tuple[list[tuple[int, int]], ...] = ([], [], [])  # by seat: (card, trick) of each held play
         for tn, (leader, cards) in enumerate(self.tricks, 1):
             for j, c in enumerate(cards):
                 self._play(tn, j, (leader + j) % 3, c)
-        self.recorded_left = d.left is not None
+        self.recorded_left = deal.left is not None
         self.left: tuple[list[int], ...] = ([], [], [])  # by seat, the cards left that the record allows
         self.not_left: list[tuple[int, int, Proof]] = []  # (seat, card, proof): CARD_NOT_HELD, trick null
-        if d.left is not None:
+        if deal.left is not None:
             for s, name in enumerate(players):
-                for c in map(CARD_OF.__getitem__, d.left[name]):
+                for c in map(CARD_OF.__getitem__, deal.left[name]):
                     self._leave(s, c)
 
-    def _check(self, c: int, s: int) -> Proof | None:
-        """Where the record put `c`, when that is not seat s's hand (None: his, or nowhere known)."""
-        known = self.place.get(c)
-        return None if known is None or known[0] == s else known[1]
+    def _check(self, card: int, seat: int) -> Proof | None:
+        """Where the record put `card`, when that is not `seat`'s hand (None: his, or nowhere known)."""
+        known = self.place.get(card)
+        return None if known is None or known[0] == seat else known[1]
 
-    def _pass(self, pn: int, giver: int, receiver: int, c: int, x: int) -> PassSeen:
-        not_given = self._check(c, giver)
-        self.place[c] = (receiver, ("pass", pn, self.players[receiver]))
+    def _pass(self, pn: int, giver: int, receiver: int, given: int, returned: int) -> PassSeen:
+        not_given = self._check(given, giver)
+        self.place[given] = (receiver, ("pass", pn, self.players[receiver]))
         # Giving back the card just received is never holding it before the pass.
-        not_returned = ("pass", pn, self.players[receiver]) if x == c else self._check(x, receiver)
-        self.place[x] = (giver, ("pass", pn, self.players[giver]))
+        not_returned = ("pass", pn, self.players[receiver]) if returned == given else self._check(returned, receiver)
+        self.place[returned] = (giver, ("pass", pn, self.players[giver]))
         return PassSeen(not_given, not_returned)
 
     def _kitty(self, discards, pickup: bool) -> list[tuple[int, Proof | None, bool]] | None:
@@ -91,45 +92,45 @@ class Seen:
             self.place[c] = (ASIDE, ("discard",))
         return out
 
-    def _play(self, tn: int, j: int, s: int, c: int) -> None:
-        proof = self._check(c, s)
+    def _play(self, tn: int, place: int, seat: int, card: int) -> None:
+        proof = self._check(card, seat)
         if proof is None:
-            self.plays[s].append((c, tn))
+            self.plays[seat].append((card, tn))
         else:
-            self.not_played[(tn, j)] = proof
-        self.place[c] = (PLAYED, ("trick", tn, self.players[s]))
+            self.not_played[(tn, place)] = proof
+        self.place[card] = (PLAYED, ("trick", tn, self.players[seat]))
 
-    def _leave(self, s: int, c: int) -> None:
-        proof = self._check(c, s)
+    def _leave(self, seat: int, card: int) -> None:
+        proof = self._check(card, seat)
         if proof is None:
-            self.left[s].append(c)
+            self.left[seat].append(card)
         else:
-            self.not_left.append((s, c, proof))
-        self.place[c] = (s, ("left", self.players[s]))
+            self.not_left.append((seat, card, proof))
+        self.place[card] = (seat, ("left", self.players[seat]))
 
-    def held_later(self, s: int, suit: int, after: int) -> list[tuple[int, int | str]]:
-        """The cards of `suit` seat s is proved to have held after trick `after`: played later
+    def held_later(self, seat: int, suit: int, after: int) -> list[tuple[int, int | str]]:
+        """The cards of `suit` `seat` is proved to have held after trick `after`: played later
         (held plays only) or left, each with its trick or "left", in display order."""
         mask = SUIT_MASK[suit]
-        found = {c: tn for c, tn in self.plays[s] if tn > after and BIT[c] & mask}
-        found.update((c, "left") for c in self.left[s] if BIT[c] & mask and c not in found)
+        found = {c: tn for c, tn in self.plays[seat] if tn > after and BIT[c] & mask}
+        found.update((c, "left") for c in self.left[seat] if BIT[c] & mask and c not in found)
         return [(c, found[c]) for c in hand_cards(sum(BIT[c] for c in found))]
 
     def wrong_return(self, pn: int, highest: bool) -> list[tuple[int, int | str]] | None:
         """The proof that pass pn's return broke the return rule: the cards the receiver should have
         returned, each with the trick he played it at or "left"; None when nothing is proved."""
-        receiver, c, giver, x = self.received[pn - 1]
+        receiver, given, giver, returned = self.received[pn - 1]
         if self.passes[pn - 1].not_returned is not None or (receiver == self.dealer and self.kitty is None):
             return None
         came_later = {card for r, card, g, back in self.received[pn:] if r == receiver} | \
                      {back for r, card, g, back in self.received[pn:] if g == receiver}
         if receiver == self.dealer:
             came_later |= set(self.kitty)
-        proved = {y: at for y, at in self.held_later(receiver, SUIT_OF[c], 0) if y not in came_later and y != c}
-        before = sum(BIT[y] for y in proved) | BIT[x]
-        if not wrong_return(before, c, x, highest):
+        proved = {y: at for y, at in self.held_later(receiver, SUIT_OF[given], 0) if y not in came_later and y != given}
+        before = sum(BIT[y] for y in proved) | BIT[returned]
+        if not wrong_return(before, given, returned, highest):
             return None
-        return [(y, proved[y]) for y in hand_cards(returns_allowed(before, c, highest))]
+        return [(y, proved[y]) for y in hand_cards(returns_allowed(before, given, highest))]
 
     @property
     def hands_known(self) -> bool:
