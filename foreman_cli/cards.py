@@ -25,15 +25,15 @@ BIT_OF = {t: 1 << c for c, t in enumerate(CANONICAL)}
 
 def card(token: str) -> int:
     """Return the int of a canonical English card token such as '10S' (for code and tests)."""
-    c = EN_TOKENS.get(token.upper())
-    if c is None:
+    code = EN_TOKENS.get(token.upper())
+    if code is None:
         raise KeyError(token)
-    return c
+    return code
 
 
-def name(c: int) -> str:
+def name(code: int) -> str:
     """Return the canonical token of a card int, e.g. 48 -> 'AC'."""
-    return CANONICAL[c]
+    return CANONICAL[code]
 
 
 def names(cs: Iterable[int]) -> list[str]:
@@ -49,9 +49,9 @@ def sort_cards(cs: Iterable[int]) -> list[int]:
 def _build_tokens(ranks: tuple[str, ...]) -> dict[str, int]:
     table: dict[str, int] = {}
     for c in DECK:
-        r = ranks[c % 13]
-        table[r + SUITS[c // 13]] = c
-        table[r + SUIT_SYMBOLS[c // 13]] = c
+        rank = ranks[c % 13]
+        table[rank + SUITS[c // 13]] = c
+        table[rank + SUIT_SYMBOLS[c // 13]] = c
     return table
 
 
@@ -67,10 +67,10 @@ def token_table(notation: str) -> dict[str, int]:
 
 def parse_token(token: str, table: dict[str, int]) -> int | None:
     """Return the card int for a token in the given table, or None when it is not a card."""
-    c = table.get(token)
-    if c is None:
-        c = table.get(token.upper())
-    return c
+    code = table.get(token)
+    if code is None:
+        code = table.get(token.upper())
+    return code
 
 
 def t_rank_suit(token: str) -> str | None:
@@ -86,11 +86,11 @@ def explain_bad_token(token: str, notation: str) -> str:
     """Say in one sentence why a token is not a card, and what to write instead."""
     up = token.upper()
     rank, suit = up[:-1], up[-1:]
-    s = t_rank_suit(token)
-    if notation != "seed" and s is not None:
+    shape = t_rank_suit(token)
+    if notation != "seed" and shape is not None:
         return (
             f"card {token!r}: 'T' is ambiguous (Ten in some notations, Ace in the game's own "
-            f"description); write '10{s}' for the ten or 'A{s}' for the ace, or set "
+            f"description); write '10{shape}' for the ten or 'A{shape}' for the ace, or set "
             f"\"card_notation\": \"seed\" if the whole record uses B, D, K, T"
         )
     if notation == "seed" and rank in ("J", "Q", "A") and suit and (suit in SUITS or suit in SUIT_SYMBOLS):
@@ -113,12 +113,12 @@ def explain_bad_token(token: str, notation: str) -> str:
 def hand_cards(mask: int, dup: dict[int, int] | None = None) -> list[int]:
     """List the cards of a hand (mask and extra copies), in display order."""
     out = []
-    m = mask
-    while m:
-        low = m & -m
-        c = low.bit_length() - 1
-        out.append(c)
-        if dup and c in dup:
-            out.extend([c] * dup[c])
-        m ^= low
+    rest = mask
+    while rest:
+        low = rest & -rest
+        code = low.bit_length() - 1
+        out.append(code)
+        if dup and code in dup:
+            out.extend([code] * dup[code])
+        rest ^= low
     return sort_cards(out)

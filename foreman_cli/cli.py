@@ -173,12 +173,12 @@ def replay(
     path = inputs([path], from_)[0]
     from . import game_view  # the views load only where they are shown
     from . import trace as tracing
-    t = tracing.trace_game([path], game, parse_overrides(rule), deal, trick)
+    trace = tracing.trace_game([path], game, parse_overrides(rule), deal, trick)
     if json_out:
-        render.events_json(t.events, t.data.players, t.doubts)
+        render.events_json(trace.events, trace.data.players, trace.doubts)
     else:
-        game_view.replay_view(t)
-    raise typer.Exit(1 if t.result.has_errors or t.doubts else 0)
+        game_view.replay_view(trace)
+    raise typer.Exit(1 if trace.result.has_errors or trace.doubts else 0)
 
 
 @app.command()

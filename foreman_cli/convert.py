@@ -142,50 +142,52 @@ def _claimed_lines(claimed: dict[str, Any]) -> list[str]:
     return out or ["claimed"]
 
 
-def _deal_lines(d: dict[str, Any], players: list[str], table: dict[str, int], ranks: tuple[str, ...]) -> list[str]:
-    out = [f"deal {word(d['dealer'])}"]
-    for name, cards in (d.get("hands") or {}).items():
+def _deal_lines(deal: dict[str, Any], players: list[str], table: dict[str, int], ranks: tuple[str, ...]) -> list[str]:
+    out = [f"deal {word(deal['dealer'])}"]
+    for name, cards in (deal.get("hands") or {}).items():
         out.append(" ".join(["hand", word(name), *cards]))
     for key, keyword in (("kitty", "kitty"), ("discards", "discard")):
-        if d.get(key) is not None:
-            out.append(" ".join([keyword, *d[key]]) if d[key] else f"{keyword} none")
-    if d.get("passes") is not None:
-        out += [f"pass {word(p['from'])} {word(p['to'])} {p['card']} {p['returned']}" for p in d["passes"]] \
+        if deal.get(key) is not None:
+            out.append(" ".join([keyword, *deal[key]]) if deal[key] else f"{keyword} none")
+    if deal.get("passes") is not None:
+        out += [f"pass {word(p['from'])} {word(p['to'])} {p['card']} {p['returned']}" for p in deal["passes"]] \
             or ["pass none"]
-    out += _tricks_written(d, players, table, ranks)
-    if d.get("claim") is not None:
-        c = d["claim"]
-        out.append(f"claim {word(c['by'])} {'accepted' if c['accepted'] else 'contested'}"
-                   + (" " + json.dumps(c["statement"], ensure_ascii=False) if c.get("statement") is not None else ""))
-    if d.get("left") is not None:
-        out.append("left " + " / ".join(" ".join([word(p), *cards]) for p, cards in d["left"].items()))
+    out += _tricks_written(deal, players, table, ranks)
+    if deal.get("claim") is not None:
+        claim = deal["claim"]
+        statement = claim.get("statement")
+        out.append(f"claim {word(claim['by'])} {'accepted' if claim['accepted'] else 'contested'}"
+                   + ("" if statement is None else " " + json.dumps(statement, ensure_ascii=False)))
+    if deal.get("left") is not None:
+        out.append("left " + " / ".join(" ".join([word(p), *cards]) for p, cards in deal["left"].items()))
     return out
 
 
-def _tricks_written(d: dict[str, Any], players: list[str], table: dict[str, int], ranks: tuple[str, ...]) -> list[str]:
-    due = (players.index(d["dealer"]) + 1) % 3 if d["dealer"] in players else None
+def _tricks_written(deal: dict[str, Any], players: list[str], table: dict[str, int],
+                    ranks: tuple[str, ...]) -> list[str]:
+    due = (players.index(deal["dealer"]) + 1) % 3 if deal["dealer"] in players else None
     out = []
-    for n, t in enumerate(d["tricks"], 1):
+    for n, t in enumerate(deal["tricks"], 1):
         line, due = _trick_line(n, t, due, players, table, ranks)
         out.append(line)
     return out
 
 
-def _trick_line(n: int, t: dict[str, Any], due: int | None, players: list[str], table: dict[str, int],
+def _trick_line(trick_number: int, trick: dict[str, Any], due: int | None, players: list[str], table: dict[str, int],
                 ranks: tuple[str, ...]) -> tuple[str, int | None]:
     """A trick's line, and the seat due to lead the next one."""
-    leader = t["leader"]
+    leader = trick["leader"]
     written = "" if due is not None and players[due] == leader else f"{word(leader)}: "
-    cards = [parse_token(c, table) for c in t["cards"]]
+    cards = [parse_token(c, table) for c in trick["cards"]]
     if None in cards:
-        raise ValueError(f"card {t['cards'][cards.index(None)]!r}")
+        raise ValueError(f"card {trick['cards'][cards.index(None)]!r}")
     if not cards:
-        return f"{n}. {word(leader)}: -", due if leader in players else None
+        return f"{trick_number}. {word(leader)}: -", due if leader in players else None
     words = [card_token(cards[0], ranks)]
     for c in cards[1:]:
         words.append(ranks[c % 13] if c // 13 == cards[0] // 13 else card_token(c, ranks))
     nxt = trick_winner(players.index(leader), cards) if leader in players else None
-    return f"{n}. {written}{' '.join(words)}", nxt
+    return f"{trick_number}. {written}{' '.join(words)}", nxt
 
 
 def _value(text: str) -> str:

@@ -37,15 +37,15 @@ def judge(values: dict[int, int | None], card: int, best: int) -> Verdict:
 def read_card(text: str, legal: set[int]) -> tuple[int | None, str]:
     """The card a line names, or why it names none of the legal cards ('QH', 'qh', '10h', '10♥' all read)."""
     token = text.strip().upper()
-    c = parse_token(token, EN_TOKENS)
+    code = parse_token(token, EN_TOKENS)
     suit = t_rank_suit(token)
-    if c is None and suit is not None:  # refused as in records: T is the ten to some, the ace to others
+    if code is None and suit is not None:  # refused as in records: T is the ten to some, the ace to others
         return None, f"{text.strip()!r}: write 10{suit} for the ten or A{suit} for the ace"
-    if c is None:
+    if code is None:
         return None, f"{text.strip()!r} is not a card: write it as rank then suit, e.g. QH or 10S"
-    if c not in legal:
-        return None, f"{CANONICAL[c]} is not one of your legal cards here: {' '.join(names(legal))}"
-    return c, ""
+    if code not in legal:
+        return None, f"{CANONICAL[code]} is not one of your legal cards here: {' '.join(names(legal))}"
+    return code, ""
 
 
 def run_drill(rows: list[tuple], lines: Iterator[str], say: Callable[[str], None],
@@ -91,12 +91,13 @@ def _ask(lesson: Lesson, values: dict[int, int | None], lines: Iterator[str], sa
         say(why)
 
 
-def _verdict_words(lesson: Lesson, v: Verdict) -> str:
-    if v.made is None:
-        return f"{CANONICAL[v.card]}: not solved within the budget."
-    if v.among_best:
-        return f"{CANONICAL[v.card]}: among the best, it keeps {plural(v.made, 'sure trick')}."
-    return f"{CANONICAL[v.card]} costs {plural(v.cost, 'trick')}: sure of {v.made} after it, {v.best} with the best."
+def _verdict_words(lesson: Lesson, verdict: Verdict) -> str:
+    if verdict.made is None:
+        return f"{CANONICAL[verdict.card]}: not solved within the budget."
+    if verdict.among_best:
+        return f"{CANONICAL[verdict.card]}: among the best, it keeps {plural(verdict.made, 'sure trick')}."
+    return (f"{CANONICAL[verdict.card]} costs {plural(verdict.cost, 'trick')}: sure of {verdict.made} after it, "
+            f"{verdict.best} with the best.")
 
 
 def _answer(lesson: Lesson) -> str:

@@ -110,11 +110,12 @@ class Screen:
         """The deals and records left out of the screen and why, in words."""
         why = [f"{n} left out: {reason}" for n, reason in ((self.excluded, "not one deck of 52"),
                                                             (self.play_only, "recorded without their hands")) if n]
-        u = self.unscreened
-        if u.invalid:
-            why.append(f"{plural(u.invalid, 'record')} left out: cannot be replayed, see foreman validate")
-        if u.differing:
-            why.append(f"{plural(u.differing, 'game')} read again with other content: the first record screened")
+        unscreened = self.unscreened
+        if unscreened.invalid:
+            why.append(f"{plural(unscreened.invalid, 'record')} left out: cannot be replayed, see foreman validate")
+        if unscreened.differing:
+            why.append(f"{plural(unscreened.differing, 'game')} read again with other content: "
+                       "the first record screened")
         return "; ".join(why) or "none left out"
 
     @property
@@ -211,30 +212,32 @@ def from_results(results, unscreened: Unscreened | None = None) -> Iterator[Deal
         if r.status == "invalid" or r.data is None:
             unscreened.invalid += r.status == "invalid"
             continue
-        g = r.data
-        for i, d in enumerate(g.deals, 1):
-            hands = None if d.hands is None else tuple(tuple(CARD_OF[t] for t in d.hands[p]) for p in g.players)
+        game = r.data
+        for i, d in enumerate(game.deals, 1):
+            hands = None if d.hands is None else tuple(tuple(CARD_OF[t] for t in d.hands[p]) for p in game.players)
             kitty = None if d.kitty is None else tuple(CARD_OF[t] for t in d.kitty)
-            yield Dealt(g.id, i, g.players, g.seat[d.dealer], hands, kitty)
+            yield Dealt(game.id, i, game.players, game.seat[d.dealer], hands, kitty)
 
 
-def verdicts(s: Screen) -> list[str]:
+def verdicts(screen: Screen) -> list[str]:
     """Plain sentences: each flagged test, and a line for each player with none."""
     out = []
     words = {"aces": "aces", "honours": "honours (A K Q J)", "longest suit": "cards in the longest suit",
              "kitty honours": "honours in the kitty"}
-    for t in s.flagged:
-        p = f"p = {t.p_adjusted:.2g} after correction"
+    for t in screen.flagged:
+        chance = f"p = {t.p_adjusted:.2g} after correction"
         if t.test == COMPARISON:
             out.append(f"{t.player}: dealing, {t.player} held {t.observed:.2f} honours (A K Q J) on average over "
-                       f"{plural(t.deals, 'deal')}; the other dealers held {t.expected:.2f} in theirs (edge {t.effect:+.2f} SD), {p}")
+                       f"{plural(t.deals, 'deal')}; the other dealers held {t.expected:.2f} in theirs "
+                       f"(edge {t.effect:+.2f} SD), {chance}")
             continue
         when = "dealing" if t.as_ == "dealer" else "in the others' deals"  # the player named held the cards, not "them"
         out.append(f"{t.player}: {when}, {t.player} held {t.observed:.2f} {words.get(t.test, t.test)} on average "
-                   f"against {t.expected:.2f} by chance over {plural(t.deals, 'deal')} (edge {t.effect:+.2f} SD), {p}")
-    for p in sorted({t.player for t in s.tests} - {t.player for t in s.flagged}):
-        mine = [t for t in s.tests if t.player == p]
+                   f"against {t.expected:.2f} by chance over {plural(t.deals, 'deal')} "
+                   f"(edge {t.effect:+.2f} SD), {chance}")
+    for player in sorted({t.player for t in screen.tests} - {t.player for t in screen.flagged}):
+        mine = [t for t in screen.tests if t.player == player]
         best = min(mine, key=lambda t: t.p_adjusted)
-        out.append(f"{p}: nothing beyond chance in {plural(len(mine), 'test')} (smallest adjusted p = {best.p_adjusted:.2g}, "
-                   f"{best.test} as {best.as_})")
+        out.append(f"{player}: nothing beyond chance in {plural(len(mine), 'test')} "
+                   f"(smallest adjusted p = {best.p_adjusted:.2g}, {best.test} as {best.as_})")
     return out

@@ -35,13 +35,14 @@ def result(text: str, source: str, overrides: dict[str, Any] | None,
     head, blocks, alone = scanned
     if alone and keep:  # the archive stores a record of the play's deals from the full path
         return None
-    g = records.decode_head(head, overrides, alone)
-    if g is None:
+    game = records.decode_head(head, overrides, alone)
+    if game is None:
         return None
-    r = g.rules
-    tallies = _REPLAY(blocks, r.return_rule == "highest", r.deal_rotation == "left", r.target, r.kitty == "pickup")
+    rules = game.rules
+    tallies = _REPLAY(blocks, rules.return_rule == "highest", rules.deal_rotation == "left", rules.target,
+                      rules.kitty == "pickup")
     if tallies is None:
         return None
     if keep:
-        g.blocks = blocks
-    return engine.tallied(g, tallies, source, fingerprint(text), g.players[tallies[0][0]], text if keep else None)
+        game.blocks = blocks
+    return engine.tallied(game, tallies, source, fingerprint(text), game.players[tallies[0][0]], text if keep else None)

@@ -250,11 +250,11 @@ def _pattern_hint(e: dict[str, Any]) -> str:
     return f"must match {pattern}"
 
 
-def to_game_data(g: Game, overrides: dict[str, Any] | None = None) -> GameData | list[SchemaProblem]:
+def to_game_data(game: Game, overrides: dict[str, Any] | None = None) -> GameData | list[SchemaProblem]:
     """Resolve a validated record: every token to its canonical form, every name checked."""
-    players = tuple(g.players)
+    players = tuple(game.players)
     seat = {n: i for i, n in enumerate(players)}
-    notation = g.card_notation or "en"
+    notation = game.card_notation or "en"
     table = C.token_table(notation)
     problems: list[SchemaProblem] = []
 
@@ -266,11 +266,11 @@ def to_game_data(g: Game, overrides: dict[str, Any] | None = None) -> GameData |
     def cards(tokens: list[str], path: str) -> list[str]:
         out = []
         for j, t in enumerate(tokens):
-            c = C.parse_token(t, table)
-            if c is None:
+            card = C.parse_token(t, table)
+            if card is None:
                 problems.append(SchemaProblem(f"{path}[{j}]", C.explain_bad_token(t, notation)))
-                c = 0
-            out.append(C.CANONICAL[c])
+                card = 0
+            out.append(C.CANONICAL[card])
         return out
 
     def by_player(hands: dict[str, list[str]] | None, path: str, what: str) -> dict[str, list[str]] | None:
@@ -281,42 +281,42 @@ def to_game_data(g: Game, overrides: dict[str, Any] | None = None) -> GameData |
         return out
 
     deals = []
-    for i, d in enumerate(g.deals):
-        p = f"$.deals[{i}]"
-        if g.format != FORMAT_1_2:
-            _play_only_problem(d, p, problems)
-        hands = by_player(d.hands, f"{p}.hands", "hand")
+    for i, d in enumerate(game.deals):
+        at = f"$.deals[{i}]"
+        if game.format != FORMAT_1_2:
+            _play_only_problem(d, at, problems)
+        hands = by_player(d.hands, f"{at}.hands", "hand")
         passes = None if d.passes is None else [
-            _FPass(who(ps.from_, f"{p}.passes[{j}].from"), who(ps.to, f"{p}.passes[{j}].to"),
-                   cards([ps.card], f"{p}.passes[{j}].card")[0], cards([ps.returned], f"{p}.passes[{j}].returned")[0])
+            _FPass(who(ps.from_, f"{at}.passes[{j}].from"), who(ps.to, f"{at}.passes[{j}].to"),
+                   cards([ps.card], f"{at}.passes[{j}].card")[0], cards([ps.returned], f"{at}.passes[{j}].returned")[0])
             for j, ps in enumerate(d.passes)]
-        tricks = [_FTrick(who(t.leader, f"{p}.tricks[{j}].leader"), cards(t.cards, f"{p}.tricks[{j}].cards"))
+        tricks = [_FTrick(who(t.leader, f"{at}.tricks[{j}].leader"), cards(t.cards, f"{at}.tricks[{j}].cards"))
                   for j, t in enumerate(d.tricks)]
         claim = None
         if d.claim is not None:
-            if g.format == FORMAT:
-                problems.append(SchemaProblem(f"{p}.claim", "a deal's claim is foreman/1.1: write "
+            if game.format == FORMAT:
+                problems.append(SchemaProblem(f"{at}.claim", "a deal's claim is foreman/1.1: write "
                                               "\"format\": \"foreman/1.1\""))
-            claim = _FClaim(who(d.claim.by, f"{p}.claim.by"), d.claim.accepted, d.claim.statement)
-        deals.append(_FDeal(dealer=who(d.dealer, f"{p}.dealer"), hands=hands,
-                            kitty=None if d.kitty is None else cards(d.kitty, f"{p}.kitty"), passes=passes,
-                            discards=None if d.discards is None else cards(d.discards, f"{p}.discards"),
-                            tricks=tricks, claim=claim, left=by_player(d.left, f"{p}.left", "left")))
-    claimed = _claim(g, seat, problems)
+            claim = _FClaim(who(d.claim.by, f"{at}.claim.by"), d.claim.accepted, d.claim.statement)
+        deals.append(_FDeal(dealer=who(d.dealer, f"{at}.dealer"), hands=hands,
+                            kitty=None if d.kitty is None else cards(d.kitty, f"{at}.kitty"), passes=passes,
+                            discards=None if d.discards is None else cards(d.discards, f"{at}.discards"),
+                            tricks=tricks, claim=claim, left=by_player(d.left, f"{at}.left", "left")))
+    claimed = _claim(game, seat, problems)
     if problems:
         return problems
-    return _finish(g, deals, claimed, overrides)
+    return _finish(game, deals, claimed, overrides)
 
 
 
 
-def _play_only_problem(d: Deal, path: str, problems: list[SchemaProblem]) -> None:
+def _play_only_problem(deal: Deal, path: str, problems: list[SchemaProblem]) -> None:
     """A foreman/1 or 1.1 deal that leaves out what only a record of the play may, or gives `left`."""
-    missing = [part for part in SEEN_PARTS if getattr(d, part) is None]
+    missing = [part for part in SEEN_PARTS if getattr(deal, part) is None]
     if missing:
         problems.append(SchemaProblem(f"{path}.{missing[0]}", f"{_and(missing)} not recorded: a record of the play "
                                       f"is foreman/1.2: write \"format\": \"foreman/1.2\""))
-    if d.left is not None:
+    if deal.left is not None:
         problems.append(SchemaProblem(f"{path}.left", "the cards left in hand are foreman/1.2: write "
                                       "\"format\": \"foreman/1.2\""))
 

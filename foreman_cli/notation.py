@@ -58,8 +58,8 @@ def tokens(line: str) -> list[Token]:
             pos += 1
         if pos >= len(line) or line[pos] == "#":
             break
-        m = _TOKEN.match(line, pos)
-        text = m.group(0)
+        match = _TOKEN.match(line, pos)
+        text = match.group(0)
         if text.startswith('"'):
             try:
                 value = json.loads(text)
@@ -68,7 +68,7 @@ def tokens(line: str) -> list[Token]:
             out.append(Token(value, pos + 1, quoted=True))
         else:
             out.append(Token(text, pos + 1))
-        pos = m.end()
+        pos = match.end()
     return out
 
 
@@ -429,10 +429,10 @@ class _GameReader:
 
     def _trick(self, toks: list[Token]) -> None:
         deal, players = self.deals[-1], self.rec["players"]
-        n, column = len(deal["tricks"]) + 1, toks[0].column
+        trick_number, column = len(deal["tricks"]) + 1, toks[0].column
         if toks[0].text.endswith(".") and _digits(toks[0].text[:-1]) and not toks[0].quoted:
-            if int(toks[0].text[:-1]) != n:
-                raise NotationError(f"trick number {toks[0].text} is trick {n} of the deal", toks[0].column)
+            if int(toks[0].text[:-1]) != trick_number:
+                raise NotationError(f"trick number {toks[0].text} is trick {trick_number} of the deal", toks[0].column)
             toks = toks[1:]
         leader = None
         if toks and toks[0].text.endswith(":") and not toks[0].quoted:
@@ -442,41 +442,43 @@ class _GameReader:
             leader, toks = toks[0].text, toks[2:]
         if leader is None:
             if self.due is None:
-                why = (f"trick {n - 1}'s leader {deal['tricks'][-1]['leader']!r}" if deal["tricks"]
+                why = (f"trick {trick_number - 1}'s leader {deal['tricks'][-1]['leader']!r}" if deal["tricks"]
                        else f"the dealer {deal['dealer']!r}")
-                raise NotationError(f"trick {n}: write its leader ({why} is not one of {' '.join(players)})", column)
+                raise NotationError(f"trick {trick_number}: write its leader ({why} is not one of {' '.join(players)})",
+                                    column)
             leader = players[self.due]
-        cards = [] if len(toks) == 1 and toks[0].text == "-" and not toks[0].quoted else self._trick_cards(toks, n)
+        no_cards = len(toks) == 1 and toks[0].text == "-" and not toks[0].quoted
+        cards = [] if no_cards else self._trick_cards(toks, trick_number)
         deal["tricks"].append({"leader": leader, "cards": cards})
-        self.places[f"$.deals[{len(self.deals) - 1}].tricks[{n - 1}]"] = self.number
+        self.places[f"$.deals[{len(self.deals) - 1}].tricks[{trick_number - 1}]"] = self.number
         if cards and leader in players:
             ints = [self.table[c] for c in cards]  # the tokens _card wrote
             self.due = trick_winner(players.index(leader), ints)
         elif leader not in players:
             self.due = None
 
-    def _trick_cards(self, toks: list[Token], n: int) -> list[str]:
+    def _trick_cards(self, toks: list[Token], trick_number: int) -> list[str]:
         if not toks:
-            raise NotationError(f"trick {n}: no cards (write - for a trick of none)", 1)
-        lead = self._card(toks[0], where=f"trick {n}")
-        return [lead] + [self._card(t, where=f"trick {n}", suit=lead[-1]) for t in toks[1:]]
+            raise NotationError(f"trick {trick_number}: no cards (write - for a trick of none)", 1)
+        lead = self._card(toks[0], where=f"trick {trick_number}")
+        return [lead] + [self._card(t, where=f"trick {trick_number}", suit=lead[-1]) for t in toks[1:]]
 
-    def _card(self, t: Token, where: str = "", suit: str | None = None) -> str:
-        text = t.text
+    def _card(self, token: Token, where: str = "", suit: str | None = None) -> str:
+        text = token.text
         if suit is not None and text.upper() in self.ranks:
             text = text + suit
-        c = parse_token(text, self.table)
-        if c is None:
+        card = parse_token(text, self.table)
+        if card is None:
             prefix = f"{where}: " if where else ""
-            raise NotationError(f'{prefix}"{t.text}" {self._not_a_card(text, suit)}', t.column)
-        return card_token(c, self.ranks)
+            raise NotationError(f'{prefix}"{token.text}" {self._not_a_card(text, suit)}', token.column)
+        return card_token(card, self.ranks)
 
     def _not_a_card(self, text: str, led: str | None) -> str:
         """Why a token is not a card; for a T (ten in some notations, ace in the game's description) what to write."""
-        s = t_rank_suit(text + led if led and text.upper() == "T" else text)
-        if self.ranks is not SEED_RANKS and s is not None:
-            return (f"is not a card: T is ten in some notations and the ace in the game's description; write 10{s} "
-                    f"or A{s}, or a 'cards seed' line if the game writes B D K T")
+        shape = t_rank_suit(text + led if led and text.upper() == "T" else text)
+        if self.ranks is not SEED_RANKS and shape is not None:
+            return (f"is not a card: T is ten in some notations and the ace in the game's description; write 10{shape} "
+                    f"or A{shape}, or a 'cards seed' line if the game writes B D K T")
         return _NOT_A_CARD
 
     def _card_list(self, toks: list[Token], allow_none: bool = False) -> list[str]:
@@ -513,12 +515,12 @@ def _quick_cards(words: list[str]) -> list[int] | None:
     bare = _BARE[lead // 13]
     out = [lead]
     for w in words[1:]:
-        c = bare.get(w)
-        if c is None:
-            c = _FULL_INT.get(w)
-            if c is None:
+        card = bare.get(w)
+        if card is None:
+            card = _FULL_INT.get(w)
+            if card is None:
                 return None
-        out.append(c)
+        out.append(card)
     return out
 
 

@@ -159,11 +159,11 @@ def syntax_errors(game: str, first_error: int, limit: int = 20) -> list[tuple[st
     lines = game.split("\n")
     errors: list[tuple[str, int, int | None]] = []
     while len(errors) < limit:
-        g = next(notation.read_games(lines), None)
-        if g is None or g.record is not None or g.error_line is None or g.error is None:
+        first = next(notation.read_games(lines), None)
+        if first is None or first.record is not None or first.error_line is None or first.error is None:
             break
-        errors.append((g.error, g.error_line, g.column))
-        at = g.error_line - 1
+        errors.append((first.error, first.error_line, first.column))
+        at = first.error_line - 1
         words = lines[at].split() if at < len(lines) else []
         if not words or words[0] in _DEPENDED_ON:
             break

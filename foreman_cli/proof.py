@@ -9,20 +9,20 @@ from typing import Any
 Proof = tuple
 
 
-def proof_json(p: Proof) -> Any:
+def proof_json(proof: Proof) -> Any:
     """A proof as the evidence writes it: {"trick": 3, "player": "bob"}, "discard", {"pass": 2}, "kitty", {"left": "bob"}."""
-    if p[0] == "trick":
-        return {"trick": p[1], "player": p[2]}
-    return {p[0]: p[1]} if p[0] in ("pass", "left") else p[0]
+    if proof[0] == "trick":
+        return {"trick": proof[1], "player": proof[2]}
+    return {proof[0]: proof[1]} if proof[0] in ("pass", "left") else proof[0]
 
 
-def proof_words(p: Proof) -> str:
+def proof_words(proof: Proof) -> str:
     """A proof in words: where the record put the card."""
-    return {"trick": lambda: f"{p[2]} played it at trick {p[1]}",
+    return {"trick": lambda: f"{proof[2]} played it at trick {proof[1]}",
             "discard": lambda: "it was set aside as a discard",
-            "pass": lambda: f"pass {p[1]} put it in {p[2]}'s hand",
-            "kitty": lambda: f"it was in the kitty, taken by {p[1]}",
-            "left": lambda: f"it is among {p[1]}'s cards left"}[p[0]]()
+            "pass": lambda: f"pass {proof[1]} put it in {proof[2]}'s hand",
+            "kitty": lambda: f"it was in the kitty, taken by {proof[1]}",
+            "left": lambda: f"it is among {proof[1]}'s cards left"}[proof[0]]()
 
 
 def proved_evidence(f: Any, fields: tuple[str, ...]) -> dict[str, Any]:

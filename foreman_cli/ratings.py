@@ -83,32 +83,32 @@ def rate_games(games: Iterable[WonGame], role_term: bool = True, history_of: str
     state: dict[str, Any] = {}
     counts: dict[str, list[int]] = {}
     history: dict[str, list[RatingPoint]] = {}
-    loss, n = 0.0, 0
+    loss, scored = 0.0, 0
     for g in games:
         names = _team_names(g, role_term)
         for name in (name for team in names for name in team if name not in state):
             state[name] = model.rating(name=name)
         teams = [[state[name] for name in team] for team in names]
         loss -= math.log(max(model.predict_win(teams)[g.winner], 1e-12))
-        n += 1
+        scored += 1
         for team, team_names in zip(model.rate(teams, ranks=g.ranks()), names):
             state.update(zip(team_names, team))
         for s, p in enumerate(g.players):
-            c = counts.setdefault(p, [0, 0])
-            c[0] += 1
-            c[1] += s == g.winner
+            tally = counts.setdefault(p, [0, 0])
+            tally[0] += 1
+            tally[1] += s == g.winner
             if p == history_of:
                 history.setdefault(p, []).append(RatingPoint(g.id, g.played_at, state[p].mu, state[p].sigma))
     players = [PlayerRating(p, state[p].mu, state[p].sigma, *counts[p]) for p in counts]
-    roles = [PlayerRating(r, state["role " + r].mu, state["role " + r].sigma, n, 0)
+    roles = [PlayerRating(r, state["role " + r].mu, state["role " + r].sigma, scored, 0)
              for r in ROLES if role_term and "role " + r in state]
     players.sort(key=lambda r: (-r.rating, r.player))
-    return Ratings(tuple(players), n, tuple(roles), loss / n if n else None, history)
+    return Ratings(tuple(players), scored, tuple(roles), loss / scored if scored else None, history)
 
 
-def _team_names(g: WonGame, role_term: bool) -> list[list[str]]:
+def _team_names(game: WonGame, role_term: bool) -> list[list[str]]:
     """Each seat's team: the player, and with the role term his role's pseudo-player."""
-    return [[g.players[s], "role " + g.role(s)] if role_term else [g.players[s]] for s in range(3)]
+    return [[game.players[s], "role " + game.role(s)] if role_term else [game.players[s]] for s in range(3)]
 
 
 def season_bounds(season: str | None) -> tuple[str | None, str | None]:

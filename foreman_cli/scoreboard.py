@@ -78,14 +78,14 @@ def turn(state, partial: bool = False, position=None) -> Turn:
 
 
 def _trick_turn(res: GameResult, rec: dict[str, Any], partial: bool, position) -> Turn:
-    players, dr, d = res.players, res.deals[-1], rec["deals"][-1]
+    players, dr, deal = res.players, res.deals[-1], rec["deals"][-1]
     table = token_table("seed" if rec.get("card_notation") == "seed" else "en")
-    tricks = d["tricks"]
+    tricks = deal["tricks"]
     done = len(tricks) - partial
     if partial and tricks[-1]["leader"] in players:
         lead_seat, cards = players.index(tricks[-1]["leader"]), [parse_token(c, table) for c in tricks[-1]["cards"]]
     else:
-        lead_seat, cards = (players.index(d["dealer"]) + 1) % 3, []
+        lead_seat, cards = (players.index(deal["dealer"]) + 1) % 3, []
         if done and done <= len(dr.winners) and dr.winners[done - 1] is not None:
             lead_seat = dr.winners[done - 1]
     led = cards[0] // 13 if cards and cards[0] is not None else None
@@ -112,11 +112,11 @@ def next_dealer(res: GameResult, rec: dict[str, Any]) -> str | None:
 def first_dealer(res: GameResult) -> str | None:
     """Who may deal the next game of the series (its rule's first choice): the winner, or the loser
     under `next_dealer` 'loser'."""
-    d = res.deciding
-    if res.status != "won" or d is None:
+    deciding = res.deciding
+    if res.status != "won" or deciding is None:
         return None
     if (res.rules or {}).get("next_dealer") == "loser":
-        others = [(d.tricks[s], p) for s, p in enumerate(res.players) if p != res.winner]
+        others = [(deciding.tricks[s], p) for s, p in enumerate(res.players) if p != res.winner]
         return min(others)[1]
     return res.winner
 
@@ -154,30 +154,30 @@ def news(before_rec, before: GameResult | None, rec, res: GameResult | None, tri
 def _trick_news(res: GameResult, dr: DealResult, tricks: list[dict[str, Any]], added: int) -> list[tuple[str, str]]:
     out = []
     for k in range(len(tricks) - added + 1, len(tricks) + 1):
-        t, win = tricks[k - 1], dr.winners[k - 1] if k - 1 < len(dr.winners) else None
-        if win is None or t["leader"] not in res.players:
+        trick, win = tricks[k - 1], dr.winners[k - 1] if k - 1 < len(dr.winners) else None
+        if win is None or trick["leader"] not in res.players:
             out.append(("trick", f"trick {k}: kept"))
             continue
-        at = (win - res.players.index(t["leader"])) % 3
-        card = t["cards"][at] if at < len(t["cards"]) else "?"
+        at = (win - res.players.index(trick["leader"])) % 3
+        card = trick["cards"][at] if at < len(trick["cards"]) else "?"
         out.append(("trick", f"trick {k}: {res.players[win]} wins with {card} · {tallies(res, dr)}"))
     return out
 
 
 def _claim_news(before: GameResult | None, dr: DealResult, players: tuple[str, ...]) -> list[tuple[str, str]]:
-    c = dr.claim
-    if c is None:
+    claim = dr.claim
+    if claim is None:
         return []
     old = before.deals[-1].claim if before is not None and before.deals and before.deals[-1].number == dr.number \
         else None
-    if old is not None and old.holds == c.holds and old.not_judged == c.not_judged:
+    if old is not None and old.holds == claim.holds and old.not_judged == claim.not_judged:
         return []
-    who = f"claim by {players[c.by]}: {c.tricks} trick{'s' if c.tricks != 1 else ''} credited"
-    if c.holds is None:
-        verdict = f"not judged: {c.not_judged}" + ("; a 'left' line lets foreman judge it"
-                                                   if c.not_judged == NOT_RECORDED else "")
+    who = f"claim by {players[claim.by]}: {claim.tricks} trick{'s' if claim.tricks != 1 else ''} credited"
+    if claim.holds is None:
+        verdict = f"not judged: {claim.not_judged}" + ("; a 'left' line lets foreman judge it"
+                                                   if claim.not_judged == NOT_RECORDED else "")
     else:
-        verdict = "it holds" if c.holds else "it does not hold (see 'show')"
+        verdict = "it holds" if claim.holds else "it does not hold (see 'show')"
     return [("claim", f"{who}; {verdict}")]
 
 

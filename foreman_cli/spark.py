@@ -168,8 +168,8 @@ def _raw_batch(rows: list[RawRecord], fidx: list[int]) -> pa.RecordBatch:
     })
 
 
-def _raws(b: pa.RecordBatch) -> list[RawRecord]:
-    cols = [b.column(c).to_pylist() for c in ("file", "line", "value", "error", "column", "notation", "game_id")]
+def _raws(batch: pa.RecordBatch) -> list[RawRecord]:
+    cols = [batch.column(c).to_pylist() for c in ("file", "line", "value", "error", "column", "notation", "game_id")]
     return [RawRecord(f, ln, v, error=e, column=c, notation=n, game_id=g) for f, ln, v, e, c, n, g in zip(*cols)]
 
 
@@ -257,23 +257,23 @@ def _finish_results(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatc
         rows = []
         for rank, fp, first_fp, first_at, succ, result in zip(*(b.column(c).to_pylist() for c in (
                 "rank", "fingerprint", "first_fp", "first_at", "finding", "result"))):
-            d = json.loads(result)
+            data = json.loads(result)
             if rank is not None and rank > 1:  # a repeat: its DUPLICATE_GAME is its only finding
                 same = fp is not None and first_fp is not None and fp == first_fp
-                d["violations"] = [duplicate_finding(d["id"], first_at, same).to_dict()]
+                data["violations"] = [duplicate_finding(data["id"], first_at, same).to_dict()]
             elif succ is not None:
-                d["violations"].append(json.loads(succ))
-            rows.append(_result_row(d))
+                data["violations"].append(json.loads(succ))
+            rows.append(_result_row(data))
         yield pa.RecordBatch.from_pylist(rows, schema=schema)
 
 
-def _result_row(d: dict[str, Any]) -> dict[str, Any]:
-    for v in d["violations"]:
+def _result_row(data: dict[str, Any]) -> dict[str, Any]:
+    for v in data["violations"]:
         v["evidence"] = json.dumps(v["evidence"], ensure_ascii=False)
     for k in ("deciding_tricks", "net"):
-        if d[k] is not None:
-            d[k] = list(d[k].items())
-    return d
+        if data[k] is not None:
+            data[k] = list(data[k].items())
+    return data
 
 
 # ---- load -------------------------------------------------------------------------------------
@@ -350,14 +350,14 @@ def _add_late(tables: dict[str, Any], late) -> dict[str, Any]:
     ids = late.select(F.col("id").alias("_late")).distinct()
     out = dict(tables)
     out["findings"] = tables["findings"].unionByName(late.select("id", "finding").mapInArrow(rows, findings_schema))
-    g = tables["games"]
-    out["games"] = (g.join(ids, g.id == ids._late, "left")
+    games = tables["games"]
+    out["games"] = (games.join(ids, games.id == ids._late, "left")
                     .withColumn("breaches", F.col("breaches") + F.when(F.col("_late").isNotNull(), 1).otherwise(0))
-                    .select(*g.columns))
-    p = tables["payouts"]
-    out["payouts"] = (p.join(ids, p.game_id == ids._late, "left")
+                    .select(*games.columns))
+    payouts = tables["payouts"]
+    out["payouts"] = (payouts.join(ids, payouts.game_id == ids._late, "left")
                       .withColumn("disputed", F.col("disputed") | F.col("_late").isNotNull())
-                      .select(*p.columns))
+                      .select(*payouts.columns))
     return out
 
 
@@ -430,10 +430,10 @@ def _budget_ok(budget: str | None, command: str) -> bool:
 
 def _option(args: list[str], name: str) -> str | None:
     if name in args:
-        i = args.index(name)
-        if i + 1 < len(args):
-            value = args[i + 1]
-            del args[i:i + 2]
+        at = args.index(name)
+        if at + 1 < len(args):
+            value = args[at + 1]
+            del args[at:at + 2]
             return value
     return None
 

@@ -107,8 +107,8 @@ def _insert_staged(con: duckdb.DuckDBPyConnection, tables: dict[str, pa.Table], 
             staged = tables.get("_deals" if table == "deal_facts" else f"_{table}")
             if staged is None or not staged.num_rows:
                 continue  # nothing to add (the analysis tables without --analyze, a batch without claims)
-            n = con.execute(sql).fetchone()[0]
-            report.rows[table] = report.rows.get(table, 0) + n
+            count = con.execute(sql).fetchone()[0]
+            report.rows[table] = report.rows.get(table, 0) + count
     finally:
         for name in tables:
             try:
@@ -412,11 +412,11 @@ def archive_rows(results: list[GameResult], analyze: int | None = None) -> dict[
         for name in TABLES:
             if name in ANALYSIS_TABLES and analyze is None:
                 continue
-            t = con.sql(f"SELECT * FROM {name}").to_arrow_table()
+            table = con.sql(f"SELECT * FROM {name}").to_arrow_table()
             # JSON columns come as an Arrow extension type: Parquet and Spark see the text.
             out[name] = pa.table([c.cast(c.type.storage_type) if isinstance(c.type, pa.ExtensionType) else c
-                                  for c in t.columns],
-                                 names=t.column_names)
+                                  for c in table.columns],
+                                 names=table.column_names)
         return out
     finally:
         con.close()

@@ -79,14 +79,14 @@ class _Batch:
         self._amounts: dict[int, tuple[Decimal, str, Decimal | None]] = {}
         self.deal_flat = [(c.flat, c.inner, c.outer) for c in self.deal_lists.values()]
 
-    def amount(self, v: Decimal) -> tuple[str, Decimal | None]:
+    def amount(self, value: Decimal) -> tuple[str, Decimal | None]:
         """An amount's exact text and its value for a DECIMAL(38, 10) column (_fits), made once
         for each amount object of the batch: a game's nets are the settlement's cached objects,
         shared by every game of the same stake and outcome."""
-        made = self._amounts.get(id(v))
-        if made is None or made[0] is not v:
+        made = self._amounts.get(id(value))
+        if made is None or made[0] is not value:
             # The object is kept with its text, so its id cannot be reused while the batch lives.
-            made = self._amounts[id(v)] = (v, money.fmt(v), _fits(v))
+            made = self._amounts[id(value)] = (value, money.fmt(value), _fits(value))
         return made[1], made[2]
 
     def rules_text(self, rules: dict[str, Any] | None) -> str:
@@ -131,8 +131,8 @@ class _Codes:
     def arrow(self) -> pa.Array:
         import pyarrow as pa
         codes = pa.Array.from_buffers(pa.uint8(), len(self.flat), [None, pa.py_buffer(self.flat)])
-        a = pa.ListArray.from_arrays(_offsets(self.inner), codes)
-        return pa.ListArray.from_arrays(_offsets(self.outer), a) if self.nested else a
+        array = pa.ListArray.from_arrays(_offsets(self.inner), codes)
+        return pa.ListArray.from_arrays(_offsets(self.outer), array) if self.nested else array
 
 
 def _offsets(raw: bytearray) -> pa.Array:
@@ -194,72 +194,73 @@ def recorded_parts(deal) -> int:
             | (deal.discards is not None) << 3)
 
 
-def _flatten(b: _Batch, r: GameResult, now: datetime, n: int) -> None:
+def _flatten(batch: _Batch, result: GameResult, now: datetime, order: int) -> None:
     """Add one game to the staging columns."""
-    d = r.data
-    gid = r.id
-    P = r.players
-    stake_text, stake = b.amount(r.stake) if r.stake is not None else (None, None)
-    findings = r.findings  # none, for most games: no generator made for them
+    data = result.data
+    gid = result.id
+    players = result.players
+    stake_text, stake = batch.amount(result.stake) if result.stake is not None else (None, None)
+    findings = result.findings  # none, for most games: no generator made for them
     breaches = sum(f.severity == "error" for f in findings) if findings else 0
-    deals = r.deals
+    deals = result.deals
     # A won game's deals end at the deciding one (the replay skips any recorded after): its number
     # without deals_played's search for it.
-    played = deals[-1].number if r.status == "won" and deals[-1].decided else r.deals_played
-    series = r.series
-    b.games.append((
-        gid, r.fingerprint.hex(), r.source, r.status, r.winner, played, P, stake, stake_text, r.currency,
-        records.utc_instant(r.played_at), series[0] if series else None, series[1] if series else None, d.rules.quota, d.rules.target,
-        b.rules_text(r.rules), breaches, r.text, now, n))
-    add_deal = b.deals.append
-    lists = b.deal_flat
+    played = deals[-1].number if result.status == "won" and deals[-1].decided else result.deals_played
+    series = result.series
+    batch.games.append((
+        gid, result.fingerprint.hex(), result.source, result.status, result.winner, played, players, stake, stake_text,
+        result.currency, records.utc_instant(result.played_at), series[0] if series else None,
+        series[1] if series else None, data.rules.quota, data.rules.target,
+        batch.rules_text(result.rules), breaches, result.text, now, order))
+    add_deal = batch.deals.append
+    lists = batch.deal_flat
     fast_codes = core.deal_codes or deal_codes
-    blocks = d.blocks  # a game the compiled lane read: its deals as codes already
+    blocks = data.blocks  # a game the compiled lane read: its deals as codes already
     from_blocks = core.lane_codes  # blocks exist only where the compiled lane read the record
     for dr in deals:
-        deal = d.deals[dr.number - 1] if blocks is None else None
+        deal = data.deals[dr.number - 1] if blocks is None else None
         recorded = ALL_RECORDED if deal is None else recorded_parts(deal)
-        add_deal((gid, dr.number, P[dr.dealer], dr.dealer, dr.decided, dr.tricks_played, dr.quotas, dr.tricks,
-                  dr.winners, recorded, n))
+        add_deal((gid, dr.number, players[dr.dealer], dr.dealer, dr.decided, dr.tricks_played, dr.quotas, dr.tricks,
+                  dr.winners, recorded, order))
         # the tricks until play stopped: not those after the game was won
         if blocks is not None:
             from_blocks(blocks, dr.number - 1, len(dr.winners), lists)
         else:
             codes = fast_codes if recorded == ALL_RECORDED else deal_codes
-            codes(deal, P, d.seat, CARD_OF, len(dr.winners), lists)
-        c = dr.claim
-        if c is not None:
-            b.claims.append((gid, dr.number, P[c.by], c.accepted, c.first_trick, c.tricks, c.rule, c.holds,
-                             c.statement, n))
+            codes(deal, players, data.seat, CARD_OF, len(dr.winners), lists)
+        claim = dr.claim
+        if claim is not None:
+            batch.claims.append((gid, dr.number, players[claim.by], claim.accepted, claim.first_trick, claim.tricks,
+                                 claim.rule, claim.holds, claim.statement, order))
     for f in findings:
-        b.findings.append((gid, f.code, f.severity, f.deal, f.trick, f.pass_, f.player, f.card, f.message,
-                           json.dumps(f.evidence, ensure_ascii=False), n))
-    if r.net is not None:
-        short = set(r.short_of_quota)
-        disputed = bool(findings) and bool(r.disputes)
-        add_payout, currency, winner = b.payouts.append, r.currency, r.winner
-        amount = b.amount
-        for p, v in r.net.items():
+        batch.findings.append((gid, f.code, f.severity, f.deal, f.trick, f.pass_, f.player, f.card, f.message,
+                           json.dumps(f.evidence, ensure_ascii=False), order))
+    if result.net is not None:
+        short = set(result.short_of_quota)
+        disputed = bool(findings) and bool(result.disputes)
+        add_payout, currency, winner = batch.payouts.append, result.currency, result.winner
+        amount = batch.amount
+        for p, v in result.net.items():
             text, fitted = amount(v)
-            add_payout((gid, p, fitted, text, currency, p in short, p == winner, disputed, n))
+            add_payout((gid, p, fitted, text, currency, p in short, p == winner, disputed, order))
 
 
-def _flatten_analysis(b: _Batch, r: GameResult, budget: int, n: int) -> None:
+def _flatten_analysis(batch: _Batch, result: GameResult, budget: int, order: int) -> None:
     """Add one game's play analysis: a row a card analysed, a row a player of each deal."""
     from ..analysis import analyze_game
     from ..cards import CANONICAL
-    P = r.players
-    for d in analyze_game(r, budget=budget).deals:
+    players = result.players
+    for d in analyze_game(result, budget=budget).deals:
         for p in d.plays:
             best = None if p.best is None else [CANONICAL[c] for c in p.best]
-            b.costs.append((r.id, d.deal, p.trick, P[p.seat], CANONICAL[p.card], p.sure_before[p.seat], best,
-                            p.cost, n))
-        turned = (d.turned[0], P[d.turned[1]]) if d.turned else (None, None)
+            batch.costs.append((result.id, d.deal, p.trick, players[p.seat], CANONICAL[p.card], p.sure_before[p.seat],
+                                best, p.cost, order))
+        turned = (d.turned[0], players[d.turned[1]]) if d.turned else (None, None)
         for s in range(3):
             cards, cost, acc = d.player_totals(s)
             sp = d.split[s] if d.split else None
             split = (sp.par, sp.gifts, sp.luck, sp.claim) if sp else (None, None, None, None)
-            b.accuracy.append((r.id, d.deal, P[s], cards, cost, acc, d.exact, *turned, *split, n))
+            batch.accuracy.append((result.id, d.deal, players[s], cards, cost, acc, d.exact, *turned, *split, order))
 
 
 @lru_cache(maxsize=1)
@@ -286,26 +287,26 @@ def _arrow_types() -> dict[str, Any]:
 DECIMAL_WHOLE_DIGITS = 28  # DECIMAL(38, 10)
 
 
-def _fits(v: Decimal | None) -> Decimal | None:
+def _fits(value: Decimal | None) -> Decimal | None:
     """An amount rounded to 10 places for a DECIMAL(38, 10) column, or None when it is too large.
 
     A value with more than 10 decimal places keeps its exact text in *_text; the column rounds.
     One of more than 28 whole digits does not fit DECIMAL(38, 10) at all: the column is null and
     the text column holds it exactly."""
-    if v is None or v.adjusted() >= DECIMAL_WHOLE_DIGITS:
+    if value is None or value.adjusted() >= DECIMAL_WHOLE_DIGITS:
         return None
-    return v.quantize(money.TEN_PLACES, context=money.ROUNDING)
+    return value.quantize(money.TEN_PLACES, context=money.ROUNDING)
 
 
 def _arrow(cols: dict[str, list]) -> pa.Table:
     import pyarrow as pa
     arrays = {}
     for name, values in cols.items():
-        t = _arrow_types().get(name)
+        arrow_type = _arrow_types().get(name)
         if name == "raw":
             arrays[name] = _long_text(values)
         else:
-            arrays[name] = pa.array(values, type=t) if t is not None else pa.array(values)
+            arrays[name] = pa.array(values, type=arrow_type) if arrow_type is not None else pa.array(values)
     return pa.table(arrays)
 
 
@@ -392,7 +393,7 @@ def _text_kind(tables: dict[str, pa.Table]) -> tuple:
     return games.schema.remove_metadata(), (games.schema.metadata or {}).get(_TEXT_FILE)
 
 
-def _kept(t: pa.Table, keep: list[int]) -> pa.Table:
+def _kept(table: pa.Table, keep: list[int]) -> pa.Table:
     """The staged rows of the games at places `keep` (ascending) of their batch.
 
     A table's rows are in the order of their games' places ("_n", which _Batch appends in order),
@@ -400,11 +401,11 @@ def _kept(t: pa.Table, keep: list[int]) -> pa.Table:
     """
     import pyarrow as pa
     import pyarrow.compute as pc
-    n = t["_n"]
+    order = table["_n"]
     if keep[-1] - keep[0] == len(keep) - 1:
-        start = pc.sum(pc.less(n, keep[0])).as_py() or 0
-        return t.slice(start, (pc.sum(pc.less_equal(n, keep[-1])).as_py() or 0) - start)
-    return t.filter(pc.is_in(n, value_set=pa.array(keep, type=pa.int32())))
+        start = pc.sum(pc.less(order, keep[0])).as_py() or 0
+        return table.slice(start, (pc.sum(pc.less_equal(order, keep[-1])).as_py() or 0) - start)
+    return table.filter(pc.is_in(order, value_set=pa.array(keep, type=pa.int32())))
 
 
 def stage_tables(results: list[GameResult], analyze: int | None = None,
@@ -417,27 +418,28 @@ def stage_tables(results: list[GameResult], analyze: int | None = None,
     staged as those places, for the reading process to take from the file (_text_views).
     A game whose content hash is in `analysed` has its analysis in the archive already: not again.
     """
-    b = _Batch()
+    batch = _Batch()
     now = datetime.now(timezone.utc)
     spans: list[tuple[int, int] | None] = []
     with no_cyclic_gc():
         for n, r in enumerate(results):
             if r.status != "invalid" and r.data is not None:
-                _flatten(b, r, now, n)
+                _flatten(batch, r, now, n)
                 if texts is not None:
                     spans.append(texts.spans[n])
                 if analyze is not None and r.fingerprint.hex() not in analysed:
-                    _flatten_analysis(b, r, analyze, n)
+                    _flatten_analysis(batch, r, analyze, n)
         placed = texts is not None and None not in spans
-        staged = [("_games", b.games), ("_claims", b.claims), ("_findings", b.findings), ("_payouts", b.payouts)]
+        staged = [("_games", batch.games), ("_claims", batch.claims), ("_findings", batch.findings),
+                  ("_payouts", batch.payouts)]
         if analyze is not None:
-            staged += [("_play_costs", b.costs), ("_deal_accuracy", b.accuracy)]
+            staged += [("_play_costs", batch.costs), ("_deal_accuracy", batch.accuracy)]
         tables = {name: _arrow(rows.columns(drop="raw" if placed and name == "_games" else None))
                   for name, rows in staged}
         if placed:
             tables["_games"] = _text_places(tables["_games"], texts, spans)
-        deals = _arrow(b.deals.columns())
-        for name, codes in b.deal_lists.items():
+        deals = _arrow(batch.deals.columns())
+        for name, codes in batch.deal_lists.items():
             deals = deals.append_column(name, codes.arrow())
         tables["_deals"] = deals
         return tables
