@@ -52,20 +52,20 @@ def decided(trick: list[int]) -> int:
     return from_card(max(same)) if len(same) > 1 else 0
 
 
-def quick(b: Board) -> tuple[int, int]:
+def quick(board: Board) -> tuple[int, int]:
     """The cards the leader can cash in a row (a trick each), and the ranks that count (masks).
 
     Cards nobody else can beat count, and a whole suit counts when its top winners are at least as
     many as either other hand's cards in it (length winners)."""
-    return cashable(b.hands, b.leader)
+    return cashable(board.hands, board.leader)
 
 
-def cashable(h: list[int], ld: int) -> tuple[int, int]:
+def cashable(hands: list[int], ld: int) -> tuple[int, int]:
     """`quick` of hands h with seat ld to lead."""
-    a, c = h[(ld + 1) % 3], h[(ld + 2) % 3]
+    a, c = hands[(ld + 1) % 3], hands[(ld + 2) % 3]
     cards = rel = 0
     for s in range(4):
-        mine = h[ld] & SUIT_MASK[s]
+        mine = hands[ld] & SUIT_MASK[s]
         if not mine:
             continue
         theirs = (a | c) & SUIT_MASK[s]
@@ -82,7 +82,7 @@ def cashable(h: list[int], ld: int) -> tuple[int, int]:
     return cards, rel
 
 
-def kept_winners(b: Board, x: int, rem: int) -> tuple[int, int]:
+def kept_winners(board: Board, x: int, rem: int) -> tuple[int, int]:
     """Tricks X is sure to cash with an opponent on lead, and the ranks that count; 0 when none.
 
     X wins any trick led in a suit he holds a winner of, then cashes the rest; every other lead he
@@ -91,10 +91,10 @@ def kept_winners(b: Board, x: int, rem: int) -> tuple[int, int]:
     `others` times (the longer of their holdings in each), so X discards at most `others` - losers
     winners and plays a winner on every trick but those leads; this holds while neither opponent
     reaches the target with those leads and X never has to give up a suit's last winner."""
-    h, a, c = b.hands, (x + 1) % 3, (x + 2) % 3
+    hands, a, c = board.hands, (x + 1) % 3, (x + 2) % 3
     wins = others = spare = rel = 0
     for s in range(4):
-        mine, theirs = h[x] & SUIT_MASK[s], (h[a] | h[c]) & SUIT_MASK[s]
+        mine, theirs = hands[x] & SUIT_MASK[s], (hands[a] | hands[c]) & SUIT_MASK[s]
         if not theirs:
             wins += mine.bit_count()
             spare += mine.bit_count()
@@ -106,35 +106,35 @@ def kept_winners(b: Board, x: int, rem: int) -> tuple[int, int]:
         wins += above
         spare += max(above - 1, 0)
         if not above:
-            others += max((h[a] & SUIT_MASK[s]).bit_count(), (h[c] & SUIT_MASK[s]).bit_count())
-    discards = max(others - (h[x].bit_count() - wins), 0)
+            others += max((hands[a] & SUIT_MASK[s]).bit_count(), (hands[c] & SUIT_MASK[s]).bit_count())
+    discards = max(others - (hands[x].bit_count() - wins), 0)
     kept = min(wins - discards, rem - others)
-    if kept <= 0 or discards > spare or max(b.tallies[a], b.tallies[c]) + others >= b.target:
+    if kept <= 0 or discards > spare or max(board.tallies[a], board.tallies[c]) + others >= board.target:
         return 0, 0
     return kept, rel
 
 
-def start_bound(b: Board, x: int, v: int, rem: int) -> tuple[bool, int] | None:
+def start_bound(board: Board, x: int, v: int, rem: int) -> tuple[bool, int] | None:
     """At a trick's start, whether the bounds decide "X ends the deal with at least v tricks", and
     the ranks that count; None when they do not (the core counts them in the same order)."""
-    t = b.tallies[x]
-    cards, qrel = quick(b)
+    t = board.tallies[x]
+    cards, qrel = quick(board)
     q = min(cards.bit_count(), rem)
-    if b.leader == x:
+    if board.leader == x:
         if t + q >= v:
             return True, qrel
         if t + q + 1 >= v:
-            sure, rel = one_more_trick(b, x, rem, cards)
+            sure, rel = one_more_trick(board, x, rem, cards)
             if sure:
                 return True, qrel | rel
         return None
     if t + rem - q < v:
         return False, qrel
-    kept, rel = kept_winners(b, x, rem)
+    kept, rel = kept_winners(board, x, rem)
     if t + kept >= v:
         return True, rel
     if t + 1 >= v:
-        sure, rel = one_more_trick(b, x, rem)
+        sure, rel = one_more_trick(board, x, rem)
         if sure:
             return True, rel
     return None
@@ -145,55 +145,56 @@ def _below(m: int) -> int:
     return (2 << (m.bit_length() - 1)) - 1 if m else 0
 
 
-def _sure_winner(b: Board, x: int) -> tuple[int, int] | None:
+def _sure_winner(board: Board, x: int) -> tuple[int, int] | None:
     """Mid-trick: a seat one side can make win this trick whatever the other side plays, and the
     card it wins with (maybe the one already winning), or None when neither side is sure of it."""
-    h = b.hands
-    best, w = b.winning()
-    led = SUIT_MASK[SUIT_OF[b.trick[0]]]
+    hands = board.hands
+    best, winner = board.winning()
+    led = SUIT_MASK[SUIT_OF[board.trick[0]]]
     over = led & ~((2 << best) - 1)  # the cards that would beat the trick so far
-    yet = [(b.leader + j) % 3 for j in range(len(b.trick), 3)]
+    yet = [(board.leader + j) % 3 for j in range(len(board.trick), 3)]
     opp_over = 0
     for p in yet:
         if p != x:
-            opp_over |= h[p] & over
-    if w == x:
+            opp_over |= hands[p] & over
+    if winner == x:
         if not opp_over:  # neither opponent can beat X's card
             return x, best
-    elif x not in yet or not h[x] & over:
-        sure = (w, best)  # X cannot beat the coalition's card; a partner still to play goes under it, or must win
+    elif x not in yet or not hands[x] & over:
+        sure = (winner, best)  # X cannot beat the coalition's card; a partner still to play goes under it, or must win
         for p in yet:
-            if p not in (x, w):
-                legal = h[p] & led or h[p]
+            if p not in (x, winner):
+                legal = hands[p] & led or hands[p]
                 if not legal & ~over:
                     sure = (p, lowest(legal))
         return sure
-    beat_all = h[x] & over & ~_below(opp_over)
+    beat_all = hands[x] & over & ~_below(opp_over)
     if x in yet and yet[0] != x and beat_all:  # X, still to play, can beat every card
         return x, lowest(beat_all)
     later = 0
     for p in yet[1:]:
-        later |= h[p] & led
-    mine = h[yet[0]] & over & ~_below(later)  # the mover beats the trick and every card still to come
+        later |= hands[p] & led
+    mine = hands[yet[0]] & over & ~_below(later)  # the mover beats the trick and every card still to come
     return (yet[0], lowest(mine)) if mine else None
 
 
-def trick_bound(b: Board, x: int, v: int) -> tuple[bool, int] | None:
+def trick_bound(board: Board, x: int, v: int) -> tuple[bool, int] | None:
     """Mid-trick, when one side is sure of the trick: the leader of the next one and his quick
     tricks may decide the test already (DDS looks so at the second hand); None when they do not."""
-    sure = _sure_winner(b, x)
+    sure = _sure_winner(board, x)
     if sure is None:
         return None
     winner, card = sure
-    to_play = [(b.leader + j) % 3 for j in range(len(b.trick), 3)]
+    to_play = [(board.leader + j) % 3 for j in range(len(board.trick), 3)]
     # Tricks after this one: a broken record's hands may differ in size.
-    left = min([TRICKS_PER_DEAL - b.played - 1] + [h.bit_count() - (p in to_play) for p, h in enumerate(b.hands)])
-    hands = list(b.hands)  # the others keep their cards: more cards never give the leader more quick tricks
+    left = min([TRICKS_PER_DEAL - board.played - 1]
+               + [h.bit_count() - (p in to_play) for p, h in enumerate(board.hands)])
+    hands = list(board.hands)  # the others keep their cards: more cards never give the leader more quick tricks
     hands[winner] &= ~(1 << card)  # the card that wins, if it is still in his hand
     cards, qrel = cashable(hands, winner)
     q = min(cards.bit_count(), left)
     rel = from_card(card) | qrel
-    t = b.tallies[x]
+    t = board.tallies[x]
     if winner == x:
         return (True, rel) if t + 1 + q >= v else None
     return (False, rel) if t + left - q < v else None
@@ -249,7 +250,7 @@ def _guard(mine: int, after: int, before: int) -> int:
     return mine
 
 
-def one_more_trick(b: Board, x: int, rem: int, cashed: int = 0) -> tuple[bool, int]:
+def one_more_trick(board: Board, x: int, rem: int, cashed: int = 0) -> tuple[bool, int]:
     """Whether X is sure of a trick after cashing `cashed` (his quick tricks, when he is on lead),
     and the ranks that count.
 
@@ -260,8 +261,8 @@ def one_more_trick(b: Board, x: int, rem: int, cashed: int = 0) -> tuple[bool, i
     out of leads first. On lead, X first leads one of those other cards. Neither opponent may
     reach the target with the tricks he can win before X's (each takes a card of his of the suit
     led)."""
-    hands, a, c = b.hands, (x + 1) % 3, (x + 2) % 3
-    left, mine = rem - cashed.bit_count(), b.hands[x] & ~cashed
+    hands, a, c = board.hands, (x + 1) % 3, (x + 2) % 3
+    left, mine = rem - cashed.bit_count(), board.hands[x] & ~cashed
     if mine.bit_count() != left:
         return False, 0
     leads = spare = guarded = 0
@@ -284,7 +285,7 @@ def one_more_trick(b: Board, x: int, rem: int, cashed: int = 0) -> tuple[bool, i
         del guards[s]
         leads, guarded = leads + longest, guarded - guard.bit_count()
     free = left - guarded
-    if b.leader == x:  # X leads one of his other cards first; a spare one of a guarded suit uses one up
+    if board.leader == x:  # X leads one of his other cards first; a spare one of a guarded suit uses one up
         if not free:
             return False, 0
         leads += free == spare
@@ -296,7 +297,7 @@ def one_more_trick(b: Board, x: int, rem: int, cashed: int = 0) -> tuple[bool, i
         for s in range(4):
             held = (hands[o] & SUIT_MASK[s]).bit_count()
             own += min(held, guards[s][0].bit_count() - 1) if s in guards else held
-        if b.tallies[o] + min(own, most) >= b.target:
+        if board.tallies[o] + min(own, most) >= board.target:
             return False, 0
     rel = 0
     for guard, _ in guards.values():

@@ -32,43 +32,43 @@ fmn_game = _core.fmn_game if _core is not None else None
 count_lines = _core.count_lines if _core is not None else None
 
 
-def table_bits(b: Board) -> int:
+def table_bits(board: Board) -> int:
     """A bounds table sized to the ending: a larger one costs more to map and misses the cache
     more often than its hits save (docs/solver.md, "The tables")."""
-    left = b.tricks_left()
+    left = board.tricks_left()
     return max(12, min(22, 2 * left - 8))
 
 
 class SureTricks:
     """Sure tricks of seat x in one deal, on the compiled core when there is one; None: out of time."""
 
-    def __init__(self, x: int, b: Board | None = None, pure: bool = False) -> None:
+    def __init__(self, x: int, board: Board | None = None, pure: bool = False) -> None:
         self.x = x
         from . import solver  # the Python reference, loaded with the first search: a validate run makes none
-        self._c = None if pure or _core is None else _core.Paranoid(x, table_bits(b) if b else 18)
+        self._c = None if pure or _core is None else _core.Paranoid(x, table_bits(board) if board else 18)
         self._py = solver.Paranoid(x) if self._c is None else None
 
-    def sure(self, b: Board, budget: int | None = None, guess: int | None = None,
+    def sure(self, board: Board, budget: int | None = None, guess: int | None = None,
              floor: int | None = None, ceiling: int | None = None) -> int | None:
-        """X's sure tricks at `b` clamped to [floor, ceiling] (a caller's bounds save the tests
+        """X's sure tricks at `board` clamped to [floor, ceiling] (a caller's bounds save the tests
         outside them), or None when the search needed more than `budget` nodes."""
         from . import solver
         if guess is None:
-            guess = solver.first_guess(b, self.x)
+            guess = solver.first_guess(board, self.x)
         if self._c is not None:
-            h, t = b.hands, b.tallies
-            return self._c.sure(h[0], h[1], h[2], b.leader, b.trick, t[0], t[1], t[2], b.played, b.target,
-                                -1 if budget is None else budget, guess,
+            hands, t = board.hands, board.tallies
+            return self._c.sure(hands[0], hands[1], hands[2], board.leader, board.trick, t[0], t[1], t[2],
+                                board.played, board.target, -1 if budget is None else budget, guess,
                                 -1 if floor is None else floor, -1 if ceiling is None else ceiling)
         try:
-            return self._py.sure(b, guess, budget, floor, ceiling)
+            return self._py.sure(board, guess, budget, floor, ceiling)
         except solver.OutOfBudget:
             return None
 
-    def line(self, b: Board) -> list[int]:
-        """A line of best play from `b` to the end of the deal that proves X's sure tricks."""
+    def line(self, board: Board) -> list[int]:
+        """A line of best play from `board` to the end of the deal that proves X's sure tricks."""
         from . import solver
-        return solver.principal_line(b, self.x, self.sure)
+        return solver.principal_line(board, self.x, self.sure)
 
     @property
     def nodes(self) -> int:
@@ -76,11 +76,11 @@ class SureTricks:
         return self._c.nodes if self._c is not None else self._py.nodes
 
 
-def claim_line(b: Board, x: int, k: int, best_play: bool, pure: bool = False) -> list[int] | None:
+def claim_line(board: Board, x: int, k: int, best_play: bool, pure: bool = False) -> list[int] | None:
     """A line that stops x from taking the next k tricks, or None when the claim holds."""
     if pure or _core is None:
         from . import solver
-        return solver.claim_line(b, x, k, best_play)
-    h, t = b.hands, b.tallies
-    return _core.claim_line(h[0], h[1], h[2], b.leader, b.trick, t[0], t[1], t[2], b.played, b.target,
-                            x, k, best_play)
+        return solver.claim_line(board, x, k, best_play)
+    hands, t = board.hands, board.tallies
+    return _core.claim_line(hands[0], hands[1], hands[2], board.leader, board.trick, t[0], t[1], t[2], board.played,
+                            board.target, x, k, best_play)
