@@ -13,11 +13,11 @@ W, H = 520, 210
 LEFT, RIGHT, TOP, BOTTOM = 34, 96, 14, 30
 
 
-def sure_chart(d: DealAnalysis, players: tuple[str, ...], target: int, final: list[int],
+def sure_chart(deal: DealAnalysis, players: tuple[str, ...], target: int, final: list[int],
                claim=None) -> str:
     """One deal's chart: x the trick, y the tricks each player is sure of at its start."""
     starts: dict[int, tuple] = {}
-    for p in d.plays:
+    for p in deal.plays:
         starts.setdefault(p.trick, p.sure_before)
     if not starts:
         return ""
@@ -34,7 +34,7 @@ def sure_chart(d: DealAnalysis, players: tuple[str, ...], target: int, final: li
         return TOP + (top - v) * (H - TOP - BOTTOM) / top
 
     out = [f'<svg class="chart" viewBox="0 0 {W} {H}" role="img" xmlns="http://www.w3.org/2000/svg" '
-           f'aria-label="Deal {d.deal}: tricks each player is sure of, trick by trick">']
+           f'aria-label="Deal {deal.deal}: tricks each player is sure of, trick by trick">']
     out.append(_axes(first, end, top, target, x, y))
     for s in range(3):
         pts = [(x(t), y(v[s])) for t, v in sorted(starts.items()) if v[s] is not None]
@@ -43,7 +43,7 @@ def sure_chart(d: DealAnalysis, players: tuple[str, ...], target: int, final: li
         out.append(f'<polyline fill="none" stroke="{COLOURS[s]}" stroke-width="2" points="{path}"/>')
         out.append(f'<text x="{x(end) + 6:.1f}" y="{pts[-1][1] + 4 + 11 * (s - 1):.1f}" fill="{COLOURS[s]}" '
                    f'font-size="11">{escape(players[s])} {final[s]}</text>')
-    out.extend(_costly(d, players, starts, x, y))
+    out.extend(_costly(deal, players, starts, x, y))
     if claim is not None and claim.tricks:
         verdict = {True: "holds", False: "fails", None: "not judged"}[claim.holds]
         cx = x(claim.first_trick)
@@ -67,9 +67,9 @@ def _axes(first: int, end: int, top: int, target: int, x, y) -> str:
     return "".join(parts)
 
 
-def _costly(d: DealAnalysis, players, starts, x, y) -> list[str]:
+def _costly(deal: DealAnalysis, players, starts, x, y) -> list[str]:
     out = []
-    for p in d.plays:
+    for p in deal.plays:
         if not p.cost:
             continue
         v = p.sure_before[p.seat]
@@ -80,11 +80,11 @@ def _costly(d: DealAnalysis, players, starts, x, y) -> list[str]:
     return out
 
 
-def accuracy_lines(d: DealAnalysis, players: tuple[str, ...]) -> list[str]:
+def accuracy_lines(deal: DealAnalysis, players: tuple[str, ...]) -> list[str]:
     """Per player: cards analysed, tricks their cards cost, accuracy (as text)."""
     out = []
     for s in range(3):
-        cards, cost, acc = d.player_totals(s)
+        cards, cost, acc = deal.player_totals(s)
         if cards:
             out.append(f"{players[s]}: {plural(cards, 'card')}, {plural(cost, 'trick')} lost, accuracy {acc:.1%}")  # as render.rate shows every rate
     return out

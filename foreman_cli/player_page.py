@@ -70,48 +70,55 @@ def _table(res, percent: str | None = None) -> str:
     return f'<div class="scroll"><table><tr>{head}</tr>{"".join(rows)}</table></div>'
 
 
-def _lesson(x: Lesson) -> str:
-    P = x.players
-    so_far = ", ".join(f"{escape(P[s])} {card_html(names([c])[0])}" for s, c in x.trick_so_far) or \
-        f"{escape(P[x.seat])} to lead"
-    return (f'<li class="lesson"><b>{escape(x.game_id)}</b>, deal {x.deal}, trick {x.trick}<br>'
-            f"{escape(P[x.seat])}'s hand: {hand_html(names(x.hand))}<br>"
-            + "".join(f"{escape(P[s])}: {hand_html(names(cards))}<br>" for s, cards in x.others)
+def _lesson(lesson: Lesson) -> str:
+    players = lesson.players
+    mover = escape(players[lesson.seat])
+    so_far = ", ".join(f"{escape(players[s])} {card_html(names([c])[0])}" for s, c in lesson.trick_so_far) or \
+        f"{mover} to lead"
+    kept = "would each have kept" if len(lesson.best) > 1 else "would have kept"
+    return (f'<li class="lesson"><b>{escape(lesson.game_id)}</b>, deal {lesson.deal}, trick {lesson.trick}<br>'
+            f"{mover}'s hand: {hand_html(names(lesson.hand))}<br>"
+            + "".join(f"{escape(players[s])}: {hand_html(names(cards))}<br>" for s, cards in lesson.others)
             + f"The trick so far: {so_far}<br>"
-            f"{escape(P[x.seat])} played {card_html(names([x.played])[0])}: sure of {plural(x.made, 'trick')} after it; "
-            f"{cards_html(names(x.best))} {'would each have kept' if len(x.best) > 1 else 'would have kept'} {x.sure_before} (cost {x.cost}).</li>")
+            f"{mover} played {card_html(names([lesson.played])[0])}: sure of {plural(lesson.made, 'trick')} after it; "
+            f"{cards_html(names(lesson.best))} {kept} {lesson.sure_before} (cost {lesson.cost}).</li>")
 
 
-def page(r: PlayerReport) -> str:
+def page(season: PlayerReport) -> str:
     """The whole page."""
     out = ['<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">',
-           f"<title>Foreman: {escape(r.name)}'s season</title>",
+           f"<title>Foreman: {escape(season.name)}'s season</title>",
            '<meta name="viewport" content="width=device-width, initial-scale=1">',
            f"<style>{CSS}\nsvg.chart{{width:100%;max-width:560px;height:auto}} li.lesson{{margin:6px 0}}"
            ".key span{margin-right:10px}</style></head><body>",
-           f"<h1>{escape(r.name)}</h1><p class=\"meta\">{plural(r.games, 'game')}, {plural(r.wins, 'win')}</p>",
+           f"<h1>{escape(season.name)}</h1>"
+           f"<p class=\"meta\">{plural(season.games, 'game')}, {plural(season.wins, 'win')}</p>",
            '<h2 id="luck">Luck and skill</h2>']
-    if r.totals is None:
-        out.append(f"<p>No deal of {escape(r.name)}'s was wholly analysed (foreman load --analyze costs every card).</p>")
+    if season.totals is None:
+        out.append(f"<p>No deal of {escape(season.name)}'s was wholly analysed "
+                   "(foreman load --analyze costs every card).</p>")
     else:
-        t = r.totals
-        out.append(f"<p>Over {plural(t.deals, 'wholly analysed deal')}: {t.against_quota:+d} against quota = "
-                   f"luck {t.luck:+d} + skill {t.skill:+d} + gifts {t.gifts:+d} + claims {t.claims:+d}.</p>")
-        out.append(f"<p>Luck against the field (par above the archive's mean for the same role): {t.vs_field / t.deals:+.2f} "
+        totals = season.totals
+        out.append(f"<p>Over {plural(totals.deals, 'wholly analysed deal')}: {totals.against_quota:+d} against quota = "
+                   f"luck {totals.luck:+d} + skill {totals.skill:+d} + gifts {totals.gifts:+d} "
+                   f"+ claims {totals.claims:+d}.</p>")
+        out.append("<p>Luck against the field (par above the archive's mean for the same role): "
+                   f"{totals.vs_field / totals.deals:+.2f} "
                    "a deal. Luck itself is below zero for everyone: par is what a player was sure of against perfect play.</p>")
-        out.append(split_chart(r.periods))
+        out.append(split_chart(season.periods))
         out.append('<p class="key">' + "".join(f'<span style="color:{c}">■ {f}</span>' for f, c in PARTS)
                    + "<span>● against quota</span></p>")
-    if r.rating:
-        last = r.rating[-1]
-        out += ['<h2 id="rating">Rating over time</h2>', rating_chart(r.rating),
+    if season.rating:
+        last = season.rating[-1]
+        out += ['<h2 id="rating">Rating over time</h2>', rating_chart(season.rating),
                 f"<p>Now {last.mu - 3 * last.sigma:.2f} (mu {last.mu:.2f}, sigma {last.sigma:.2f}) after "
-                f"{plural(len(r.rating), 'won game')}; the dark line is mu - 3 sigma, the light one mu.</p>"]
-    for anchor, title, res in (("roles", "Accuracy by role", r.by_role), ("tricks", "Accuracy by trick of the deal", r.by_trick),
-                               ("rivals", "Head to head", r.head_to_head)):
+                f"{plural(len(season.rating), 'won game')}; the dark line is mu - 3 sigma, the light one mu.</p>"]
+    for anchor, title, res in (("roles", "Accuracy by role", season.by_role),
+                               ("tricks", "Accuracy by trick of the deal", season.by_trick),
+                               ("rivals", "Head to head", season.head_to_head)):
         if res.rows:
             out += [f'<h2 id="{anchor}">{title}</h2>', _table(res, "accuracy")]
-    if r.lessons:
-        out += ['<h2 id="lessons">Positions to learn from</h2><ol>', *map(_lesson, r.lessons), "</ol>"]
+    if season.lessons:
+        out += ['<h2 id="lessons">Positions to learn from</h2><ol>', *map(_lesson, season.lessons), "</ol>"]
     out.append("</body></html>\n")
     return "\n".join(out)

@@ -114,19 +114,19 @@ def _line_records(spark, uris: list[str], index: dict, limit: int):
         first[(uri, start)] = 0 if k == 0 or counts[k - 1][0] != uri else first[counts[k - 1][:2]] + counts[k - 1][2]
 
     def cut(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-        key, n = None, 0
+        key, line = None, 0
         for b in batches:
             rows: list[RawRecord] = []
             fidx: list[int] = []
             for value, uri, start in zip(*(b.column(c).to_pylist() for c in ("value", "uri", "start"))):
                 if (uri, start) != key:
-                    key, n = (uri, start), first[(uri, start)]
-                n += 1
-                i, name = _file_of(index, uri)
-                raw = line_record(name, n, value, limit)
+                    key, line = (uri, start), first[(uri, start)]
+                line += 1
+                file_number, name = _file_of(index, uri)
+                raw = line_record(name, line, value, limit)
                 if raw is not None:
                     rows.append(raw)
-                    fidx.append(i)
+                    fidx.append(file_number)
             yield _raw_batch(rows, fidx)
 
     return text.mapInArrow(cut, RECORDS)
@@ -138,11 +138,11 @@ def _whole_records(spark, uris: list[str], index: dict, limit: int):
     def cut(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         for b in batches:
             for uri, content in zip(b.column("path").to_pylist(), b.column("content").to_pylist()):
-                i, name = _file_of(index, uri)
+                file_number, name = _file_of(index, uri)
                 rows = list(read_named(io.BufferedReader(io.BytesIO(content)), name, limit))
                 for start in range(0, len(rows), _OUT_ROWS):
                     chunk = rows[start:start + _OUT_ROWS]
-                    yield _raw_batch(chunk, [i] * len(chunk))
+                    yield _raw_batch(chunk, [file_number] * len(chunk))
 
     return files.mapInArrow(cut, RECORDS)
 
