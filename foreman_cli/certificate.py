@@ -69,29 +69,29 @@ def canonical(value: Any) -> str:
     stack: list[Any] = [value]
     while stack:
         item = stack.pop()
-        if isinstance(item, _Text):
+        if isinstance(item, _Punctuation):
             out.append(item.text)
         elif isinstance(item, list):
             out.append("[")
-            stack.append(_Text("]"))
+            stack.append(_Punctuation("]"))
             for i in range(len(item) - 1, -1, -1):
                 stack.append(item[i])
                 if i:
-                    stack.append(_Text(","))
+                    stack.append(_Punctuation(","))
         elif isinstance(item, dict):
             out.append("{")
-            stack.append(_Text("}"))
+            stack.append(_Punctuation("}"))
             pairs = sorted(item.items(), key=lambda kv: kv[0].encode("utf-16-be", "surrogatepass"))
             for i in range(len(pairs) - 1, -1, -1):
                 stack.append(pairs[i][1])
-                stack.append(_Text(("," if i else "") + _string(pairs[i][0]) + ":"))
+                stack.append(_Punctuation(("," if i else "") + _string(pairs[i][0]) + ":"))
         else:
             out.append(_scalar(item))
     return "".join(out)
 
 
 @dataclass(frozen=True, slots=True)
-class _Text:
+class _Punctuation:
     """Punctuation already canonical, waiting on canonical()'s stack."""
 
     text: str

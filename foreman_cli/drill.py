@@ -14,7 +14,7 @@ SKIP = {"", "?", "skip", "pass"}
 
 
 @dataclass(frozen=True, slots=True)
-class Verdict:
+class Judgement:
     """What a card chosen in a drill comes to against the best there."""
 
     card: int
@@ -30,8 +30,8 @@ class Verdict:
         return None if self.made is None else self.best - self.made
 
 
-def judge(values: dict[int, int | None], card: int, best: int) -> Verdict:
-    return Verdict(card, values.get(card), best)
+def judge(values: dict[int, int | None], card: int, best: int) -> Judgement:
+    return Judgement(card, values.get(card), best)
 
 
 def read_card(text: str, legal: set[int]) -> tuple[int | None, str]:
@@ -75,7 +75,7 @@ def run_drill(rows: list[tuple], lines: Iterator[str], say: Callable[[str], None
     return answered, best_found
 
 
-def _ask(lesson: Lesson, values: dict[int, int | None], lines: Iterator[str], say) -> tuple[Verdict | None, bool]:
+def _ask(lesson: Lesson, values: dict[int, int | None], lines: Iterator[str], say) -> tuple[Judgement | None, bool]:
     """Read lines until one names a legal card: (its verdict, False); (None, False) on a skip;
     (None, True) on a quit or the end of the input."""
     while True:
@@ -91,7 +91,7 @@ def _ask(lesson: Lesson, values: dict[int, int | None], lines: Iterator[str], sa
         say(why)
 
 
-def _verdict_words(lesson: Lesson, verdict: Verdict) -> str:
+def _verdict_words(lesson: Lesson, verdict: Judgement) -> str:
     if verdict.made is None:
         return f"{CANONICAL[verdict.card]}: not solved within the budget."
     if verdict.among_best:

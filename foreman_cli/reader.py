@@ -456,7 +456,7 @@ def _oversized(src: BinaryIO, name: str, lineno: int, limit: int) -> RawRecord:
     return RawRecord(name, lineno, None, error=_TOO_LONG.format(limit=limit))
 
 
-class _Text:
+class _TextWindow:
     """A window on a stream's decoded text, with line numbers for positions in it."""
 
     def __init__(self, first: bytes, src: BinaryIO, first_line: int) -> None:
@@ -505,7 +505,8 @@ def _json_msg(msg: str) -> str:
     return msg.removesuffix(" at")
 
 
-def _one_value(text: _Text, start: int, name: str, limit: int, in_array: bool) -> tuple[int | RawRecord, int | None]:
+def _one_value(text: _TextWindow, start: int, name: str, limit: int,
+               in_array: bool) -> tuple[int | RawRecord, int | None]:
     """Decode the value at `start`: (its end, None), or (the problem, where to go on or None to stop)."""
     size = CHUNK
     while True:
@@ -533,7 +534,7 @@ def _one_value(text: _Text, start: int, name: str, limit: int, in_array: bool) -
             return RawRecord(name, line, None, error=msg + rest, column=col), nxt
 
 
-def _next_record_line(text: _Text, pos: int) -> int | None:
+def _next_record_line(text: _TextWindow, pos: int) -> int | None:
     """The position of the next line that starts with '{' (a record), reading on as needed."""
     while True:
         at = text.buf.find("\n{", pos)
@@ -547,7 +548,7 @@ def _next_record_line(text: _Text, pos: int) -> int | None:
 def _read_values(first: bytes, src: BinaryIO, name: str, first_line: int, limit: int) -> Iterator[RawRecord]:
     """Cut top-level values (objects, or the elements of arrays) out of a stream, one at a time."""
     try:
-        text = _Text(first, src, first_line)
+        text = _TextWindow(first, src, first_line)
         pos = 0
         in_array = False
         while True:
