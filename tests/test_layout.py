@@ -44,6 +44,15 @@ def test_no_function_is_longer_than_60_lines_and_no_module_than_600():
     assert long == []
 
 
+def test_no_two_classes_share_a_name():
+    where: dict[str, list[str]] = {}
+    for path in sorted(PACKAGE.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ClassDef):
+                where.setdefault(node.name, []).append(f"{path.relative_to(PACKAGE)}:{node.lineno}")
+    assert {name: places for name, places in where.items() if len(places) > 1} == {}
+
+
 def test_a_json_run_loads_neither_rich_nor_duckdb_nor_the_models():
     code = ("import sys; from foreman_cli import cli, audit, records; "
             "print(sorted(m for m in ('rich', 'duckdb', 'pyarrow', 'foreman_cli.models') if m in sys.modules))")
