@@ -7,7 +7,7 @@ import json
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from . import core, money
 from .board import Board, legal_cards, pass_order, returns_allowed, trick_winner
@@ -42,6 +42,26 @@ class Injected:
     pass_: int | None = None
     player: str | None = None
     card: str | None = None
+
+
+class _DealPlayed(NamedTuple):
+    """One deal as the bots played it: its record and result, the winner's seat if the deal won the
+    game, and where an injected breach was put (all None when the breach found no place)."""
+
+    record: dict | None
+    result: DealResult | None
+    winner: int | None
+    where: Injected | None
+
+
+class _Tricks(NamedTuple):
+    """A deal's tricks until the target or a claim: tricks won by seat, the winner's seat, the claim."""
+
+    tricks: list[dict]
+    won: list[int]
+    winner: int | None
+    claim: dict | None
+    where: Injected | None
 
 
 class _Retry(Exception):
@@ -178,22 +198,21 @@ def _game(rng: random.Random, gid: str, index: int, rules: HouseRules, inject: s
             where = Injected(WrongDealer.code, deal=2, player=players[dealer])
             inj = None
         for _ in range(50):
-            deal, res, leader_seat, win, inj_where = _deal(rng, players, dealer, dn, rules, inj,
-                                                 stacked if dn >= need_deals else 0.0, inject_trick, claims,
-                                                 stacked_by, weak_seat)
-            if dn < need_deals and win is not None:
+            played = _deal(rng, players, dealer, dn, rules, inj, stacked if dn >= need_deals else 0.0, inject_trick,
+                           claims, stacked_by, weak_seat)
+            if dn < need_deals and played.winner is not None:
                 continue  # a deal that ends the game too soon for the injection: deal again
             break
         else:
             raise _Retry
-        if inj_where is not None:
-            where = inj_where
+        if played.where is not None:
+            where = played.where
         elif inj is not None:
             raise _Retry
-        deals.append(deal)
-        results.append(res)
-        if win is not None:
-            winner = win
+        deals.append(played.record)
+        results.append(played.result)
+        if played.winner is not None:
+            winner = played.winner
             break
         dealer = (dealer + 1) % 3
     if inject == PlayAfterEnd.code:
@@ -224,45 +243,45 @@ def _record(rng: random.Random, gid: str, index: int, rules: HouseRules, inject:
         rec["currency"] = rng.choice(CURRENCIES)
     rec["deals"] = deals
     claimed: dict[str, Any] = {"winner": players[winner] if winner is not None else None,
-                               "tricks": {first: ref.tricks[s] for s, first in enumerate(players)}}
+                               "tricks": {p: ref.tricks[s] for s, p in enumerate(players)}}
     if winner is not None and stake is not None:
         _, pays = settle_game(tuple(players), winner, ref, money.amount(stake))
         claimed["payments"] = [{"from": a, "to": b, "amount": money.fmt(v)} for a, b, v in pays]
     if inject == ClaimMismatch.code:
-        first = players[0]
+        first = players[0]  # any player: his tricks written one off
         claimed["tricks"][first] += 1 if claimed["tricks"][first] < 16 else -1
         where = Injected(ClaimMismatch.code)
     rec["claimed"] = claimed
     rec["_winner"] = players[winner] if winner is not None else None
     if winner is not None:
-        others = [(ref.tricks[s], first) for s, first in enumerate(players) if s != winner]
+        others = [(ref.tricks[s], p) for s, p in enumerate(players) if s != winner]
         fewest = min(n for n, _ in others)
-        rec["_losers"] = [first for n, first in others if n == fewest]
+        rec["_losers"] = [p for n, p in others if n == fewest]
     return rec, where
 
 
 def _deal(rng: random.Random, players: list[str], dealer: int, dn: int, rules: HouseRules, inject: str | None,
           stacked: float, inject_trick: int = 1, claims: float = 0.0, stacked_by: str | None = None,
-          weak: int | None = None):
-    """Deal and play one deal; return its record, result, tallies, winner seat and injection place."""
+          weak: int | None = None) -> _DealPlayed:
+    """Deal and play one deal."""
     left, right = (dealer + 1) % 3, (dealer + 2) % 3
     dealt, kitty, strong, where = _dealt(rng, players, dealer, dn, stacked, stacked_by, inject)
     hands = [list(h) for h in dealt]
     passes, where = _bot_passes(rng, players, dealer, dn, hands, kitty, rules, inject, where)
     if inject == ReturnWrongCard.code and where is None:
-        return None, None, None, None, None
+        return _DealPlayed(None, None, None, None)
     discards, where = _bot_kitty(players, dealer, dn, hands, kitty, rules, inject, where)
-    tricks, won, winner, claim, where = _bot_play(rng, players, dn, hands, (strong, weak), rules, inject, inject_trick,
-                                                  claims, list(discards), left, where)
+    play = _bot_play(rng, players, dn, hands, (strong, weak), rules, inject, inject_trick, claims, list(discards),
+                     left, where)
     quotas = [0, 0, 0]
     quotas[dealer], quotas[left], quotas[right] = rules.quotas
     record = {"dealer": players[dealer], "hands": {players[s]: [CANONICAL[c] for c in dealt[s]] for s in range(3)},
               "kitty": [CANONICAL[c] for c in kitty], "passes": passes,
-              "discards": [CANONICAL[c] for c in discards], "tricks": tricks}
-    if claim is not None:
-        record["claim"] = claim
-    res = DealResult(dn, dealer, (quotas[0], quotas[1], quotas[2]), won, sum(won), winner is not None)
-    return record, res, won, winner, where
+              "discards": [CANONICAL[c] for c in discards], "tricks": play.tricks}
+    if play.claim is not None:
+        record["claim"] = play.claim
+    res = DealResult(dn, dealer, (quotas[0], quotas[1], quotas[2]), play.won, sum(play.won), play.winner is not None)
+    return _DealPlayed(record, res, play.winner, play.where)
 
 
 def _dealt(rng: random.Random, players: list[str], dealer: int, dn: int, stacked: float, stacked_by: str | None,
@@ -361,10 +380,10 @@ def _bot_kitty(players: list[str], dealer: int, dn: int, hands: list[list[int]],
     return discards, where
 
 
-def _bot_play(rng: random.Random, players: list[str], dn: int, hands: list[list[int]], styles: tuple[int | None, int | None],
-              rules: HouseRules, inject: str | None, inject_trick: int, claims: float, set_aside: list[int],
-              leader: int, where):
-    """The tricks until the target or a claim: (tricks, won, winner seat, claim, injection place).
+def _bot_play(rng: random.Random, players: list[str], dn: int, hands: list[list[int]],
+              styles: tuple[int | None, int | None], rules: HouseRules, inject: str | None, inject_trick: int, claims: float, set_aside: list[int],
+              leader: int, where) -> _Tricks:
+    """The tricks until the target or a claim, and where an injected breach was put.
     `styles`: the seats of the strong hand (plays its highest) and of the weak player (plays at random)."""
     tricks = []
     won = [0, 0, 0]
@@ -392,7 +411,7 @@ def _bot_play(rng: random.Random, players: list[str], dn: int, hands: list[list[
         if won[wseat] == rules.target:
             winner = wseat
             break
-    return tricks, won, winner, claim, where
+    return _Tricks(tricks, won, winner, claim, where)
 
 
 def _bot_trick(rng: random.Random, players: list[str], dn: int, tn: int, hands: list[list[int]], lead_seat: int,
