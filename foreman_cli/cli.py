@@ -387,7 +387,7 @@ def query(
         min=0, metavar="N",
         help="The table shows at most N rows and says how many more (0: all, up to 100,000).")] = 50,
 ) -> None:
-    """Run SQL on the archive (read-only: a write fails and changes nothing). Tables: docs/schema.md.
+    """Run SQL on the archive (read-only: a write fails and changes nothing); "SHOW TABLES" lists the tables.
 
     --csv and --json stream every row as it comes, in constant memory.
 

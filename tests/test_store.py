@@ -309,6 +309,24 @@ def test_a_statement_refused_is_quoted_as_written(tmp_path):
     assert res.exit_code == 0 and res.output.splitlines() == ["s", "install httpfs"], res.output
 
 
+def test_a_failed_query_keeps_duckdbs_guess_at_the_name_and_says_how_to_list_the_tables(tmp_path):
+    """DuckDB's 'Did you mean' and candidate columns come through on the one line, and the hint is a
+    command that lists the tables (the docs are not beside an installed foreman); a statement that
+    is not SQL gets a hint about where it stopped instead."""
+    db = str(tmp_path / "a.duckdb")
+    load([SAMPLES], db)
+    res = runner.invoke(app, ["query", "SELECT * FROM game", "--db", db])
+    assert res.exit_code == 2 and 'Did you mean "games"?' in res.output, res.output
+    assert 'foreman query "SHOW TABLES"' in res.output and "docs/" not in res.output
+    res = runner.invoke(app, ["query", "SELECT winer FROM games", "--db", db])
+    assert res.exit_code == 2 and 'Candidate bindings: "winner"' in res.output, res.output
+    assert len(res.output.strip().splitlines()) == 2  # the message and its hint
+    res = runner.invoke(app, ["query", "SELEC 1", "--db", db])
+    assert res.exit_code == 2 and 'near "SELEC"' in res.output and "SHOW TABLES" not in res.output, res.output
+    res = runner.invoke(app, ["query", "SHOW TABLES", "--db", db, "--csv"])
+    assert res.exit_code == 0 and "games" in res.output.splitlines()
+
+
 def test_query_refuses_what_would_change_only_its_own_session(tmp_path):
     """A statement that is not a read is refused by its kind, not run against the session's own
     views and reported as a success that changed nothing; every kind of read still runs."""

@@ -212,7 +212,7 @@ def _query_errors(timeout: float) -> Iterator[None]:
         raise DatabaseError(f"the query ran longer than {timeout:g} s and was stopped",
                             hint="narrow it (WHERE, LIMIT) or give more time with --timeout SECONDS") from None
     except duckdb.Error as e:
-        msg = str(e).splitlines()[0]
+        msg = _one_line(str(e))
         if "lock_configuration" in msg or "configuration has been locked" in msg.lower():
             raise DatabaseError(f"foreman query keeps its limits: {msg}",
                                 hint=f"a query may use {QUERY_MEMORY} and {QUERY_THREADS} threads; "
@@ -221,4 +221,19 @@ def _query_errors(timeout: float) -> Iterator[None]:
             raise DatabaseError(f"foreman query only reads the archive: {msg}",
                                 hint="queries cannot change the archive or touch other files; "
                                      "use foreman load to add games, foreman export for files") from None
-        raise DatabaseError(f"query failed: {msg}", hint="the tables and views are in docs/schema.md") from None
+        hint = PARSE_HINT if isinstance(e, duckdb.ParserException) else LISTING_HINT
+        raise DatabaseError(f"query failed: {msg}", hint=hint) from None
+
+
+LISTING_HINT = ('the tables and views: foreman query "SHOW TABLES"; '
+                'a table\'s columns: foreman query "DESCRIBE games"')
+PARSE_HINT = "DuckDB could not read the statement as SQL: the word quoted is where it stopped"
+# DuckDB's lines after the first that help mend the query: its guess at a name, the names there are.
+_SUGGESTIONS = ("Did you mean", "Candidate bindings")
+
+
+def _one_line(message: str) -> str:
+    """DuckDB's error on one line: its first line, and its suggestion of a name when it makes one."""
+    lines = [line.strip() for line in message.splitlines() if line.strip()]
+    kept = lines[:1] + [line for line in lines[1:] if line.startswith(_SUGGESTIONS)]
+    return " ".join(kept)
