@@ -13,7 +13,8 @@ from . import core, notation
 
 BLOCK = 1 << 20  # characters read at a time; a game longer than this is held whole until its end
 # A line whose first word is `game` (notation.tokens' words end at white space, ; / " and #).
-_GAME_LINE = re.compile(r'^[^\S\n]*game(?![^\s;/"#])', re.M)
+# The word alone: a pattern that starts with `^` under re.M is tried at every character of the text.
+_GAME_WORD = re.compile(r'game(?![^\s;/"#])')
 
 
 class Read(NamedTuple):
@@ -68,7 +69,7 @@ def _games(text: io.TextIOBase, limit: int) -> Iterator[tuple[int, str, str]]:
             block, line, in_long_line = block[cut + 1:], line + 1, False
         buf = carry + block
         end = buf.rfind("\n") + 1 if more else len(buf)  # whole lines only, until the last block
-        starts = [m.start() for m in _GAME_LINE.finditer(buf, 0, end) if _starts_game(buf, m.start())]
+        starts = [at for at in _game_lines(buf, end) if _starts_game(buf, at)]
         if before_games:
             head = starts[0] if starts else end
             if head:
@@ -99,6 +100,14 @@ def _games(text: io.TextIOBase, limit: int) -> Iterator[tuple[int, str, str]]:
             carry, in_long_line = "", True
         if not more:
             return
+
+
+def _game_lines(buf: str, end: int) -> Iterator[int]:
+    """Where each line before `end` whose first word is `game` starts (blanks before it allowed)."""
+    for m in _GAME_WORD.finditer(buf, 0, end):
+        line = buf.rfind("\n", 0, m.start()) + 1
+        if line == m.start() or buf[line:m.start()].isspace():
+            yield line
 
 
 def _longer(game: str, limit: int) -> bool:
