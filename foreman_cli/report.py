@@ -104,7 +104,7 @@ def dispute_html(trace, analysis=None) -> str:
     page.close_section()
     _attach_findings(page.steps, page.findings)
     page.out.insert(page.stepper_at, _stepper(page.steps))  # under the summary, once every trick is known
-    page.w("</main></body></html>\n")
+    page.write("</main></body></html>\n")
     return "\n".join(page.out)
 
 
@@ -112,14 +112,13 @@ class _Page(Visitor):
     """The page as it is written, event by event: each kind of event has its handler."""
 
     def __init__(self, trace, analysis) -> None:
-        self.t, self.analysis = trace, analysis
-        self.P = list(trace.data.players)
-        self.players = tuple(self.P)
+        self.trace, self.analysis = trace, analysis
+        self.players = tuple(trace.data.players)
         self.n_deals = sum(1 for e in trace.events if e.kind == "deal")
         self.findings: list[Finding] = [e.finding for e in trace.events if e.kind == "finding"]
         self.ids = {id(e): _finding_id(i + 1) for i, e in enumerate(self.findings)}
         self.out: list[str] = []
-        self.w = self.out.append
+        self.write = self.out.append
         self.pending: list[Finding] = []
         self.in_table = False
         self.in_section = False
@@ -132,57 +131,57 @@ class _Page(Visitor):
         self._head()
 
     def _head(self) -> None:
-        trace, result, width = self.t, self.t.result, self.w
+        trace, result, write = self.trace, self.trace.result, self.write
         rules = trace.data.rules
-        width("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">")
-        width(f"<title>Foreman game {escape(str(result.id))}: dispute report</title>")
-        width('<meta name="viewport" content="width=device-width, initial-scale=1">')
-        width(f"<style>{CSS}</style></head><body><main>")
-        width(f"<h1>Game {escape(str(result.id))}</h1>")
+        write("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">")
+        write(f"<title>Foreman game {escape(str(result.id))}: dispute report</title>")
+        write('<meta name="viewport" content="width=device-width, initial-scale=1">')
+        write(f"<style>{CSS}</style></head><body><main>")
+        write(f"<h1>Game {escape(str(result.id))}</h1>")
         stake = "" if result.stake is None else \
             f" · stake {escape(money.fmt(result.stake))} {escape(result.currency or '')}"
-        width(f'<p class="meta">{escape(", ".join(self.P))} (clockwise) · {escape(result.source)}{stake}<br>'
+        write(f'<p class="meta">{escape(", ".join(self.players))} (clockwise) · {escape(result.source)}{stake}<br>'
           f"Rules: quota {escape(rules.quota)}, target {rules.target}, return {escape(rules.return_rule)}, "
           f"kitty {escape(rules.kitty)}, rotation {escape(rules.deal_rotation)}, next dealer "
           f"{escape(rules.next_dealer)}, claims {escape(rules.claim_rule)}</p>")
         for line in trace.doubts:
-            width(f'<p class="doubt"><strong>In doubt:</strong> {escape(line)}; this page shows the first record</p>')
+            write(f'<p class="doubt"><strong>In doubt:</strong> {escape(line)}; this page shows the first record</p>')
         errors = [f for f in self.findings if f.severity == ERROR]
-        width(f'<div class="summary{"" if errors else " clean"}"><strong>')
-        width(f"{plural(len(errors), 'breach')} of the rules found." if errors else "No breach of the rules found.")
-        width("</strong>")
+        write(f'<div class="summary{"" if errors else " clean"}"><strong>')
+        write(f"{plural(len(errors), 'breach')} of the rules found." if errors else "No breach of the rules found.")
+        write("</strong>")
         if self.findings:
-            width("<ol>")
+            write("<ol>")
             for f in self.findings:
-                width(f'<li><a href="#{self.ids[id(f)]}"><code>{escape(f.code)}</code> '
+                write(f'<li><a href="#{self.ids[id(f)]}"><code>{escape(f.code)}</code> '
                   f"{escape(f.place) + ': ' if f.place else ''}{escape(f.message)}</a></li>")
-            width("</ol>")
-        width(_result_line(trace))
-        width(f'<p class="money"><strong>Money:</strong> {escape(money_status(result))}</p>')
+            write("</ol>")
+        write(_result_line(trace))
+        write(f'<p class="money"><strong>Money:</strong> {escape(money_status(result))}</p>')
         if any(e.kind == "play" for e in trace.events):
-            width('<p class="js-only"><a href="#step-through">Step through the play</a> '
+            write('<p class="js-only"><a href="#step-through">Step through the play</a> '
               "(keys ← →, B for the first finding)</p>")
-        width("</div>")
+        write("</div>")
         for f in self.findings:
             if CODES[f.code].shown_at == "game":
-                self.w(_finding_html(f, self.ids[id(f)]))
+                self.write(_finding_html(f, self.ids[id(f)]))
         self.stepper_at = len(self.out)
 
     def close_table(self) -> None:
         self.close_passes()
         if self.in_table:
-            self.w("</tbody></table></div>")
+            self.write("</tbody></table></div>")
             self.in_table = False
 
     def close_passes(self) -> None:
         if self.in_passes:
-            self.w("</ol>")
+            self.write("</ol>")
             self.in_passes = False
 
     def close_section(self) -> None:
         self.close_table()
         if self.in_section:
-            self.w("</section>")
+            self.write("</section>")
             self.in_section = False
 
     def on_finding(self, e: FindingMade) -> None:
@@ -192,49 +191,49 @@ class _Page(Visitor):
         if f.trick is not None and CODES[f.code].shown_at == "place" and self.in_table:
             self.pending.append(f)
         elif self.in_passes:  # a finding of a pass, under it in the list
-            self.w(f'<li class="note">{_finding_html(f, self.ids[id(f)])}</li>')
+            self.write(f'<li class="note">{_finding_html(f, self.ids[id(f)])}</li>')
         else:
             self.close_table()
-            self.w(_finding_html(f, self.ids[id(f)]))
+            self.write(_finding_html(f, self.ids[id(f)]))
 
     def on_deal(self, event: DealStarted) -> None:
         self.close_section()
         ev = event.to_dict(self.players)  # the event in words
         deal, roles = ev["deal"], ev["roles"]
-        order = sorted(self.P, key=lambda p: "DLR".index(roles[p]))
+        order = sorted(self.players, key=lambda p: "DLR".index(roles[p]))
         nav = " · ".join(x for x in (
             f'<a href="#deal-{deal - 1}">← deal {deal - 1}</a>' if deal > 1 else "",
             f'<a href="#deal-{deal + 1}">deal {deal + 1} →</a>' if deal < self.n_deals else "") if x)
-        self.w(f'<section class="deal" id="deal-{deal}" aria-labelledby="deal-{deal}-title"><h2 id="deal-{deal}-title">'
+        self.write(f'<section class="deal" id="deal-{deal}" aria-labelledby="deal-{deal}-title"><h2 id="deal-{deal}-title">'
                f'Deal {deal} <small>of {self.n_deals}</small></h2>'
                + (f'<nav class="deals" aria-label="deals">{nav}</nav>' if nav else ""))
         self.in_section = True
-        self.w(_table_picture(self.P, ev))
-        self.w('<p class="dealer-line">' + ", ".join(
+        self.write(_table_picture(self.players, ev))
+        self.write('<p class="dealer-line">' + ", ".join(
             f"<strong>{escape(p)}</strong> {roles[p]} (quota {ev['quotas'][p]})" for p in order)
             + f"; {escape(ev['dealer'])} deals</p>")
         for f in self.findings:
             if CODES[f.code].shown_at == "dealer" and f.deal == deal and f.trick is None:
-                self.w(_finding_html(f, self.ids[id(f)]))
+                self.write(_finding_html(f, self.ids[id(f)]))
         if ev["hands"] is None:
-            self.w("<p><strong>Hands as dealt:</strong> not recorded (a record of the play)</p>")
+            self.write("<p><strong>Hands as dealt:</strong> not recorded (a record of the play)</p>")
         else:
-            self.w('<table><tr><th colspan="2" scope="colgroup">Hands as dealt</th></tr>')
-            for p in self.P:
-                self.w(f'<tr><th scope="row">{escape(p)}</th><td>{hand_html(ev["hands"][p])}</td></tr>')
-            self.w(f'<tr><th scope="row">kitty</th><td>{cards_html(ev["kitty"])}</td></tr></table>')
+            self.write('<table><tr><th colspan="2" scope="colgroup">Hands as dealt</th></tr>')
+            for p in self.players:
+                self.write(f'<tr><th scope="row">{escape(p)}</th><td>{hand_html(ev["hands"][p])}</td></tr>')
+            self.write(f'<tr><th scope="row">kitty</th><td>{cards_html(ev["kitty"])}</td></tr></table>')
         self.passes_due = True
 
     def _passes_open(self) -> None:
         if self.passes_due:
-            self.w("<p><strong>Passes</strong></p><ol>")
+            self.write("<p><strong>Passes</strong></p><ol>")
             self.in_passes, self.passes_due = True, False
 
     def on_pass(self, event: PassMade) -> None:
-        proof = pass_proof(event, self.t.data.rules.return_rule, self.players)
+        proof = pass_proof(event, self.trace.data.rules.return_rule, self.players)
         self._passes_open()
         ev = event.to_dict(self.players)
-        self.w(f'<li value="{ev["pass"]}">{escape(ev["from"])} gave {card_html(ev["card"])} to {escape(ev["to"])}; '
+        self.write(f'<li value="{ev["pass"]}">{escape(ev["from"])} gave {card_html(ev["card"])} to {escape(ev["to"])}; '
                f"{escape(ev['to'])} returned {card_html(ev['returned'])} <span class=\"proof\">({escape(proof)})</span></li>")
 
     def on_kitty(self, event: KittyExchanged) -> None:
@@ -242,23 +241,23 @@ class _Page(Visitor):
             self._passes_open()
         self.close_passes()
         ev = event.to_dict(self.players)
-        unknown = ev.get("unknown") or {p: 0 for p in self.P}
+        unknown = ev.get("unknown") or {p: 0 for p in self.players}
         kitty = "the kitty (not recorded)" if ev["kitty"] is None else cards_html(ev["kitty"])
         discards = "the discards (not recorded)" if ev["discards"] is None else cards_html(ev["discards"])
         title = "Hands at the first lead" + ("" if event.unknown is None else ", as far as the record shows them")
-        self.w(f"<p><strong>Kitty:</strong> {escape(ev['dealer'])} took {kitty} and set aside "
+        self.write(f"<p><strong>Kitty:</strong> {escape(ev['dealer'])} took {kitty} and set aside "
                f'{discards}</p><table><tr><th colspan="2" scope="colgroup">{title}</th></tr>')
-        for p in self.P:
+        for p in self.players:
             more = f' <span class="proof">+ {plural(unknown[p], "card")} not shown</span>' if unknown[p] else ""
-            self.w(f'<tr><th scope="row">{escape(p)}</th><td>{hand_html(ev["hands"][p])}{more}</td></tr>')
-        self.w("</table>")
-        self.w(_chart(self.t, self.analysis, event.deal))
-        self.w('<div class="scroll"><table class="tricks"><thead><tr><th scope="col">trick</th>'
+            self.write(f'<tr><th scope="row">{escape(p)}</th><td>{hand_html(ev["hands"][p])}{more}</td></tr>')
+        self.write("</table>")
+        self.write(_chart(self.trace, self.analysis, event.deal))
+        self.write('<div class="scroll"><table class="tricks"><thead><tr><th scope="col">trick</th>'
                '<th scope="col">cards, in play order</th><th scope="col">winner</th>'
-               + "".join(f'<th scope="col" class="num">{escape(p)}</th>' for p in self.P)
+               + "".join(f'<th scope="col" class="num">{escape(p)}</th>' for p in self.players)
                + "</tr></thead><tbody>")
         self.in_table = True
-        self.hands = {p: list(ev["hands"][p]) for p in self.P}
+        self.hands = {p: list(ev["hands"][p]) for p in self.players}
         self.unknown = dict(unknown)
         self.plays = []
 
@@ -270,9 +269,9 @@ class _Page(Visitor):
         bad = {(f.player, f.card) for f in self.pending}
         cls = ' class="breach"' if self.pending else ""
         played = " ".join(_played(p["player"], p["card"], (p["player"], p["card"]) in bad) for p in self.plays)
-        self.w(f'<tr{cls} id="d{ev["deal"]}t{ev["trick"]}"><td class="num">{ev["trick"]}</td><td>{played}</td>'
+        self.write(f'<tr{cls} id="d{ev["deal"]}t{ev["trick"]}"><td class="num">{ev["trick"]}</td><td>{played}</td>'
                f"<td>{escape(ev['winner'])}</td>"
-               + "".join(f'<td class="num">{ev["tallies"][p]}</td>' for p in self.P) + "</tr>")
+               + "".join(f'<td class="num">{ev["tallies"][p]}</td>' for p in self.players) + "</tr>")
         self._step(ev, bad)
         self._flush_pending()
 
@@ -293,17 +292,18 @@ class _Page(Visitor):
 
     def _flush_pending(self) -> None:
         for f in self.pending:
-            self.w(f'<tr class="breach"><td colspan="{3 + len(self.P)}">{_finding_html(f, self.ids[id(f)])}</td></tr>')
+            breach = _finding_html(f, self.ids[id(f)])
+            self.write(f'<tr class="breach"><td colspan="{3 + len(self.players)}">{breach}</td></tr>')
         self.pending.clear()
 
     def on_claim(self, event: ClaimJudged) -> None:
         ev = event.to_dict(self.players)
         words = claim_words(ev)
         if not self.in_table:  # a claim before any trick of the deal was recorded
-            self.w('<div class="scroll"><table class="tricks"><tbody>')
+            self.write('<div class="scroll"><table class="tricks"><tbody>')
             self.in_table = True
-        self.w(f'<tr class="claim{" breach" if self.pending or ev["holds"] is False else ""}" id="d{ev["deal"]}claim">'
-               f'<td colspan="{3 + len(self.P)}">{escape(words)}</td></tr>')
+        self.write(f'<tr class="claim{" breach" if self.pending or ev["holds"] is False else ""}" id="d{ev["deal"]}claim">'
+               f'<td colspan="{3 + len(self.players)}">{escape(words)}</td></tr>')
         # The step-through's last step of the deal: the hands as they stood at the claim.
         self.steps.append({"deal": ev["deal"], "trick": ev["trick"], "winner": None, "claim": words,
                            "hands": {p: list(h) for p, h in self.hands.items()}, "unknown": dict(self.unknown),
@@ -314,10 +314,10 @@ class _Page(Visitor):
     def on_result(self, ev: GameEnded) -> None:
         self.close_table()
         for f in self.pending:
-            self.w(_finding_html(f, self.ids[id(f)]))
+            self.write(_finding_html(f, self.ids[id(f)]))
         self.pending.clear()
         self.close_section()
-        self.w('<section class="result" aria-labelledby="result-title"><h2 id="result-title">Result</h2>'
+        self.write('<section class="result" aria-labelledby="result-title"><h2 id="result-title">Result</h2>'
                + _result_block(ev.result) + "</section>")
 
 
@@ -353,7 +353,7 @@ def _played(player: str, card: str, bad: bool) -> str:
             f"{card_html(card)}</span>")
 
 
-def _table_picture(players: list[str], ev: dict[str, Any]) -> str:
+def _table_picture(players: tuple[str, ...], ev: dict[str, Any]) -> str:
     """The table from above: three seats clockwise, each with its role and quota, the dealer marked."""
     spots = ((130, 24), (206, 118), (54, 118))  # seats 1, 2, 3 clockwise from the top
     parts = ['<svg class="table-picture" viewBox="0 0 260 150" role="img" aria-label="the table">',
