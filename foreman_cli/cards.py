@@ -86,11 +86,11 @@ def explain_bad_token(token: str, notation: str) -> str:
     """Say in one sentence why a token is not a card, and what to write instead."""
     up = token.upper()
     rank, suit = up[:-1], up[-1:]
-    shape = t_rank_suit(token)
-    if notation != "seed" and shape is not None:
+    t_suit = t_rank_suit(token)
+    if notation != "seed" and t_suit is not None:
         return (
             f"card {token!r}: 'T' is ambiguous (Ten in some notations, Ace in the game's own "
-            f"description); write '10{shape}' for the ten or 'A{shape}' for the ace, or set "
+            f"description); write '10{t_suit}' for the ten or 'A{t_suit}' for the ace, or set "
             f"\"card_notation\": \"seed\" if the whole record uses B, D, K, T"
         )
     if notation == "seed" and rank in ("J", "Q", "A") and suit and (suit in SUITS or suit in SUIT_SYMBOLS):

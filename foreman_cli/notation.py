@@ -475,10 +475,10 @@ class _GameReader:
 
     def _not_a_card(self, text: str, led: str | None) -> str:
         """Why a token is not a card; for a T (ten in some notations, ace in the game's description) what to write."""
-        shape = t_rank_suit(text + led if led and text.upper() == "T" else text)
-        if self.ranks is not SEED_RANKS and shape is not None:
-            return (f"is not a card: T is ten in some notations and the ace in the game's description; write 10{shape} "
-                    f"or A{shape}, or a 'cards seed' line if the game writes B D K T")
+        suit = t_rank_suit(text + led if led and text.upper() == "T" else text)
+        if self.ranks is not SEED_RANKS and suit is not None:
+            return (f"is not a card: T is ten in some notations and the ace in the game's description; write 10{suit} "
+                    f"or A{suit}, or a 'cards seed' line if the game writes B D K T")
         return _NOT_A_CARD
 
     def _card_list(self, toks: list[Token], allow_none: bool = False) -> list[str]:
