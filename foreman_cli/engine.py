@@ -80,13 +80,13 @@ class ResultBuilder:
         if visitor is not None:
             visitor.begin_game(game)
 
-    def _add_heard(self, f: F.Finding) -> None:
-        self.findings.append(f)
-        self._announce(f)
+    def _add_heard(self, finding: F.Finding) -> None:
+        self.findings.append(finding)
+        self._announce(finding)
 
-    def _announce(self, f: F.Finding) -> None:
+    def _announce(self, finding: F.Finding) -> None:
         from . import events as ev
-        self.visitor.visit(ev.FindingMade(f))
+        self.visitor.visit(ev.FindingMade(finding))
 
     def deal_ended(self, res: DealResult, won_at_trick: int | None, by: int | None) -> None:
         """A deal has been replayed: its result, and the trick and seat that won the game in it."""

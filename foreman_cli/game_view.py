@@ -59,24 +59,24 @@ def _by_suit(toks, sym: bool) -> Text:
     return out
 
 
-def _finding_line(f: Finding) -> Text:
-    line = Text(f"{f.place}: " if f.place else "")
-    line.append(f.message)
-    line.append(f" ({f.code})", style="bold red" if f.severity == ERROR else "yellow")
+def _finding_line(finding: Finding) -> Text:
+    line = Text(f"{finding.place}: " if finding.place else "")
+    line.append(finding.message)
+    line.append(f" ({finding.code})", style="bold red" if finding.severity == ERROR else "yellow")
     return line
 
 
-def _print_finding(con: Console, f: Finding) -> None:
+def _print_finding(con: Console, finding: Finding) -> None:
     """A finding under '  ! ': on a terminal wrapped at words with the lines after indented, so no code
     is ever cut; elsewhere one line, however long."""
-    mark = Text("  ! ", style="bold red" if f.severity == ERROR else "yellow")
+    mark = Text("  ! ", style="bold red" if finding.severity == ERROR else "yellow")
     if not con.is_terminal:
-        con.print(mark + _finding_line(f))
+        con.print(mark + _finding_line(finding))
         return
     grid = Table.grid()
     grid.add_column(width=4, no_wrap=True)
     grid.add_column(overflow="fold")
-    grid.add_row(mark, _finding_line(f))
+    grid.add_row(mark, _finding_line(finding))
     con.print(grid, soft_wrap=False)
 
 
@@ -125,74 +125,75 @@ class _ReplayView(Visitor):
                 line.append(f"{'  ' if hands[s] else ''}+ {plural(unknown[s], 'card')} not shown", style="dim")
             self.con.print(line)
 
-    def on_finding(self, e: FindingMade) -> None:
-        f = e.finding
+    def on_finding(self, event: FindingMade) -> None:
+        f = event.finding
         if CODES[f.code].shown_at == "place" and (f.trick is not None or f.pass_ is not None):
             self.held.append(f)
         else:
             _print_finding(self.con, f)
 
-    def on_deal(self, e: DealStarted) -> None:
-        order = (e.dealer, (e.dealer + 1) % 3, (e.dealer + 2) % 3)
+    def on_deal(self, event: DealStarted) -> None:
+        order = (event.dealer, (event.dealer + 1) % 3, (event.dealer + 2) % 3)
         self.con.print()
-        self.con.print(Text(f"Deal {e.deal}", style="bold underline") + Text("  " + ", ".join(
-            _ROLE_QUOTA.format(p=self.players[s], role=role(s, e.dealer), q=e.quotas[s]) for s in order)))
+        self.con.print(Text(f"Deal {event.deal}", style="bold underline") + Text("  " + ", ".join(
+            _ROLE_QUOTA.format(p=self.players[s], role=role(s, event.dealer), q=event.quotas[s]) for s in order)))
         self.passes_due = True
-        if e.hands is None:
+        if event.hands is None:
             self.con.print("Hands as dealt: not recorded (a record of the play)")
             return
         self.con.print("Hands as dealt:")
-        self._hands(e.hands)
-        self.con.print(Text(f"  {'kitty':<{self.width}}  ") + _cards(names(e.kitty), self.sym))
+        self._hands(event.hands)
+        self.con.print(Text(f"  {'kitty':<{self.width}}  ") + _cards(names(event.kitty), self.sym))
         self.con.print("Passes:")
         self.passes_due = False
 
-    def on_pass(self, e: PassMade) -> None:
+    def on_pass(self, event: PassMade) -> None:
         if self.passes_due:
             self.con.print("Passes:")
             self.passes_due = False
-        line = Text(f"  {e.number}. {self.players[e.giver]} gave ")
-        line.append_text(_card(CANONICAL[e.card], self.sym))
-        line.append(f" to {self.players[e.receiver]}; {self.players[e.receiver]} returned ")
-        line.append_text(_card(CANONICAL[e.returned], self.sym))
+        line = Text(f"  {event.number}. {self.players[event.giver]} gave ")
+        line.append_text(_card(CANONICAL[event.card], self.sym))
+        line.append(f" to {self.players[event.receiver]}; {self.players[event.receiver]} returned ")
+        line.append_text(_card(CANONICAL[event.returned], self.sym))
         from .trace import pass_proof  # the replay's wording, loaded with the replay
-        line.append(f"  ({pass_proof(e, self.rules.return_rule, tuple(self.players))})", style="dim")
+        line.append(f"  ({pass_proof(event, self.rules.return_rule, tuple(self.players))})", style="dim")
         self.con.print(line)
-        self.show_held("pass_", e.number)
+        self.show_held("pass_", event.number)
 
-    def on_kitty(self, e: KittyExchanged) -> None:
+    def on_kitty(self, event: KittyExchanged) -> None:
         self.show_held()
-        line = Text(f"Kitty: {self.players[e.dealer]} took ")
-        line.append_text(_cards(names(e.kitty), self.sym) if e.kitty is not None else Text("the kitty (not recorded)"))
+        line = Text(f"Kitty: {self.players[event.dealer]} took ")
+        kitty = Text("the kitty (not recorded)") if event.kitty is None else _cards(names(event.kitty), self.sym)
+        line.append_text(kitty)
         line.append(" and set aside ")
-        line.append_text(_cards([CANONICAL[c] for c in e.discards], self.sym) if e.discards is not None
+        line.append_text(_cards([CANONICAL[c] for c in event.discards], self.sym) if event.discards is not None
                          else Text("the discards (not recorded)"))
         self.con.print(line)
-        self.con.print("Hands at the first lead:" if e.unknown is None else
+        self.con.print("Hands at the first lead:" if event.unknown is None else
                        "Hands at the first lead, as far as the record shows them:")
-        self._hands(e.hands, e.unknown)
+        self._hands(event.hands, event.unknown)
         width = self.width
         self.con.print(Text(f"{'trick':>5}  {'leader':<{width}}  {'cards':<12} {'winner':<{width}}  "
                             + "  ".join(f"{p:>{max(len(p), 2)}}" for p in self.players), style="bold"))
 
-    def on_trick(self, e: TrickWon) -> None:
-        cards = _cards([CANONICAL[c] for c in e.cards], self.sym)
+    def on_trick(self, event: TrickWon) -> None:
+        cards = _cards([CANONICAL[c] for c in event.cards], self.sym)
         cards.pad_right(max(0, 12 - cards.cell_len))
         width = self.width
-        line = Text(f"{e.trick:>5}  {self.players[e.leader]:<{width}}  ") + cards
-        line.append(f" {self.players[e.winner]:<{width}}  "
-                    + "  ".join(f"{e.tallies[s]:>{max(len(p), 2)}}" for s, p in enumerate(self.players)))
+        line = Text(f"{event.trick:>5}  {self.players[event.leader]:<{width}}  ") + cards
+        line.append(f" {self.players[event.winner]:<{width}}  "
+                    + "  ".join(f"{event.tallies[s]:>{max(len(p), 2)}}" for s, p in enumerate(self.players)))
         self.con.print(line)
-        self.show_held("trick", e.trick)
+        self.show_held("trick", event.trick)
 
-    def on_claim(self, e: ClaimJudged) -> None:
+    def on_claim(self, event: ClaimJudged) -> None:
         from .claims import claim_words  # with the replay view, as trace's wording is
-        self.con.print(Text(claim_words(e.to_dict(tuple(self.players))), style="bold"))
-        self.show_held("trick", e.trick)
+        self.con.print(Text(claim_words(event.to_dict(tuple(self.players))), style="bold"))
+        self.show_held("trick", event.trick)
 
-    def on_result(self, e: GameEnded) -> None:
+    def on_result(self, event: GameEnded) -> None:
         self.show_held()
-        _result_block(self.con, e.result)
+        _result_block(self.con, event.result)
 
 
 def _result_block(con: Console, ev: dict[str, Any]) -> None:

@@ -25,12 +25,12 @@ def proof_words(proof: Proof) -> str:
             "left": lambda: f"it is among {proof[1]}'s cards left"}[proof[0]]()
 
 
-def proved_evidence(f: Any, fields: tuple[str, ...]) -> dict[str, Any]:
+def proved_evidence(finding: Any, fields: tuple[str, ...]) -> dict[str, Any]:
     """The evidence of a finding that may be proved from the play alone: the fields known, and `proved_by`."""
-    out = {name: list(v) if isinstance(v := getattr(f, name), tuple) else v for name in fields
-           if getattr(f, name) is not None}
-    if f.proved_by is not None:
-        out["proved_by"] = proof_json(f.proved_by)
+    out = {name: list(v) if isinstance(v := getattr(finding, name), tuple) else v for name in fields
+           if getattr(finding, name) is not None}
+    if finding.proved_by is not None:
+        out["proved_by"] = proof_json(finding.proved_by)
     return out
 
 

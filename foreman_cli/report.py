@@ -78,11 +78,11 @@ def _finding_id(index: int) -> str:
     return f"finding-{index}"
 
 
-def _finding_html(f: Finding, anchor: str) -> str:
-    cls = "finding" if f.severity == ERROR else "finding warning"
-    return (f'<div class="{cls}" id="{anchor}"><code>{escape(f.code)}</code> '
-            f'{escape(f.place) + ": " if f.place else ""}{escape(f.message)}'
-            f'<br><small>{escape(CODES[f.code].rule)}</small></div>')
+def _finding_html(finding: Finding, anchor: str) -> str:
+    cls = "finding" if finding.severity == ERROR else "finding warning"
+    return (f'<div class="{cls}" id="{anchor}"><code>{escape(finding.code)}</code> '
+            f'{escape(finding.place) + ": " if finding.place else ""}{escape(finding.message)}'
+            f'<br><small>{escape(CODES[finding.code].rule)}</small></div>')
 
 
 def dispute_page(trace, analyze: bool = False, budget: int | None = None, on_deal=None, jobs: int = 1) -> str:
@@ -184,8 +184,8 @@ class _Page(Visitor):
             self.write("</section>")
             self.in_section = False
 
-    def on_finding(self, e: FindingMade) -> None:
-        f = e.finding
+    def on_finding(self, event: FindingMade) -> None:
+        f = event.finding
         if CODES[f.code].shown_at in ("game", "dealer") and f.trick is None:
             return  # written at the top, or at the deal's dealer line
         if f.trick is not None and CODES[f.code].shown_at == "place" and self.in_table:

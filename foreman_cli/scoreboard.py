@@ -188,11 +188,11 @@ def game_words(res: GameResult) -> str:
     return f"{res.winner} wins the game" + (f": {pays}" if pays else " (no stake: no money changes hands)")
 
 
-def revoke_proved(f: Revoke, newest: str) -> str:
+def revoke_proved(revoke: Revoke, newest: str) -> str:
     """A revoke the card just entered proves, as the table would say it."""
-    suit = SUIT_NAMES[SUITS.index(f.led)]
-    return (f"{f.player} showed out of {suit}s at trick {f.trick} ({f.card}); {newest} cannot be {f.player}'s "
-            f"unless trick {f.trick} was written wrong (REVOKE)")
+    suit = SUIT_NAMES[SUITS.index(revoke.led)]
+    return (f"{revoke.player} showed out of {suit}s at trick {revoke.trick} ({revoke.card}); "
+            f"{newest} cannot be {revoke.player}'s unless trick {revoke.trick} was written wrong (REVOKE)")
 
 
 def show(state, pending: list[str]) -> str:

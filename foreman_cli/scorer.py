@@ -332,12 +332,12 @@ def _flags(state: GameState, before: set[str], partial: bool) -> list[str]:
     return out
 
 
-def _flag_words(f: Finding, state: GameState) -> str:
+def _flag_words(finding: Finding, state: GameState) -> str:
     """A finding of a line just entered, as the scorer says it: a revoke the new card proves, in
     the table's words; anything else as every view says it."""
-    if isinstance(f, Revoke) and f.proved_by:
+    if isinstance(finding, Revoke) and finding.proved_by:
         now = len(state.record["deals"][-1]["tricks"])
-        newest = [card for card, at in f.proved_by if at == now]
-        if newest and f.trick != now:
-            return scoreboard.revoke_proved(f, newest[0])
-    return f.text()
+        newest = [card for card, at in finding.proved_by if at == now]
+        if newest and finding.trick != now:
+            return scoreboard.revoke_proved(finding, newest[0])
+    return finding.text()

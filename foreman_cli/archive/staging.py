@@ -445,7 +445,7 @@ def stage_tables(results: list[GameResult], analyze: int | None = None,
         return tables
 
 
-def finding_row(game_id: str, f: dict[str, Any]) -> tuple:
+def finding_row(game_id: str, finding: dict[str, Any]) -> tuple:
     """A finding (as `Finding.to_dict` gives it) as a row of the findings table."""
-    return (game_id, f["code"], f["severity"], f["deal"], f["trick"], f["pass"], f["player"], f["card"], f["message"],
-            json.dumps(f["evidence"], ensure_ascii=False))
+    return (game_id, finding["code"], finding["severity"], finding["deal"], finding["trick"], finding["pass"],
+            finding["player"], finding["card"], finding["message"], json.dumps(finding["evidence"], ensure_ascii=False))
