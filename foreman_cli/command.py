@@ -69,13 +69,13 @@ class OneLineErrors(TyperGroup):
 def _with_value_given(message: str, param: Any, argv: list[str]) -> str:
     """A bad option value's message in foreman's words, quoting the value as given (typer's does not)."""
     message = must(message)
+    opts = getattr(param, "opts", None) or ()
     given = None
     for i, arg in enumerate(argv):
-        for opt in getattr(param, "opts", None) or ():
-            if arg == opt and i + 1 < len(argv):
-                given = argv[i + 1]
-            elif opt.startswith("--") and arg.startswith(opt + "="):
-                given = arg[len(opt) + 1:]
+        if arg in opts and i + 1 < len(argv):
+            given = argv[i + 1]
+        elif arg.startswith("--") and "=" in arg and arg.partition("=")[0] in opts:
+            given = arg.partition("=")[2]
     return message if given is None else f"{message}, got {given!r}"
 
 

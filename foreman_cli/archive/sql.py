@@ -161,7 +161,7 @@ SHOW_TABLES = r"SELECT DISTINCT name FROM (SHOW TABLES) WHERE name NOT LIKE '\_%
 
 # Statements that only read: SHOW, DESCRIBE and SUMMARIZE parse as SELECT, PIVOT as MULTI.
 READING_STATEMENTS = frozenset({"SELECT", "EXPLAIN", "PRAGMA", "CALL", "MULTI"})
-COMMENTS_BEFORE = re.compile(r"(?:\s|/\*.*?\*/|--[^\n]*\n)*", re.S)  # matches at the start, if only nothing
+COMMENTS_BEFORE = re.compile(r"(?:\s|/\*.*?\*/|--[^\n]*\n)*", re.S)  # matches any text's start (empty if none)
 # CHECKPOINT, FORCE CHECKPOINT and CALL (force_)checkpoint(), after any comments before them
 CHECKPOINT = re.compile(COMMENTS_BEFORE.pattern + r"(?:call\s+)?(?:force[\s_]+)?checkpoint\b", re.I | re.S)
 
@@ -203,6 +203,13 @@ def _row_bytes(row: tuple) -> int:
     return sum(len(v) if isinstance(v, (str, bytes)) else 8 for v in row)
 
 
+LISTING_HINT = ('the tables and views: foreman query "SHOW TABLES"; '
+                'a table\'s columns: foreman query "DESCRIBE games"')
+PARSE_HINT = "DuckDB could not read the statement as SQL: the word quoted is where it stopped"
+# DuckDB's lines after the first that help mend the query: its guess at a name, the names there are.
+_SUGGESTIONS = ("Did you mean", "Candidate bindings")
+
+
 @contextmanager
 def _query_errors(timeout: float) -> Iterator[None]:
     """DuckDB's errors of a query as one-line messages with a hint that fits."""
@@ -223,13 +230,6 @@ def _query_errors(timeout: float) -> Iterator[None]:
                                      "use foreman load to add games, foreman export for files") from None
         hint = PARSE_HINT if isinstance(e, duckdb.ParserException) else LISTING_HINT
         raise DatabaseError(f"query failed: {msg}", hint=hint) from None
-
-
-LISTING_HINT = ('the tables and views: foreman query "SHOW TABLES"; '
-                'a table\'s columns: foreman query "DESCRIBE games"')
-PARSE_HINT = "DuckDB could not read the statement as SQL: the word quoted is where it stopped"
-# DuckDB's lines after the first that help mend the query: its guess at a name, the names there are.
-_SUGGESTIONS = ("Did you mean", "Candidate bindings")
 
 
 def _one_line(message: str) -> str:
