@@ -226,7 +226,7 @@ def analyze(
         min=0, metavar="NODES", help="Positions one search may visit; a play not solved within them is shown as not "
         "solved, never guessed. Work, not time: the same answer on any machine.")] = DEFAULT_BUDGET,
     rule: RuleOpt = None,
-    json_out: Annotated[bool, typer.Option("--json", help="One JSON object per game (docs/analysis.md).")] = False,
+    json_out: Annotated[bool, typer.Option("--json", help="One JSON object per game: each play's cost, the best cards, what was sure.")] = False,
     jobs: JobsOpt = None,
     from_: FromOpt = None,
 ) -> None:
@@ -293,7 +293,7 @@ def fairness(
     db: Annotated[Optional[str], typer.Option("--db", metavar="FILE", help="Read the dealt hands from an archive.")] = None,
     alpha: Annotated[float, typer.Option(min=0.0, max=1.0, metavar="A", help="The significance level after correction.")] = 0.01,
     correction: Annotated[str, typer.Option(metavar="NAME", help="holm (family-wise) or bh (Benjamini-Hochberg, false discoveries).")] = "holm",
-    json_out: Annotated[bool, typer.Option("--json", help="One JSON object (docs/fairness.md).")] = False,
+    json_out: Annotated[bool, typer.Option("--json", help="One JSON object: every test with its p-value, adjusted.")] = False,
     html: Annotated[Optional[str], typer.Option("--html", metavar="FILE", help="Also write a page with the distributions drawn.")] = None,
     rule: RuleOpt = None,
     from_: FromOpt = None,

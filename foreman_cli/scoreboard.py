@@ -14,7 +14,7 @@ from .results import DealResult, GameResult
 
 TRICKS = 16
 
-HELP = """Type notation, one line at a time (docs/notation.md):
+HELP = """Type notation, one line at a time:
   game ID / players A B C / stake 1.00 GBP / series ID N / rules quota=9-5-2 / note TEXT
   deal [DEALER]          a new deal (Enter takes the dealer due)
   7S A 9                 a trick's cards in play order from the leader (or one card at a time)

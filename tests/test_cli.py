@@ -418,6 +418,16 @@ def test_help_shows_no_type_placeholders():
         assert "Options:" in text and not shown, (cmd, shown)
 
 
+def test_no_help_sends_an_installed_foreman_to_a_file_it_does_not_have():
+    import typer
+    from foreman_cli.scoreboard import HELP
+    commands = typer.main.get_command(app).commands
+    helps = {cmd: runner.invoke(app, [cmd, "--help"], terminal_width=400).output for cmd in commands}
+    assert len(helps) > 15 and all(text.startswith("Usage") for text in helps.values())
+    named = {cmd: re.findall(r"docs/\w+\.md", text) for cmd, text in {**helps, "record (in session)": HELP}.items()}
+    assert not any(named.values()), {cmd: files for cmd, files in named.items() if files}
+
+
 def test_quiet_shows_only_the_problems(tmp_path):
     res = runner.invoke(app, ["validate", "-q", SAMPLES])
     assert res.exit_code == 1 and "REVOKE" in res.output and "games read" not in res.output
