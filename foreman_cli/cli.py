@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-import os
 import sys
-from typing import Annotated, Any, Optional
+from typing import Annotated, Optional
 
 import typer
 
 from . import audit, records, render
-from .command import DbOpt, FromOpt, app, guarded, inputs, run_app, version_text
+from .command import (DbOpt, FromOpt, GameOpt, JobsOpt, PathArg, PathsArg, QuietOpt, RuleOpt, app, argument, guarded,
+                      inputs, run_app, version_text, worker_count)
 from .errors import UsageError
 from .findings import CODES, INJECTABLE
 from .reader import DEFAULT_MAX_RECORD_BYTES
@@ -18,33 +18,9 @@ from .rules import HouseRules, parse_overrides
 MAX_RECORD_LIMIT = 1 << 40  # a larger limit overflowed the reader's buffer sizes (a traceback)
 
 
-RuleOpt = Annotated[Optional[list[str]], typer.Option("--rule", metavar="KEY=VALUE",
-    help="Override a house option for every game read, e.g. --rule quota=9-5-2 (repeatable).")]
-def _argument(metavar: str) -> Any:
-    """A positional argument, described in its command's help text: typer would print a Python type
-    beside it in the Arguments table."""
-    return typer.Argument(metavar=metavar, hidden=True)
-
-
-PathsArg = Annotated[list[str], _argument("PATH")]
-PathArg = Annotated[str, _argument("PATH")]
-GameOpt = Annotated[Optional[str], typer.Option("--game", metavar="ID", help="The game (if the input has several).")]
-
-
 def _write_text(path: str, text: str, inputs: list[str]) -> None:
     from .files import write_text_atomically
     write_text_atomically(path, text, inputs)
-
-
-JobsOpt = Annotated[Optional[int], typer.Option("--jobs", "-j", min=1, max=1024, metavar="N",
-    help="Worker processes (default: the number of cores); output is the same for any number.")]
-
-
-QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="Only the problems: no summary.")]
-
-
-def _jobs(jobs: int | None) -> int:
-    return jobs or os.cpu_count() or 1
 
 
 @app.command()
@@ -70,7 +46,7 @@ def validate(
     """
     paths = inputs(paths, from_)
     overrides = parse_overrides(rule)
-    results = audit.audit_paths(paths, overrides, max_record_bytes, jobs=_jobs(jobs), keep=False, lines=json_out)
+    results = audit.audit_paths(paths, overrides, max_record_bytes, jobs=worker_count(jobs), keep=False, lines=json_out)
     with render.WorkProgress("validating", "games", streams_to_terminal=True) as bar:
         results = bar.counted(results)
         summary = render.validation_json(results) if json_out else render.validation_human(results, quiet=quiet)
@@ -207,7 +183,7 @@ def report(
     budget = _analysis_budget(analyze, budget)
     with render.WorkProgress("analysing", "deals") as bar:
         page = dispute.dispute_page(tracing.trace_game([path], game, parse_overrides(rule)), analyze, budget,
-                                    on_deal=bar.advance, jobs=_jobs(jobs))
+                                    on_deal=bar.advance, jobs=worker_count(jobs))
     if output == "-":
         sys.stdout.write(page)
         return
@@ -244,7 +220,7 @@ def analyze(
     from . import analysis
     with render.WorkProgress("analysing", "deals", streams_to_terminal=True) as bar:
         items = analysis.analyze_results(audit.audit_paths([path], parse_overrides(rule)), game, deal, from_trick,
-                                         budget, on_deal=bar.advance, jobs=_jobs(jobs))
+                                         budget, on_deal=bar.advance, jobs=worker_count(jobs))
         summary = (game_view.analysis_json if json_out else game_view.analysis_view)(items)
     if not summary.games:
         _no_game([path])
@@ -254,7 +230,7 @@ def analyze(
 @app.command()
 @guarded
 def verify(
-    certificate: Annotated[str, _argument("CERTIFICATE")],
+    certificate: Annotated[str, argument("CERTIFICATE")],
     paths: PathsArg,
     from_: FromOpt = None,
 ) -> None:
@@ -289,7 +265,7 @@ def verify(
 @app.command()
 @guarded
 def fairness(
-    paths: Annotated[Optional[list[str]], _argument("PATH")] = None,
+    paths: Annotated[Optional[list[str]], argument("PATH")] = None,
     db: Annotated[Optional[str], typer.Option("--db", metavar="FILE", help="Read the dealt hands from an archive.")] = None,
     alpha: Annotated[float, typer.Option(min=0.0, max=1.0, metavar="A", help="The significance level after correction.")] = 0.01,
     correction: Annotated[str, typer.Option(metavar="NAME", help="holm (family-wise) or bh (Benjamini-Hochberg, false discoveries).")] = "holm",
@@ -361,7 +337,7 @@ def load(
     budget = _analysis_budget(analyze, budget)
     path = archive.db_path(db)
     with render.WorkProgress("loading", "games") as bar:
-        report = archive.load_paths(paths, path, parse_overrides(rule), replace, batch, _jobs(jobs), progress=bar.advance,
+        report = archive.load_paths(paths, path, parse_overrides(rule), replace, batch, worker_count(jobs), progress=bar.advance,
                                   analyze=budget if analyze else None)
     if json_out:
         render.schema(report.to_dict(path))
@@ -376,7 +352,7 @@ def load(
 @app.command(context_settings={"ignore_unknown_options": True})
 @guarded
 def query(
-    sql: Annotated[str, _argument("SQL")],
+    sql: Annotated[str, argument("SQL")],
     db: DbOpt = None,
     json_out: Annotated[bool, typer.Option("--json", help="JSON Lines, one object per row.")] = False,
     csv_out: Annotated[bool, typer.Option("--csv", help="CSV with a header.")] = False,
@@ -569,7 +545,7 @@ def schema() -> None:
 @app.command()
 @guarded
 def codes(
-    code: Annotated[Optional[str], _argument("CODE")] = None,
+    code: Annotated[Optional[str], argument("CODE")] = None,
     json_out: Annotated[bool, typer.Option("--json", help="The codes as a JSON list.")] = False,
 ) -> None:
     """Explain every finding code: the rule, the evidence shown, an example.

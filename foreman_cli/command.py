@@ -1,4 +1,5 @@
-"""The command group and its --version, and how a command ends: one line, a hint, an exit code, in one place."""
+"""The command group, its --version and the options its commands share; how a command ends: one line, a hint, an exit
+code, in one place."""
 
 from __future__ import annotations
 
@@ -24,6 +25,37 @@ DbOpt = Annotated[Optional[str], typer.Option(
 
 FromOpt = Annotated[Optional[str], typer.Option(
     "--from", metavar="FORM", help="Read standard input (-) as json or fmn (default: by its first line).")]
+
+
+RuleOpt = Annotated[Optional[list[str]], typer.Option(
+    "--rule", metavar="KEY=VALUE",
+    help="Override a house option for every game read, e.g. --rule quota=9-5-2 (repeatable).")]
+
+
+GameOpt = Annotated[Optional[str], typer.Option("--game", metavar="ID", help="The game (if the input has several).")]
+
+
+JobsOpt = Annotated[Optional[int], typer.Option(
+    "--jobs", "-j", min=1, max=1024, metavar="N",
+    help="Worker processes (default: the number of cores); output is the same for any number.")]
+
+
+QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="Only the problems: no summary.")]
+
+
+def argument(metavar: str) -> Any:
+    """A positional argument, described in its command's help text: typer would print a Python type
+    beside it in the Arguments table."""
+    return typer.Argument(metavar=metavar, hidden=True)
+
+
+PathsArg = Annotated[list[str], argument("PATH")]
+PathArg = Annotated[str, argument("PATH")]
+
+
+def worker_count(jobs: int | None) -> int:
+    """--jobs as given, else one worker a core."""
+    return jobs or os.cpu_count() or 1
 
 
 def inputs(paths: list[str], from_: str | None) -> list[str]:
