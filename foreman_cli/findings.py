@@ -517,7 +517,7 @@ class ClaimRefuted(_ClaimFails):
 
 @_code("CLAIM_DOUBTFUL", "an accepted claim of the remaining tricks fails",
        severity=WARNING,
-       rule=("Both others agreed to the claim, so it stands, but it fails under claim_rule (docs/game.md 12). A "
+       rule=("Both others agreed to the claim, so it stands, but it fails under claim_rule (docs/game.md §12). A "
              "warning, not a breach."),
        sample={**_CLAIM_SAMPLE, "accepted": True})
 class ClaimDoubtful(_ClaimFails):
