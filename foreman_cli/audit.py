@@ -215,18 +215,17 @@ def succession_finding(prev: dict[str, Any], cur: dict[str, Any]) -> Finding | N
 
 
 def audit_records(raws: Iterable[RawRecord], overrides: dict[str, Any] | None = None,
-                  jobs: int = 1, keep: bool = True, lines: bool = False) -> Iterator[GameResult | GameLine]:
+                  jobs: int = 1, keep: bool = True) -> Iterator[GameResult]:
     """Replay every raw record and run the cross-game checks; yield results in input order.
 
     With jobs > 1 the replays run in that many worker processes; the results, and so the output,
     are the same as with one. `keep=False` drops each result's record text and decoded data
-    (what only the archive needs), which spares copying them between processes; `lines` gives
-    each game as its GameLine instead, made where it was replayed.
+    (what only the archive needs), which spares copying them between processes.
     """
-    return _cross_checked(chunked(raws, BATCH), overrides, jobs, game_line if lines else None if keep else slim)
+    return _cross_checked(chunked(raws, BATCH), overrides, jobs, None if keep else slim)
 
 
-def _cross_checked(pieces, overrides, jobs: int, shape) -> Iterator[GameResult | GameLine | LineRun]:
+def _cross_checked(pieces, overrides, jobs: int, shape) -> Iterator[Any]:
     cross = CrossChecks()
     for batch in checked_batches(pieces, overrides, jobs, shape):
         run = batch.staged if isinstance(batch.staged, LineRun) else None
@@ -473,16 +472,27 @@ def no_cyclic_gc():
 
 def audit_paths(paths: list[str], overrides: dict[str, Any] | None = None,
                 max_record_bytes: int = DEFAULT_MAX_RECORD_BYTES, stdin: BinaryIO | None = None, jobs: int = 1,
-                keep: bool = True, lines: bool = False) -> Iterator[GameResult | GameLine]:
-    """Read, replay and cross-check every game in the given paths ('-' is stdin); see audit_records.
+                keep: bool = True) -> Iterator[GameResult]:
+    """Read, replay and cross-check every game in the given paths ('-' is stdin); see audit_records."""
+    return _cross_checked(_pieces(paths, max_record_bytes, stdin, jobs), overrides, jobs, None if keep else slim)
 
-    With workers, a plain JSON Lines file is handed out in chunks of lines, which the workers cut
-    into records themselves: the reading process only reads.
-    """
-    shape = game_line if lines else None if keep else slim
+
+def validation_lines(paths: list[str], overrides: dict[str, Any] | None = None,
+                     max_record_bytes: int = DEFAULT_MAX_RECORD_BYTES, stdin: BinaryIO | None = None,
+                     jobs: int = 1) -> Iterator[GameLine | LineRun]:
+    """What `validate --json` writes of the games in the paths, in input order: each game's line is
+    made from its GameResult where it is replayed (in a worker, with jobs > 1), because sending the
+    line back costs less than sending the result. A game comes as its GameLine, or a batch as one
+    LineRun when the checks across games add nothing to any of its games."""
+    return _cross_checked(_pieces(paths, max_record_bytes, stdin, jobs), overrides, jobs, game_line)
+
+
+def _pieces(paths: list[str], max_record_bytes: int, stdin: BinaryIO | None, jobs: int) -> Iterable[Piece]:
+    # With workers, a plain JSON Lines file goes out in chunks of lines that the workers cut into
+    # records themselves: the reading process only reads.
     if jobs > 1:
-        return _cross_checked(pieces(paths, max_record_bytes, stdin), overrides, jobs, shape)
-    return _cross_checked(chunked(read_records(paths, max_record_bytes, stdin=stdin), BATCH), overrides, jobs, shape)
+        return pieces(paths, max_record_bytes, stdin)
+    return chunked(read_records(paths, max_record_bytes, stdin=stdin), BATCH)
 
 
 class Summary(msgspec.Struct):

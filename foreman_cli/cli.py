@@ -46,7 +46,10 @@ def validate(
     """
     paths = inputs(paths, from_)
     overrides = parse_overrides(rule)
-    results = audit.audit_paths(paths, overrides, max_record_bytes, jobs=worker_count(jobs), keep=False, lines=json_out)
+    if json_out:
+        results = audit.validation_lines(paths, overrides, max_record_bytes, jobs=worker_count(jobs))
+    else:
+        results = audit.audit_paths(paths, overrides, max_record_bytes, jobs=worker_count(jobs), keep=False)
     with render.WorkProgress("validating", "games", streams_to_terminal=True) as bar:
         results = bar.counted(results)
         summary = render.validation_json(results) if json_out else render.validation_human(results, quiet=quiet)

@@ -100,7 +100,7 @@ def json_line(obj: Any, out: IO[str]) -> None:
     out.write("\n")
 
 
-def validation_json(results: Iterable[GameResult], out: IO[str] | None = None) -> Summary:
+def validation_json(results: Iterable[GameResult | GameLine | LineRun], out: IO[str] | None = None) -> Summary:
     """Write one JSON line per game; return the counts."""
     out = out or sys.stdout
     summary = Summary()

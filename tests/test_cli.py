@@ -206,7 +206,7 @@ def test_a_game_line_with_findings_added_reads_as_the_whole_result_does(tmp_path
     recs[9] = dict(recs[9], rules={"next_dealer": "winner"})
     path = write(tmp_path, "c.jsonl", recs)
     whole = list(audit.audit_paths([path]))
-    lines = list(audit.audit_paths([path], jobs=2, lines=True))
+    lines = list(audit.validation_lines([path], jobs=2))
     assert [r.json() for r in lines] == [msgspec.json.encode(r.to_dict()) for r in whole]
     added = [r for r in lines if r.findings]
     assert {f.code for r in added for f in r.findings} >= {"DUPLICATE_GAME"} and len(added) >= 2
@@ -229,7 +229,7 @@ def test_batches_written_whole_read_as_game_by_game(tmp_path, monkeypatch, jobs)
     recs.insert(150, recs[20])  # a repeat: its batch goes game by game
     path = write(tmp_path, "runs.jsonl", recs)
     whole = list(audit.audit_paths([path]))
-    items = list(audit.audit_paths([path], jobs=jobs, lines=True))
+    items = list(audit.validation_lines([path], jobs=jobs))
     assert any(isinstance(i, audit.LineRun) for i in items) and any(isinstance(i, audit.GameLine) for i in items)
     import io
     out = io.StringIO()
