@@ -174,7 +174,8 @@ def settle(results: Iterable[GameResult], as_played: bool = False,
 
 def _line(result: GameResult, as_played: bool) -> LedgerLine:
     errors = [f for f in result.findings if f.severity == ERROR]
-    # A wrong claim does not dispute the game: the replay is paid and the difference reported.
+    # A wrong claim does not dispute the game: the replay is paid and the difference reported. A record
+    # that cannot be replayed is invalid, not disputed: there was no play to dispute.
     breaches = result.disputes
     first = breaches[0] if breaches else None
     deciding = result.deciding
@@ -201,7 +202,7 @@ def _line(result: GameResult, as_played: bool) -> LedgerLine:
         claims=[f"deal {deal.number}: " + describe(result.players[c.by], c.first_trick, c.tricks, c.accepted, c.rule,
                                                     c.holds)
                 for deal in result.deals if (c := deal.claim) is not None],
-        disputed=first is not None, counted=counted, reason=reason,
+        disputed=first is not None and result.status != "invalid", counted=counted, reason=reason,
         first_finding=first.text() if first is not None else None,
     )
 

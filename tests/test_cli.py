@@ -708,6 +708,20 @@ def test_settle_of_many_games_shows_the_summary_and_the_table_on_asking(tmp_path
     assert "Games: 80 settled" not in listed.stdout and listed.stdout.count("gen-4-") >= 160
 
 
+def test_an_invalid_record_in_a_settlement_counts_once_as_invalid_not_also_as_disputed(tmp_path):
+    path = _generated(tmp_path, 60, "--inject", "REVOKE")
+    with path.open("a") as out:
+        out.write('{"format": "foreman/1", "id": "no-players"}\n')  # cannot be replayed: invalid
+    summary = runner.invoke(app, ["settle", str(path)]).stdout
+    counts = {label: int(n) for label, n in re.findall(r"^(\w[\w ]*?) +(\d+)$", summary, re.M)}
+    assert counts["invalid"] == 1 and sum(counts.values()) == 61, summary
+    games = {g["id"]: g for g in json.loads(runner.invoke(app, ["settle", str(path), "--json"]).stdout)["games"]}
+    assert (games["no-players"]["disputed"], games["no-players"]["counted"]) == (False, False)
+    assert any(g["disputed"] for g in games.values())  # the revokes still are
+    table = runner.invoke(app, ["settle", str(path), "--per-game"], terminal_width=200).stdout
+    assert re.search(r"^no-players +invalid .* no *$", table, re.M), table
+
+
 def test_an_option_that_needs_another_says_so(tmp_path):
     for args in (["report", str(Path(SAMPLES) / "01-clean-win.json"), "-o", str(tmp_path / "p.html"), "--budget", "5"],
                  ["load", SAMPLES, "--db", str(tmp_path / "a.duckdb"), "--budget", "5"]):
