@@ -28,7 +28,7 @@ def ratings_view(ratings: Ratings, season: str | None = None, out: IO[str] | Non
                   "foreman load PATH adds games.")
         return
     rows = [(*row[:-1], "yes" if row[-1] else "") for row in _rows(ratings)]
-    query_table(QueryResult(RATING_COLUMNS, iter(rows)), con=con)
+    query_table(QueryResult(RATING_COLUMNS, iter(rows)), con=con, people=True)  # every figure to two places: 26.70, not 26.7
     con.print()
     con.print(f"{plural(ratings.games, 'won game')} rated in the order played (OpenSkill, Plackett-Luce); "
               f"rating = mu - 3 sigma; provisional: fewer than {PROVISIONAL_GAMES} games.")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import shutil
 
 import pytest
@@ -61,6 +62,13 @@ def test_the_role_of_the_deciding_deal_is_worth_rating(season):
     assert dealer["D"] > dealer["L"] and dealer["D"] > dealer["R"]
     text = runner.invoke(app, ["ratings", "--db", season]).output
     assert "The role in the deciding deal is rated too" in text and "fay" in text
+
+
+def test_the_table_shows_rating_mu_and_sigma_each_to_two_places(season):
+    text = runner.invoke(app, ["ratings", "--db", season]).output
+    header, *rows = text.split("\n\n")[0].splitlines()
+    assert header.split()[2:5] == ["rating", "mu", "sigma"] and len(rows) > 3
+    assert all(re.fullmatch(r"-?\d+\.\d\d", cell) for row in rows for cell in row.split()[2:5]), rows
 
 
 def test_a_season_keeps_its_games_and_says_what_a_bad_one_is(season):
