@@ -6,7 +6,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from .command import DbOpt, app, guarded
+from .command import DbOpt, app, argument, guarded
 from .errors import UsageError
 
 SeasonOpt = Annotated[Optional[str], typer.Option(
@@ -45,7 +45,7 @@ def ratings(
 @app.command()
 @guarded
 def player(
-    name: Annotated[str, typer.Argument(metavar="NAME", help="The player, named as in the records.")],
+    name: Annotated[str, argument("NAME")],
     db: DbOpt = None,
     html: Annotated[Optional[str], typer.Option("--html", metavar="FILE", help="Also write the report as one self-contained HTML page.")] = None,
     lessons: Annotated[int, typer.Option(min=0, max=1000, metavar="N", help="How many positions to learn from.")] = 10,
@@ -56,6 +56,8 @@ def player(
     Luck and skill need the deals analysed: foreman load --analyze.
 
     Example: foreman player alice --html alice.html
+
+    Arguments: NAME the player, named as in the records.
     """
     from . import archive, season_view
     from .player import player_report
@@ -70,7 +72,7 @@ def player(
 @app.command()
 @guarded
 def drill(
-    name: Annotated[str, typer.Argument(metavar="NAME", help="The player whose positions to drill.")],
+    name: Annotated[str, argument("NAME")],
     db: DbOpt = None,
     positions: Annotated[int, typer.Option(min=1, max=1000, metavar="N", help="How many of the player's costliest positions.")] = 10,
 ) -> None:
@@ -81,6 +83,8 @@ def drill(
     see the answer, q to stop. Needs the deals analysed: foreman load --analyze.
 
     Example: foreman drill alice
+
+    Arguments: NAME the player whose positions to drill.
     """
     import sys
     from . import archive
