@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 
 from . import stats_exact as sx
 from .cards import CARD_OF, RANK_OF, SUIT_OF
-from .words import plural
+from .words import plural, signed
 
 HAND, KITTY = 16, 4
 ACE, HONOURS = {12}, {9, 10, 11, 12}  # ranks: A; and J Q K A
@@ -229,12 +229,12 @@ def verdicts(screen: Screen) -> list[str]:
         if t.test == COMPARISON:
             out.append(f"{t.player}: dealing, {t.player} held {t.observed:.2f} honours (A K Q J) on average over "
                        f"{plural(t.deals, 'deal')}; the other dealers held {t.expected:.2f} in theirs "
-                       f"(edge {t.effect:+.2f} SD), {chance}")
+                       f"(edge {signed(t.effect)} SD), {chance}")
             continue
         when = "dealing" if t.as_ == "dealer" else "in the others' deals"  # the player named held the cards, not "them"
         out.append(f"{t.player}: {when}, {t.player} held {t.observed:.2f} {words.get(t.test, t.test)} on average "
                    f"against {t.expected:.2f} by chance over {plural(t.deals, 'deal')} "
-                   f"(edge {t.effect:+.2f} SD), {chance}")
+                   f"(edge {signed(t.effect)} SD), {chance}")
     for player in sorted({t.player for t in screen.tests} - {t.player for t in screen.flagged}):
         mine = [t for t in screen.tests if t.player == player]
         best = min(mine, key=lambda t: t.p_adjusted)

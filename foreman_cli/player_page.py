@@ -7,7 +7,7 @@ from html import escape
 from .cards import names
 from .player import Lesson, PeriodSplit, PlayerReport
 from .report import CSS, card_html, cards_html, hand_html
-from .words import plural
+from .words import plural, signed
 
 W, H, PAD = 560, 200, 28
 PARTS = (("luck", "#7a9cc6"), ("skill", "#c0504d"), ("gifts", "#9bbb59"), ("claims", "#b58900"))
@@ -103,7 +103,7 @@ def page(season: PlayerReport) -> str:
                    f"luck {totals.luck:+d} + skill {totals.skill:+d} + gifts {totals.gifts:+d} "
                    f"+ claims {totals.claims:+d}.</p>")
         out.append("<p>Luck against the field (par above the archive's mean for the same role): "
-                   f"{totals.vs_field / totals.deals:+.2f} "
+                   f"{signed(totals.vs_field / totals.deals)} "
                    "a deal. Luck itself is below zero for everyone: par is what a player was sure of against perfect play.</p>")
         out.append(split_chart(season.periods))
         out.append('<p class="key">' + "".join(f'<span style="color:{c}">■ {f}</span>' for f, c in PARTS)

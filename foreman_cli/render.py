@@ -20,7 +20,7 @@ from . import money
 from .audit import LineRun, Summary
 from .findings import CODES, ERROR
 from .results import GameLine, GameResult
-from .words import plural
+from .words import plural, signed
 
 
 # Characters of record text (or query results) that a terminal would obey rather than show: C0 and
@@ -460,7 +460,7 @@ def _cell(column: str, value: Any, people: bool) -> str:
     if people and isinstance(value, Decimal) and column.startswith("net"):
         return money.signed(Decimal(_plain(value)))
     if people and isinstance(value, float):
-        return f"{value:+.2f}" if "outcome" in column else f"{value:.2f}"
+        return signed(value) if "outcome" in column else f"{value:.2f}"
     # A line break inside a cell would break the table's rows: shown as \n (--json and --csv keep it)
     return str(_plain(value)).replace("\r\n", "\\n").replace("\n", "\\n").replace("\r", "\\r")
 
@@ -551,7 +551,7 @@ def fairness_view(screen, out: IO[str] | None = None) -> None:
     for x in screen.tests:
         need = x.to_dict(screen.alpha)["deals_needed"]
         rows.append([x.player, x.as_, x.test, str(x.deals), f"{x.observed:.2f}", f"{x.expected:.2f}",
-                     f"{x.effect:+.2f}", f"{x.p:.2g}", Text(f"{x.p_adjusted:.2g}", style="bold red" if x.flagged else ""),
+                     signed(x.effect), f"{x.p:.2g}", Text(f"{x.p_adjusted:.2g}", style="bold red" if x.flagged else ""),
                      f"{need:,}" if need else "-"])
     table, dropped = _fitted(con, columns, rows, set(names[3:]) | {"player"},
                          ["deals for 90%", "chance", "p", "mean", "as"])

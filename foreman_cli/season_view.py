@@ -9,7 +9,7 @@ from .archive.sql import QueryResult
 from .ratings import PROVISIONAL_GAMES, Ratings
 from .records import name_clashes
 from .render import console, name_clash, query_csv, query_table, schema
-from .words import plural
+from .words import plural, signed
 
 RATING_COLUMNS = ["rank", "player", "rating", "mu", "sigma", "games", "wins", "provisional"]
 
@@ -33,7 +33,7 @@ def ratings_view(ratings: Ratings, season: str | None = None, out: IO[str] | Non
     con.print(f"{plural(ratings.games, 'won game')} rated in the order played (OpenSkill, Plackett-Luce); "
               f"rating = mu - 3 sigma; provisional: fewer than {PROVISIONAL_GAMES} games.")
     if ratings.roles:
-        terms = ", ".join(f"{p.player} {p.mu - 25:+.2f}" for p in ratings.roles)
+        terms = ", ".join(f"{p.player} {signed(p.mu - 25)}" for p in ratings.roles)
         con.print(f"The role in the deciding deal is rated too (D dealer, L left, R right): {terms} "
                   "against the start of 25.")
     for group in name_clashes(p.player for p in ratings.players):
@@ -86,7 +86,7 @@ def player_view(season, out: IO[str] | None = None) -> None:
                   f"= luck {totals.luck:+d} + skill {totals.skill:+d} + gifts {totals.gifts:+d}"
                   + (f" + claims {totals.claims:+d}" if totals.claims else ""))
         con.print("Luck against the field (par above the archive's mean for the same role): "
-                  f"{totals.vs_field / totals.deals:+.2f} a deal; "
+                  f"{signed(totals.vs_field / totals.deals)} a deal; "
                   "luck itself is below zero for everyone, par being what a player was sure of against perfect play")
         rows = [(p.period, p.deals, p.against_quota, p.luck, p.skill, p.gifts, p.claims) for p in season.periods]
         query_table(QueryResult(["period", "deals", "against quota", "luck", "skill", "gifts", "claims"], iter(rows)),

@@ -1,4 +1,5 @@
-"""English in messages and views: counts ('1 deal', '3 deals', '2 breaches'), and pydantic's words in foreman's."""
+"""English in messages and views: counts ('1 deal', '3 deals', '2 breaches'), signed figures, and pydantic's words in
+foreman's."""
 
 from __future__ import annotations
 
@@ -8,6 +9,11 @@ _PLURALS = {"breach": "breaches", "was": "were"}
 def plural(n: int, word: str, many: str | None = None) -> str:
     """The count and the word, singular for one: plural(1, 'deal') is '1 deal', plural(2, 'deal') '2 deals'."""
     return f"{n:,} {word if n == 1 else many or _PLURALS.get(word, word + 's')}"
+
+
+def signed(value: float) -> str:
+    """A figure with its sign, to two places: one that rounds to nothing is +0.00, never -0.00."""
+    return f"{round(value, 2) + 0.0:+.2f}"
 
 
 def must(message: str) -> str:

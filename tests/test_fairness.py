@@ -241,3 +241,13 @@ def test_generated_games_are_fair_by_default(tmp_path):
     stacked = runner.invoke(app, ["generate", "-n", "200", "--seed", "5", "--stacked", "0.3"]).stdout
     path.write_text(stacked)
     assert runner.invoke(app, ["fairness", str(path)]).exit_code == 1
+
+
+def test_an_edge_that_rounds_to_nothing_is_shown_as_plus_zero(tmp_path):
+    from foreman_cli.words import signed
+    shown = [signed(v) for v in (-0.004, -0.0, 0.0, 0.004, -0.006, 1.234, -2.5)]
+    assert shown == ["+0.00", "+0.00", "+0.00", "+0.00", "-0.01", "+1.23", "-2.50"]
+    path = tmp_path / "g.jsonl"  # 60 fair games whose screen has edges between -0.005 and 0
+    path.write_text(runner.invoke(app, ["generate", "--games", "60", "--seed", "5"]).stdout)
+    table = runner.invoke(app, ["fairness", str(path)]).stdout
+    assert " +0.00 " in table and "-0.00" not in table
