@@ -455,6 +455,8 @@ def rate(share: float) -> str:
 def _cell(column: str, value: Any, people: bool) -> str:
     if value is None:
         return ""
+    if isinstance(value, (list, tuple)):  # as SQL writes a list ([judy, erin, frank]), not as Python does
+        return "[" + ", ".join("NULL" if v is None else _cell(column, v, people) for v in value) + "]"
     if people and isinstance(value, (float, Decimal)) and (column.endswith("_rate") or column == "accuracy"):
         return rate(float(value))
     if people and isinstance(value, Decimal) and column.startswith("net"):

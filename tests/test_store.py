@@ -538,6 +538,14 @@ def archive(tmp_path):
     return db
 
 
+def test_a_list_in_a_query_table_is_written_as_sql_writes_it(archive):
+    sql = "SELECT players, [1, NULL, 3] AS numbers, [] AS nothing FROM games WHERE id = 'fri-01-clean'"
+    table = CliRunner().invoke(app, ["query", sql, "--db", archive]).stdout
+    assert table.splitlines()[1].split("  ") == ["[alice, bob, carol]", "[1, NULL, 3]", "[]"], table
+    row = json.loads(CliRunner().invoke(app, ["query", sql, "--db", archive, "--json"]).stdout)
+    assert row == {"players": ["alice", "bob", "carol"], "numbers": [1, None, 3], "nothing": []}  # JSON keeps lists
+
+
 @pytest.mark.parametrize("sql", ["", " ", ";", " ; \n"])
 def test_query_without_a_statement_is_a_usage_error(archive, sql):
     res = CliRunner().invoke(app, ["query", sql, "--db", archive])
