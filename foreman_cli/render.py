@@ -485,7 +485,13 @@ def query_csv(res, out: IO[str] | None = None) -> None:
     writer = csv.writer(out or sys.stdout, lineterminator="\n")
     writer.writerow(res.columns)
     for row in res.rows:
-        writer.writerow(["" if v is None else v if type(v) in _AS_IS else _plain(v) for v in row])
+        writer.writerow(["" if v is None else v if type(v) in _AS_IS else _csv_value(v) for v in row])
+
+
+def _csv_value(value: Any) -> Any:
+    """A value of a CSV cell: a list or a struct as its JSON text, which a sheet or a script can read back."""
+    plain = _plain(value)
+    return _encode(plain).decode() if isinstance(plain, (list, dict)) else plain
 
 
 def stats_report(st, out: IO[str] | None = None) -> None:

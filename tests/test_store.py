@@ -538,12 +538,15 @@ def archive(tmp_path):
     return db
 
 
-def test_a_list_in_a_query_table_is_written_as_sql_writes_it(archive):
+def test_a_list_in_a_query_is_written_as_sql_writes_it_in_a_table_and_as_json_in_csv(archive):
     sql = "SELECT players, [1, NULL, 3] AS numbers, [] AS nothing FROM games WHERE id = 'fri-01-clean'"
     table = CliRunner().invoke(app, ["query", sql, "--db", archive]).stdout
     assert table.splitlines()[1].split("  ") == ["[alice, bob, carol]", "[1, NULL, 3]", "[]"], table
     row = json.loads(CliRunner().invoke(app, ["query", sql, "--db", archive, "--json"]).stdout)
     assert row == {"players": ["alice", "bob", "carol"], "numbers": [1, None, 3], "nothing": []}  # JSON keeps lists
+    import csv
+    cells = list(csv.reader(CliRunner().invoke(app, ["query", sql, "--db", archive, "--csv"]).stdout.splitlines()))[1]
+    assert [json.loads(cell) for cell in cells] == list(row.values())  # CSV: each list as its JSON text
 
 
 @pytest.mark.parametrize("sql", ["", " ", ";", " ; \n"])
