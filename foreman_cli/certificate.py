@@ -219,12 +219,12 @@ def compare(cert: dict[str, Any], hashed: Hashed, ledger: dict[str, Any], versio
     verdict.missing = [k for k in then if k not in now]
     verdict.added = [k for k in now if k not in then]
     verdict.changed = [k for k in then if k in now and _game_fields(then[k]) != _game_fields(now[k])]
-    if cert.get("balances") != ledger["balances"]:
-        verdict.ledger.append(f"the balances differ: certified {canonical(cert.get('balances'))}, "
-                        f"now {canonical(ledger['balances'])}")
-    if _transfer_set(cert["transfers"]) != _transfer_set(ledger["transfers"]):
-        verdict.ledger.append(f"the transfers differ: certified {canonical(cert['transfers'])}, "
-                        f"now {canonical(ledger['transfers'])}")
+    verdict.ledger = _balance_changes(cert["balances"], ledger["balances"])
+    certified, made = _transfer_set(cert["transfers"]), _transfer_set(ledger["transfers"])
+    verdict.ledger += [f"a transfer certified is not made now: {_transfer_words(t)}"
+                       for t in cert["transfers"] if canonical(t) not in made]
+    verdict.ledger += [f"a transfer made now was not certified: {_transfer_words(t)}"
+                       for t in ledger["transfers"] if canonical(t) not in certified]
     if cert.get("foreman") != version:
         verdict.fields.append(f"made by foreman {cert.get('foreman')}, checked with foreman {version}")
     known = {"certificate", "foreman", "created_at", "overrides", "as_played", "games", "balances", "transfers",
@@ -239,6 +239,34 @@ def _game_fields(game: dict[str, Any]) -> str:
 
 def _transfer_set(transfers: list[dict[str, Any]]) -> set[str]:
     return {canonical(t) for t in transfers}
+
+
+def _balance_changes(then: dict[str, Any], now: dict[str, Any]) -> list[str]:
+    """Each balance the records give otherwise now, one a line: 'the balance of heidi (EUR): certified
+    -10.00, now -14.00'. The certificate may be damaged, so what it holds is quoted, not trusted."""
+    changes = []
+    for currency in sorted(set(then) | set(now)):
+        was, is_now = then.get(currency, {}), now.get(currency, {})
+        if not isinstance(was, dict):
+            changes.append(f"the balances in {currency or 'no currency'}: certified {canonical(was)}, "
+                           f"now {canonical(is_now)}")
+            continue
+        for player in sorted(set(was) | set(is_now)):
+            if was.get(player) != is_now.get(player):
+                changes.append(f"the balance of {player} ({currency or 'no currency'}): certified "
+                               f"{_figure(was.get(player))}, now {_figure(is_now.get(player))}")
+    return changes
+
+
+def _figure(value: Any) -> str:
+    return "none" if value is None else value if isinstance(value, str) else canonical(value)
+
+
+def _transfer_words(transfer: dict[str, Any]) -> str:
+    """'bob pays alice 2.00 GBP', or the transfer's JSON when it is not one foreman writes."""
+    if set(transfer) != {"from", "to", "amount", "currency"} or not all(isinstance(v, str) for v in transfer.values()):
+        return canonical(transfer)
+    return f"{transfer['from']} pays {transfer['to']} {transfer['amount']} {transfer['currency']}".rstrip()
 
 
 def _by_key(games: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
