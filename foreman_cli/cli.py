@@ -402,7 +402,7 @@ def stats(
 ) -> None:
     """Per player: games, wins, quotas by role, findings, money; and head to head.
 
-    Example: foreman stats --player alice    foreman stats --csv --table money > money.csv
+    Example: foreman stats --csv --table money > money.csv   (--player alice: one player's rows)
     """
     from . import archive  # duckdb and pyarrow load only for the commands that use them
     if json_out and csv_out:

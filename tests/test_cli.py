@@ -304,6 +304,14 @@ def test_short_help_and_an_example_in_every_command():
         assert res.exit_code == 0 and "Example: foreman " + cmd in res.output, cmd
 
 
+def test_every_example_is_one_whole_command_on_one_line_of_an_80_column_help():
+    import typer
+    for cmd, command in typer.main.get_command(app).commands.items():
+        example = re.search(r"Example: (foreman .*?)(?:   \(|$)", command.help, re.M).group(1).strip()
+        lines = runner.invoke(app, [cmd, "--help"], terminal_width=80).output.splitlines()
+        assert any(example in line for line in lines), (cmd, example)
+
+
 def test_the_help_of_commands_that_read_many_files_names_every_kind_read():
     from foreman_cli.reader import SUFFIXES
     for cmd in ("validate", "settle", "convert"):
