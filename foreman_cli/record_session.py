@@ -20,7 +20,10 @@ _HEADER_QUESTIONS = (("game", "game id (e.g. fri-2026-12-04-1)", True),
 def run_piped(scorer: Scorer, lines: Iterable[str], out: IO[str], err: IO[str]) -> int:
     """Enter each line read as if typed: a line the replay flags is kept as played (the table's
     word) and said so; one that cannot be read is refused and named. Exit status 1 when a line was
-    refused or a trick was left half entered, else 0."""
+    refused or a trick was left half entered, else 0. What opening the file found wrong is said first."""
+    for said in (scorer.journal.repaired, scorer.what_is_broken()):
+        if said:
+            err.write(said + "\n")
     failed = False
     for number, raw in enumerate(lines, 1):
         text = raw.rstrip("\r\n")
@@ -152,7 +155,8 @@ def _welcome(scorer: Scorer, path: str) -> str:
     where = {"new-game": "a new game", "header": "the game's lines", "trick": f"deal {turn.deal}, trick {turn.trick}",
              "after-deal": f"after deal {turn.deal}", "won": "the next game", "broken": "a problem"}[turn.phase]
     repaired = f"\n{scorer.journal.repaired}" if scorer.journal.repaired else ""
-    return f"foreman record {path}: going on at {where}. Type help for the lines and commands.{repaired}"
+    broken = f"\n{scorer.what_is_broken()}" if turn.phase == "broken" else ""
+    return f"foreman record {path}: going on at {where}. Type help for the lines and commands.{repaired}{broken}"
 
 
 def run(path: str, interactive: bool | None = None) -> int:
@@ -164,8 +168,6 @@ def run(path: str, interactive: bool | None = None) -> int:
     try:
         if interactive:
             return run_terminal(scorer, path)
-        if scorer.journal.repaired:
-            sys.stderr.write(scorer.journal.repaired + "\n")
         return run_piped(scorer, sys.stdin, sys.stdout, sys.stderr)
     finally:
         scorer.journal.close()

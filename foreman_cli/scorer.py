@@ -145,7 +145,8 @@ class Scorer:
         tricks = sum(1 for line in lines if _first_word(line) not in notation.KEYWORDS)
         kept = _canonical(lines, state, tricks, bool(pending))
         if state.result is None and tricks + bool(pending):
-            return Attempt(refused=f"the game is not a valid record yet: {state.problem}", pending=self.pending)
+            refused = self.what_is_broken() or f"the game is not a valid record yet: {state.problem}"
+            return Attempt(refused=refused, pending=self.pending)
         before = set() if new_game else self.state.texts
         flags = [] if state.result is None else _flags(state, before, bool(pending))
         return Attempt(lines=kept, pending=pending, flags=flags, state=state, new_game=new_game)
@@ -198,6 +199,18 @@ class Scorer:
             done = len(rec["deals"][-1]["tricks"])
             position = engine.position_at(res.data, len(rec["deals"]), done + 1)
         return scoreboard.turn(live, bool(self.pending), position)
+
+    def what_is_broken(self) -> str | None:
+        """Why the game's lines so far make no record (a line the file holds that does not read), where,
+        and how to go on; None when they make one or are still its header."""
+        state = self.state
+        if scoreboard.turn(state).phase != "broken":
+            return None
+        where = ""
+        if state.problem_line is not None and 0 < state.problem_line <= len(state.lines):
+            in_file = len(self.journal.lines) - len(state.lines) + state.problem_line
+            where = f" at line {in_file} of {self.journal.path} ({state.lines[state.problem_line - 1]!r})"
+        return f"the game so far does not read{where}: {state.problem}; undo takes back its lines, the last first"
 
     def show(self) -> str:
         """The game so far, in words."""

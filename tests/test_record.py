@@ -282,6 +282,20 @@ def test_a_line_cut_short_by_a_crash_is_dropped_and_a_whole_one_kept(tmp_path):
     assert (tmp_path / "u.fmn").read_text() == HEAD + "1. 7S A 9\n"
 
 
+def test_a_file_with_a_line_that_does_not_read_says_which_line_and_how_to_go_on(tmp_path):
+    path = tmp_path / "t.fmn"
+    path.write_text("# friday\n" + HEAD + "1. 7S A 9\n2. KH 2 3X\n")  # 3X: a slip made in an editor
+    code, out, err = piped(path, "3. AC 5 10\nundo\n2. KH 2 3\n")
+    said = f"at line 6 of {path} ('2. KH 2 3X'): trick 2: \"3X\" is not a card"
+    first, refused = err.splitlines()[:2]
+    assert said in first and "undo takes back" in first  # said once the file is read, before any line
+    assert refused.startswith("line 1: the game so far does not read") and said in refused
+    assert code == 1 and "took back: 2. KH 2 3X" in out and path.read_text().endswith("\n2. KH 2 3\n")
+    assert Scorer(path).what_is_broken() is None
+    (tmp_path / "h.fmn").write_text("game h\nplayers alice bob carol\n")  # a header, still to be finished
+    assert Scorer(tmp_path / "h.fmn").what_is_broken() is None
+
+
 # --- never lose a trick ---
 
 def _script() -> list[str]:
