@@ -553,6 +553,9 @@ def fairness_view(screen, out: IO[str] | None = None) -> None:
                    style="bold"))
     for line in verdicts(screen):
         con.print(("  ! " if not line.split(": ", 1)[1].startswith("nothing") else "  ") + line)
+    if not screen.tests:
+        con.print("Nothing to screen: no deal read has its hands recorded.")
+        return
     names = ("player", "as", "test", "deals", "mean", "chance", "edge (SD)", "p", "adjusted", "deals for 90%")
     columns = [(name, "left" if name in ("player", "as", "test") else "right") for name in names]
     rows = []

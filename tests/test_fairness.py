@@ -251,3 +251,10 @@ def test_an_edge_that_rounds_to_nothing_is_shown_as_plus_zero(tmp_path):
     path.write_text(runner.invoke(app, ["generate", "--games", "60", "--seed", "5"]).stdout)
     table = runner.invoke(app, ["fairness", str(path)]).stdout
     assert " +0.00 " in table and "-0.00" not in table
+
+
+def test_records_without_hands_leave_nothing_to_screen_and_say_so_without_an_empty_table():
+    out = runner.invoke(app, ["fairness", f"{SAMPLES}/10-play-only-evening.fmn"]).stdout
+    assert "Nothing to screen: no deal read has its hands recorded." in out and "edge (SD)" not in out
+    one = runner.invoke(app, ["fairness", f"{SAMPLES}/01-clean-win.json"]).stdout  # one deal is enough to test
+    assert "edge (SD)" in one and "Nothing to screen" not in one
