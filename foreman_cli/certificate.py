@@ -246,15 +246,14 @@ def _balance_changes(then: dict[str, Any], now: dict[str, Any]) -> list[str]:
     -10.00, now -14.00'. The certificate may be damaged, so what it holds is quoted, not trusted."""
     changes = []
     for currency in sorted(set(then) | set(now)):
-        was, is_now = then.get(currency, {}), now.get(currency, {})
-        if not isinstance(was, dict):
-            changes.append(f"the balances in {currency or 'no currency'}: certified {canonical(was)}, "
-                           f"now {canonical(is_now)}")
-            continue
-        for player in sorted(set(was) | set(is_now)):
-            if was.get(player) != is_now.get(player):
-                changes.append(f"the balance of {player} ({currency or 'no currency'}): certified "
-                               f"{_figure(was.get(player))}, now {_figure(is_now.get(player))}")
+        was, is_now, named = then.get(currency, {}), now.get(currency, {}), currency or "no currency"
+        players = sorted(p for p in set(was) | set(is_now) if was.get(p) != is_now.get(p)) \
+            if isinstance(was, dict) else []
+        changes += [f"the balance of {p} ({named}): certified {_figure(was.get(p))}, now {_figure(is_now.get(p))}"
+                    for p in players]
+        if not players and (not isinstance(was, dict) or (currency in then) != (currency in now)):
+            changes.append(f"the balances in {named}: certified {_figure(then.get(currency))}, "
+                           f"now {_figure(now.get(currency))}")
     return changes
 
 

@@ -155,12 +155,15 @@ def test_a_resealed_certificate_with_any_field_changed_fails(tmp_path):
         "status": lambda d: d["games"][1].update(status="unfinished"),
         "version": lambda d: d.update(foreman="0.0.1"),
         "a new field": lambda d: d.update(note="paid in full"),
+        "a currency with no balance": lambda d: d["balances"].update(EUR={}),
+        "a balance that is not an object": lambda d: d["balances"].update(GBP=0),
     }
     for name, change in changes.items():
         cert = certify(tmp_path, path)
         _resealed(cert, change)
         res = verify(cert, path)
         assert res.exit_code == 1, name
+    assert "the balances in GBP: certified 0, now {" in res.output  # a damaged value is quoted, not read
     cert = certify(tmp_path, path)
     _resealed(cert, lambda d: d["transfers"].reverse())  # the same ledger in another order
     assert verify(cert, path).exit_code == 0
