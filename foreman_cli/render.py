@@ -434,6 +434,8 @@ def query_table(res, title: str | None = None, out: IO[str] | None = None, con: 
         for row in [list(res.columns), *cells]:
             line = "  ".join(v.rjust(w) if r else v.ljust(w) for v, w, r in zip(row, widths, right))
             con.print(line.rstrip(), soft_wrap=True)
+    if not rows:
+        con.print("(no rows)")  # a header alone could pass for output cut short
     if more:
         said = f"more than {MORE_COUNTED:,} more rows" if more > MORE_COUNTED else plural(more, "more row")
         if limit:

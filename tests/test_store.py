@@ -549,6 +549,14 @@ def test_a_list_in_a_query_is_written_as_sql_writes_it_in_a_table_and_as_json_in
     assert [json.loads(cell) for cell in cells] == list(row.values())  # CSV: each list as its JSON text
 
 
+def test_a_query_with_no_rows_says_so_under_its_header(archive):
+    none = CliRunner().invoke(app, ["query", "SELECT id, status FROM games WHERE false", "--db", archive])
+    assert none.exit_code == 0 and none.stdout.splitlines() == ["id  status", "(no rows)"]
+    one = CliRunner().invoke(app, ["query", "SELECT id FROM games WHERE id = 'fri-01-clean'", "--db", archive])
+    assert one.stdout.splitlines() == ["id", "fri-01-clean"]
+    assert CliRunner().invoke(app, ["query", "SELECT 1 WHERE false", "--db", archive, "--csv"]).stdout == "1\n"
+
+
 @pytest.mark.parametrize("sql", ["", " ", ";", " ; \n"])
 def test_query_without_a_statement_is_a_usage_error(archive, sql):
     res = CliRunner().invoke(app, ["query", sql, "--db", archive])
