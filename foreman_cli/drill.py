@@ -53,7 +53,7 @@ def run_drill(rows: list[tuple], lines: Iterator[str], say: Callable[[str], None
     """Put each costly position of `rows` (archive.season.player_rows' `costly`) to the player, read
     his card from `lines`, and say what it comes to; returns (positions answered, among the best)."""
     from .analysis import card_values
-    from .season_view import lesson_words
+    from .season_view import position_words
     answered = best_found = 0
     for n, row in enumerate(rows, 1):
         data = game_data(row[0], row[-1])
@@ -62,7 +62,7 @@ def run_drill(rows: list[tuple], lines: Iterator[str], say: Callable[[str], None
         if lesson is None or values is None:
             continue
         say(f"Position {n} of {len(rows)}")
-        for line in lesson_words(lesson)[:2]:
+        for line in position_words(lesson):  # what he saw, not what he played
             say(line)
         verdict, stop = _ask(lesson, values, lines, say)
         if verdict is not None:

@@ -55,18 +55,25 @@ def ratings_csv(ratings: Ratings, out: IO[str] | None = None) -> None:
     query_csv(QueryResult(RATING_COLUMNS, _rows(ratings)), out)
 
 
-def lesson_words(lesson) -> list[str]:
-    """A position to learn from, in lines: where, his hand, the trick so far, his card against the best."""
+def position_words(lesson) -> list[str]:
+    """A position to learn from as the player met it, in lines: where, his hand, the others' hands, the
+    trick so far."""
     from .cards import names
     players = lesson.players
     mover = players[lesson.seat]
     so_far = ", ".join(f"{players[s]} {names([c])[0]}" for s, c in lesson.trick_so_far) or f"{mover} to lead"
-    best = " ".join(names(lesson.best)) or "?"
     others = ", ".join(f"{players[s]} {' '.join(names(cards))}" for s, cards in lesson.others)
-    kept = "would each have kept" if len(lesson.best) > 1 else "would have kept"
     return [f"{lesson.game_id}, deal {lesson.deal}, trick {lesson.trick}: {mover} held {' '.join(names(lesson.hand))}",
             f"  the others held: {others}",
-            f"  the trick so far: {so_far}",
+            f"  the trick so far: {so_far}"]
+
+
+def lesson_words(lesson) -> list[str]:
+    """A position to learn from, in lines: the position, then his card against the best."""
+    from .cards import names
+    best = " ".join(names(lesson.best)) or "?"
+    kept = "would each have kept" if len(lesson.best) > 1 else "would have kept"
+    return [*position_words(lesson),
             f"  played {names([lesson.played])[0]}: sure of {plural(lesson.made, 'trick')} after it; "
             f"{best} {kept} {lesson.sure_before} (cost {lesson.cost})"]
 

@@ -96,7 +96,8 @@ def test_drill_judges_the_typed_card_and_moves_on(analysed):
     assert f"{best}: among the best, it keeps {first.sure_before} sure trick" in out
     assert f"{table} costs {second.cost} trick" in out and f"sure of {second.made} after it" in out
     assert out.count("Position ") == 3 and f"At the table carol played {CANONICAL[third.played]}" in out
-    assert out.count("  the others held: ") == 3
+    assert out.count("  the others held: ") == 3 and out.count("  the trick so far: ") == 3
+    assert out.index("  the trick so far: ") < out.index("Your card?")  # the lead is shown before the question
     assert out.rstrip().endswith("2 positions answered, 1 among the best.")
 
 
