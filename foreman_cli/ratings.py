@@ -126,4 +126,6 @@ def season_bounds(season: str | None) -> tuple[str | None, str | None]:
                 date.fromisoformat(text)
             except ValueError:
                 raise UsageError(f"--season {season!r}: {text!r} is not a date (YYYY-MM-DD)") from None
+    if start and end and date.fromisoformat(start) > date.fromisoformat(end):
+        raise UsageError(f"--season {season!r}: {start} is after {end}; write the earlier date first")
     return start or None, end or None

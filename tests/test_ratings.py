@@ -83,6 +83,10 @@ def test_a_season_keeps_its_games_and_says_what_a_bad_one_is(season):
     assert bad.exit_code == 2 and "'2026-01-32' is not a date" in bad.output
     bad = runner.invoke(app, ["ratings", "--db", season, "--season", "2026"])
     assert bad.exit_code == 2 and "FROM..TO" in bad.output
+    backwards = runner.invoke(app, ["ratings", "--db", season, "--season", "2026-01-04..2026-01-03"])
+    assert backwards.exit_code == 2 and "2026-01-04 is after 2026-01-03" in backwards.output
+    one_day = json.loads(runner.invoke(app, ["ratings", "--db", season, "--json", "--season", "2026-01-03..2026-01-03"]).output)
+    assert 0 < one_day["games"] < first_days["games"]  # a season of one day is not backwards
     empty = runner.invoke(app, ["ratings", "--db", season, "--season", "2030-01-01.."])
     assert empty.exit_code == 0 and "No won game to rate in the season 2030-01-01..:" in empty.output
 
