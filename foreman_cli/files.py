@@ -16,6 +16,9 @@ def write_atomically(path: str | Path, fill: Callable[[str], None], inputs: Iter
     whatever was at `path` before is untouched. Never over one of `inputs` or an archive."""
     refuse_writing_over(path, inputs)
     target = Path(path)
+    if target.is_dir():
+        raise OutputError(f"{path}: a folder, not a file; nothing was written",
+                          "give the path of a file to write (in that folder, say)")
     try:
         fd, temporary = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".part", dir=target.parent or ".")
         os.close(fd)

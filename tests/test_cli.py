@@ -319,6 +319,18 @@ def test_the_help_of_commands_that_read_many_files_names_every_kind_read():
         assert all(suffix + "," in words or suffix + ")" in words for suffix in SUFFIXES), (cmd, words)
 
 
+def test_an_output_named_as_a_folder_is_refused_as_one(tmp_path):
+    folder = tmp_path / "out"
+    folder.mkdir()
+    record = str(Path(SAMPLES) / "01-clean-win.json")
+    for args in (["report", record, "-o", str(folder)], ["settle", record, "--certificate", str(folder)],
+                 ["convert", record, "--to", "fmn", "-o", str(folder)]):
+        res = runner.invoke(app, args)
+        assert res.exit_code == 2 and f"{folder}: a folder, not a file; nothing was written" in res.output, args
+        assert list(folder.iterdir()) == []
+    assert runner.invoke(app, ["report", record, "-o", str(folder / "r.html")]).exit_code == 0
+
+
 def test_no_output_replaces_an_input_or_an_archive(tmp_path):
     record = tmp_path / "r.json"
     record.write_bytes((Path(SAMPLES) / "01-clean-win.json").read_bytes())
