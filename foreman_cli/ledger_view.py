@@ -12,7 +12,7 @@ from rich.text import Text
 
 from . import money
 from .render import LISTED_UP_TO, PER_GAME_UP_TO, _fitted, _say_dropped, console, name_clash, warning
-from .words import plural
+from .words import plural, shown_id
 
 
 def settlement(ledger, out: IO[str] | None = None, per_game: bool = False) -> None:
@@ -28,7 +28,7 @@ def settlement(ledger, out: IO[str] | None = None, per_game: bool = False) -> No
         con.print(Text("--as-played: disputed games are counted as recorded.", style="bold red"))
     for title, sep, part in (("What the table wrote differs from the rules", ": ", "claim"),
                              ("Claims of the remaining tricks", ", ", "claims")):
-        _section(con, title, [f"  {game.id}{sep}{c}" for game in ledger.games for c in getattr(game, part)], whole)
+        _section(con, title, [f"  {_named(game)}{sep}{c}" for game in ledger.games for c in getattr(game, part)], whole)
     # Counted above when many: only the games whose money is in doubt are listed then.
     left_out = [g for g in ledger.games if not g.counted and (whole or g.disputed or g.status == "invalid")]
     _section(con, "Left out of the balances", [f"  {_named(game)}: {game.reason or ''}" for game in left_out], whole)
@@ -54,7 +54,7 @@ def settlement(ledger, out: IO[str] | None = None, per_game: bool = False) -> No
 
 def _named(game) -> str:
     """A game by its id; a record without one by where it is, the only way to find it."""
-    return game.id or f"{game.source} (no id)"
+    return shown_id(game.id) if game.id else f"{game.source} (no id)"
 
 
 def _section(con: Console, title: str, rows: list[str], whole: bool) -> None:

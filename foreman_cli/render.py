@@ -20,7 +20,7 @@ from . import money
 from .audit import LineRun, Summary
 from .findings import CODES, ERROR
 from .results import GameLine, GameResult
-from .words import plural, signed
+from .words import plural, shown_id, signed
 
 
 # Characters of record text (or query results) that a terminal would obey rather than show: C0 and
@@ -140,7 +140,7 @@ def _is_utf8(encoding: str | None) -> bool:
 def _game_title(result: GameResult) -> Text:
     title = Text()
     title.append(result.source, style="bold")
-    title.append(f"  game {result.id or '(no id)'}  ")
+    title.append(f"  game {shown_id(result.id) if result.id else '(no id)'}  ")
     if result.status == "won":
         title.append(f"won by {result.winner} in deal {result.deals_played}", style="green")
     elif result.status == "unfinished":

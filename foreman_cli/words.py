@@ -16,6 +16,12 @@ def signed(value: float) -> str:
     return f"{round(value, 2) + 0.0:+.2f}"
 
 
+def shown_id(game_id: str) -> str:
+    """A game's id as a view shows it: whole when it could be valid (at most 128 characters); a longer
+    one, which the format refused, cut short with its length, so it cannot push a table apart."""
+    return game_id if len(game_id) <= 128 else f"{game_id[:60]}... ({len(game_id):,} characters)"
+
+
 def must(message: str) -> str:
     """pydantic's 'Input should be ...' (a record's field, an option's value) as foreman says it: 'must be ...'."""
     return message.replace("Input should be ", "must be ", 1)

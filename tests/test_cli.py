@@ -331,6 +331,16 @@ def test_an_output_named_as_a_folder_is_refused_as_one(tmp_path):
     assert runner.invoke(app, ["report", record, "-o", str(folder / "r.html")]).exit_code == 0
 
 
+def test_an_id_longer_than_any_valid_one_is_cut_short_in_the_views_and_a_valid_one_is_not(tmp_path):
+    long_id, longest_valid = "x" * 10_000, "y" * 128
+    path = write(tmp_path, "ids.jsonl", [game(id=long_id), game(id=longest_valid)])
+    for args in (["validate", str(path)], ["settle", str(path)]):
+        out = runner.invoke(app, args, terminal_width=200).stdout
+        assert "x" * 61 not in out and "... (10,000 characters)" in out, args
+    assert longest_valid in runner.invoke(app, ["settle", str(path)], terminal_width=200).stdout
+    assert long_id in runner.invoke(app, ["validate", "--json", str(path)]).stdout  # the data keeps it whole
+
+
 def test_no_output_replaces_an_input_or_an_archive(tmp_path):
     record = tmp_path / "r.json"
     record.write_bytes((Path(SAMPLES) / "01-clean-win.json").read_bytes())
