@@ -101,7 +101,7 @@ class _ReplayView(Visitor):
         self.held: list[Finding] = []
         self.passes_due = False  # a record of the play prints 'Passes:' at its first pass
         result = trace.result
-        head = Text(f"Game {shown_id(result.id or '')}", style="bold")
+        head = Text(f"Game {shown_id(result.id) if result.id else '(no id)'}", style="bold")
         head.append(f"  ({result.source})  {', '.join(self.players)}")
         if result.stake is not None:
             head.append(f"  stake {money.fmt(result.stake)}{' ' + result.currency if result.currency else ''}")
@@ -280,7 +280,7 @@ def analysis_view(items, out: IO[str] | None = None) -> Summary:
                 con.print(Text("  " + f.text()))
             continue
         summary.games += 1
-        con.print(Text(f"Game {shown_id(g.id or '')}", style="bold") + Text(f"  ({g.source})"))
+        con.print(Text(f"Game {shown_id(g.id) if g.id else '(no id)'}", style="bold") + Text(f"  ({g.source})"))
         for d in g.deals:
             _analysed_deal(con, g.players, d)
     return summary
