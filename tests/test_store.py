@@ -557,6 +557,19 @@ def test_a_query_with_no_rows_says_so_under_its_header(archive):
     assert CliRunner().invoke(app, ["query", "SELECT 1 WHERE false", "--db", archive, "--csv"]).stdout == "1\n"
 
 
+def test_an_archive_named_as_a_folder_or_in_no_folder_is_refused_in_words(tmp_path):
+    record = f"{SAMPLES}/01-clean-win.json"
+    nowhere = str(tmp_path / "none" / "a.duckdb")
+    for args, said in ((["load", record, "--db", str(tmp_path)], f"{tmp_path}: a folder, not an archive"),
+                       (["stats", "--db", str(tmp_path)], f"{tmp_path}: a folder, not an archive"),
+                       (["load", record, "--db", nowhere], f"there is no folder {tmp_path / 'none'}"),
+                       (["stats", "--db", nowhere], f"{nowhere}: no such database")):
+        res = CliRunner().invoke(app, args)
+        assert res.exit_code == 2 and said in res.output and "IO Error" not in res.output, (args, res.output)
+    assert not (tmp_path / "none").exists()
+    assert CliRunner().invoke(app, ["load", record, "--db", str(tmp_path / "a.duckdb")]).exit_code == 0
+
+
 @pytest.mark.parametrize("sql", ["", " ", ";", " ; \n"])
 def test_query_without_a_statement_is_a_usage_error(archive, sql):
     res = CliRunner().invoke(app, ["query", sql, "--db", archive])

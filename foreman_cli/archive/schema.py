@@ -170,6 +170,11 @@ def connect(path: str, read_only: bool = False, row_group_rows: int | None = Non
     if read_only and not Path(path).exists():
         raise DatabaseError(f"{path}: no such database", hint="load games first: foreman load PATH --db FILE")
     _refuse_other_files(path)
+    if Path(path).is_dir():
+        raise DatabaseError(f"{path}: a folder, not an archive", hint="--db names the archive's file, e.g. club.duckdb")
+    if not Path(path).parent.is_dir():
+        raise DatabaseError(f"{path}: there is no folder {Path(path).parent}",
+                            hint="make the folder first, or give --db a file in one that exists")
     try:
         if row_group_rows is None:
             con = duckdb.connect(path, read_only=read_only, config=dict(NO_EXTENSIONS))
