@@ -12,7 +12,7 @@ from .command import (DbOpt, FromOpt, GameOpt, JobsOpt, PathArg, PathsArg, Quiet
                       inputs, run_app, version_text, worker_count)
 from .errors import UsageError
 from .findings import CODES, INJECTABLE
-from .reader import DEFAULT_MAX_RECORD_BYTES
+from .reader import DEFAULT_MAX_RECORD_BYTES, SUFFIXES
 from .rules import HouseRules, parse_overrides
 
 MAX_RECORD_LIMIT = 1 << 40  # a larger limit overflowed the reader's buffer sizes (a traceback)
@@ -70,7 +70,7 @@ def _analysis_budget(analyze: bool, budget: int | None) -> int:
 
 def _no_game(paths: list[str]) -> None:
     """The one convention for an input that holds no game: a warning on stderr, and exit 0."""
-    render.warning(f"no game was read from {' '.join(paths)}", "give record files (.json, .jsonl, .json.gz, .fmn), "
+    render.warning(f"no game was read from {' '.join(paths)}", f"give record files ({', '.join(SUFFIXES)}), "
                    "directories holding them, or - for standard input")
 
 

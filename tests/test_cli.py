@@ -369,6 +369,9 @@ def test_validate_of_nothing_warns(tmp_path):
     for args in ([str(empty)], [write(tmp_path, "none.jsonl", [])], ["-"]):
         res = runner.invoke(app, ["validate", *args], input="")
         assert res.exit_code == 0 and "no game was read" in res.stderr, args
+        from foreman_cli.reader import SUFFIXES
+        hint = " ".join(res.stderr.split())  # every kind of record file read is named
+        assert all(suffix + "," in hint or suffix + ")" in hint for suffix in SUFFIXES), hint
 
 
 def test_replay_exits_1_on_a_breach(tmp_path):
