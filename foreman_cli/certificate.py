@@ -220,11 +220,11 @@ def compare(cert: dict[str, Any], hashed: Hashed, ledger: dict[str, Any], versio
     verdict.added = [k for k in now if k not in then]
     verdict.changed = [k for k in then if k in now and _game_fields(then[k]) != _game_fields(now[k])]
     verdict.ledger = _balance_changes(cert["balances"], ledger["balances"])
-    certified, made = _transfer_set(cert["transfers"]), _transfer_set(ledger["transfers"])
+    certified, made = _by_canonical(cert["transfers"]), _by_canonical(ledger["transfers"])
     verdict.ledger += [f"a transfer certified is not made now: {_transfer_words(t)}"
-                       for t in cert["transfers"] if canonical(t) not in made]
+                       for key, t in certified.items() if key not in made]
     verdict.ledger += [f"a transfer made now was not certified: {_transfer_words(t)}"
-                       for t in ledger["transfers"] if canonical(t) not in certified]
+                       for key, t in made.items() if key not in certified]
     if cert.get("foreman") != version:
         verdict.fields.append(f"made by foreman {cert.get('foreman')}, checked with foreman {version}")
     known = {"certificate", "foreman", "created_at", "overrides", "as_played", "games", "balances", "transfers",
@@ -237,8 +237,9 @@ def _game_fields(game: dict[str, Any]) -> str:
     return canonical({k: x for k, x in game.items() if k != WHERE_READ})
 
 
-def _transfer_set(transfers: list[dict[str, Any]]) -> set[str]:
-    return {canonical(t) for t in transfers}
+def _by_canonical(transfers: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """The transfers by their canonical JSON: compared as a set, whatever their order."""
+    return {canonical(t): t for t in transfers}
 
 
 def _balance_changes(then: dict[str, Any], now: dict[str, Any]) -> list[str]:
@@ -247,11 +248,10 @@ def _balance_changes(then: dict[str, Any], now: dict[str, Any]) -> list[str]:
     changes = []
     for currency in sorted(set(then) | set(now)):
         was, is_now, named = then.get(currency, {}), now.get(currency, {}), currency or "no currency"
-        players = sorted(p for p in set(was) | set(is_now) if was.get(p) != is_now.get(p)) \
-            if isinstance(was, dict) else []
-        changes += [f"the balance of {p} ({named}): certified {_figure(was.get(p))}, now {_figure(is_now.get(p))}"
-                    for p in players]
-        if not players and (not isinstance(was, dict) or (currency in then) != (currency in now)):
+        if isinstance(was, dict) and was != is_now:
+            changes += [f"the balance of {p} ({named}): certified {_figure(was.get(p))}, now {_figure(is_now.get(p))}"
+                        for p in sorted(set(was) | set(is_now)) if was.get(p) != is_now.get(p)]
+        elif was != is_now or (currency in then) != (currency in now):  # not an object, or one side's alone
             changes.append(f"the balances in {named}: certified {_figure(then.get(currency))}, "
                            f"now {_figure(now.get(currency))}")
     return changes
