@@ -16,8 +16,11 @@ from .reader import DEFAULT_MAX_RECORD_BYTES, read_records
 
 FORMS = ("json", "fmn")
 _NAMED = {".fmn": "fmn", ".json": "json", ".jsonl": "json"}  # what foreman reads a file so named as
-_PLAIN_NAME = re.compile(r"[A-Za-z0-9_.'\-]+")
+_PLAIN_NAME = re.compile(r"[\w.'\-]+")  # letters of any script: "Björn" is typed bare
 _KEYWORDS = {"none", "contested", "accepted", "-"}
+_ESCAPED_BREAKS = str.maketrans({"\x85": "\\u0085", "\u2028": "\\u2028", "\u2029": "\\u2029"})
+_SPACED_BREAKS = str.maketrans({"\x85": " ", "\u2028": " ", "\u2029": " "})
+_QUOTED = re.compile(r'"(?:[^"\\]|\\.)*"?')
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,9 +124,9 @@ def _game_lines(rec: dict[str, Any]) -> list[str]:
     if rec.get("card_notation") is not None:
         out.append(f"cards {rec['card_notation']}")
     if rec.get("notes") is not None:
-        out.append("note " + json.dumps(rec["notes"], ensure_ascii=False))
+        out.append("note " + quoted(rec["notes"]))
     if rec.get("ext") is not None:
-        out.append("ext " + json.dumps(rec["ext"], ensure_ascii=False))
+        out.append("ext " + quoted(rec["ext"]))
     claimed = rec.get("claimed")
     if claimed is not None:
         out += _claimed_lines(claimed)
@@ -157,7 +160,7 @@ def _deal_lines(deal: dict[str, Any], players: list[str], table: dict[str, int],
         claim = deal["claim"]
         statement = claim.get("statement")
         out.append(f"claim {word(claim['by'])} {'accepted' if claim['accepted'] else 'contested'}"
-                   + ("" if statement is None else " " + json.dumps(statement, ensure_ascii=False)))
+                   + ("" if statement is None else " " + quoted(statement)))
     if deal.get("left") is not None:
         out.append("left " + " / ".join(" ".join([word(p), *cards]) for p, cards in deal["left"].items()))
     return out
@@ -192,10 +195,25 @@ def _trick_line(trick_number: int, trick: dict[str, Any], due: int | None, playe
 
 def _value(text: str) -> str:
     """A value (a date, an amount, an id) as one token: quoted only where a plain token would break."""
-    return text if text and not re.search(r'[\s;/"#]', text) else json.dumps(text, ensure_ascii=False)
+    return text if text and not re.search(r'[\s;/"#]', text) else quoted(text)
 
 
 def word(text: str) -> str:
     """A name or label as one token: as it is when plain, else a quoted JSON string."""
     plain = _PLAIN_NAME.fullmatch(text) and text not in _KEYWORDS and not text.endswith((":", "."))
-    return text if plain else json.dumps(text, ensure_ascii=False)
+    return text if plain else quoted(text)
+
+
+def quoted(value: Any) -> str:
+    """A JSON value on one line of notation: readable characters as they are, and escaped the
+    three (U+0085, U+2028, U+2029) that some editors and readers take for the end of a line."""
+    return json.dumps(value, ensure_ascii=False).translate(_ESCAPED_BREAKS)
+
+
+def one_line(line: str) -> str:
+    """A typed line that any reader takes for one line: the three characters some take for a line
+    end are escaped inside a quoted string, as `quoted` writes them, and are spaces outside one."""
+    if line.isascii():
+        return line
+    line = _QUOTED.sub(lambda string: string.group().translate(_ESCAPED_BREAKS), line)
+    return line.translate(_SPACED_BREAKS)

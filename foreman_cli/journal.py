@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import os
 from pathlib import Path
 
@@ -68,7 +69,7 @@ class Journal:
             raise InputError(f"{self.path}: not UTF-8 text (byte {e.start})",
                              "foreman record keeps its journal in .fmn notation, UTF-8") from None
         from .reader import is_notation
-        lines = text.splitlines()
+        lines = [line.rstrip("\n") for line in io.StringIO(text, newline=None)]  # line ends as a file read
         if not is_notation(data) and any(not _is_comment(line) for line in lines):  # a file of JSON, say
             raise InputError(f"{self.path}: not a notation file: its first line that says something is not a "
                              "'game' line; nothing in it was changed",

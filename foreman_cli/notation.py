@@ -90,7 +90,7 @@ def _content(line: str) -> str:
 
 
 def read_games(lines: Iterable[str], first: int = 1) -> Iterator[ReadGame]:
-    """Every game of notation's lines (a text's `splitlines()`, or a file read line by line), in
+    """Every game of notation's lines (a file read line by line: a line ends at LF, CR LF or CR), in
     order, the first line numbered `first`; a game with a line that cannot be read is its error,
     and reading goes on at the next `game` line."""
     game: _GameReader | None = None

@@ -99,7 +99,7 @@ class Scorer:
             return Attempt(lines=[text.strip()] if text.strip() else [], pending=self.pending, state=self.live)
         first = toks[0].text if not toks[0].quoted else ""
         if first in notation.KEYWORDS:
-            return self._attempt_line(text.strip(), first)
+            return self._attempt_line(convert.one_line(text.strip()), first)
         return self._attempt_tricks(toks)
 
     def _attempt_line(self, line: str, keyword: str) -> Attempt:
@@ -297,7 +297,7 @@ def _segments(toks: list[notation.Token]) -> tuple[list[list[notation.Token]], l
 
 
 def _spelled(token: notation.Token) -> str:
-    return json.dumps(token.text, ensure_ascii=False) if token.quoted else token.text
+    return convert.quoted(token.text) if token.quoted else token.text
 
 
 def _numbered(seg: list[notation.Token]) -> bool:

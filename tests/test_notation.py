@@ -3,6 +3,7 @@ placed and quoted, and every command that reads records reading notation."""
 
 from __future__ import annotations
 
+import io
 import json
 import random
 from pathlib import Path
@@ -31,7 +32,7 @@ def _rules(seed: int) -> HouseRules:
 
 
 def _read_one(text: str) -> dict:
-    games = list(read_games(text.splitlines()))
+    games = list(read_games(io.StringIO(text, newline=None)))  # lines end where a file's do
     assert len(games) == 1 and games[0].error is None, (games[0].error, games[0].error_line, text[:400])
     return games[0].record
 
@@ -124,7 +125,7 @@ left alice / bob 7D / "Kim Lee"
 ])
 def test_a_line_that_cannot_be_read_is_placed_and_quoted_and_the_next_game_is_read(line, said, column):
     text = f"game g1\nplayers alice bob carol\ndeal alice\n{line}\ngame g2\nplayers alice bob carol\ndeal bob\n"
-    games = list(read_games(text.splitlines()))
+    games = list(read_games(io.StringIO(text, newline=None)))  # lines end where a file's do
     assert [g.line for g in games] == [1, 5] and games[1].record["id"] == "g2"
     if said is None:
         assert games[0].error is None
@@ -150,7 +151,7 @@ _HAND = "S A K Q J 10 9 8 7 6 5 4 3 2 H A K Q"
 def test_a_game_field_written_again_with_another_value_is_refused_naming_both_lines(first, again, said):
     # Which of two stakes (or winners, or hands) the table meant cannot be known: the game is not read.
     text = f"game g1\nplayers alice bob carol\n{first}\n{again}\ndeal alice\ngame g2\nplayers alice bob carol\n"
-    games = list(read_games(text.splitlines()))
+    games = list(read_games(io.StringIO(text, newline=None)))  # lines end where a file's do
     assert said in games[0].error and games[0].error_line == 4 and games[0].record is None
     assert games[1].record["id"] == "g2"
     (same,) = read_games(f"game g1\nplayers alice bob carol\n{first}\n{first}\ndeal alice\n".splitlines())
@@ -363,3 +364,27 @@ def test_every_unreadable_line_of_a_typed_game_is_told_not_the_first_alone(tmp_p
     assert _syntax_lines(tmp_path, TYPED.replace("players alice bob carol\nseries", "players alice bob\nseries")) \
         == [[2], [17]]
     assert _syntax_lines(tmp_path, TYPED.replace("series friday\n", "series friday 1\n")) == [[6, 12], [17]]
+
+
+def _renamed(value, names: dict):
+    """A record with its players' names changed wherever a name stands (a key or a value)."""
+    if isinstance(value, dict):
+        return {names.get(k, k): _renamed(v, names) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_renamed(v, names) for v in value]
+    return names.get(value, value) if isinstance(value, str) else value
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.text(min_size=1, max_size=12), min_size=3, max_size=3, unique=True), st.integers(0, 20))
+def test_any_players_names_convert_to_notation_and_read_back(new_names, i):
+    rec = RECORDS[i]
+    renamed = _renamed(rec, dict(zip(rec["players"], new_names)))
+    text = write_game(renamed)
+    assert text.splitlines() == text.rstrip("\n").split("\n")  # one line to any reader, U+2028 and all
+    assert _read_one(text) == _same_record(renamed)
+
+
+def test_a_name_in_letters_of_any_script_is_written_bare():
+    rec = _renamed(RECORDS[0], dict(zip(RECORDS[0]["players"], ["Björn", "Zoë", "Ана"])))
+    assert "players Björn Zoë Ана" in write_game(rec).splitlines()
