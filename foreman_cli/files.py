@@ -15,10 +15,8 @@ def write_atomically(path: str | Path, fill: Callable[[str], None], inputs: Iter
     into place. On any failure (a full disk, an interrupt) the temporary file is removed and
     whatever was at `path` before is untouched. Never over one of `inputs` or an archive."""
     refuse_writing_over(path, inputs)
+    refuse_a_place_for_no_file(path)
     target = Path(path)
-    if target.is_dir():
-        raise OutputError(f"{path}: a folder, not a file; nothing was written",
-                          "give the path of a file to write (in that folder, say)")
     try:
         fd, temporary = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".part", dir=target.parent or ".")
         os.close(fd)
@@ -37,6 +35,16 @@ def write_atomically(path: str | Path, fill: Callable[[str], None], inputs: Iter
     except BaseException:
         _remove(temporary)
         raise
+
+
+def refuse_a_place_for_no_file(path: str | Path) -> None:
+    """Refuse, in words, a path naming a folder or in a folder that is not there: nothing is written."""
+    if Path(path).is_dir():
+        raise OutputError(f"{path}: a folder, not a file; nothing was written",
+                          "give the path of a file to write (in that folder, say)")
+    if not Path(path).parent.is_dir():
+        raise OutputError(f"{path}: there is no folder {Path(path).parent}; nothing was written",
+                          "make the folder first, or give a file in one that exists")
 
 
 def refuse_writing_over(path: str | Path, inputs: Iterable[str]) -> None:

@@ -341,6 +341,17 @@ def test_an_id_longer_than_any_valid_one_is_cut_short_in_the_views_and_a_valid_o
     assert long_id in runner.invoke(app, ["validate", "--json", str(path)]).stdout  # the data keeps it whole
 
 
+def test_an_output_or_a_scorers_file_in_a_folder_that_is_not_there_is_refused_in_words(tmp_path):
+    record = str(Path(SAMPLES) / "01-clean-win.json")
+    missing = tmp_path / "no-such-folder"
+    for args in (["report", record, "-o", str(missing / "r.html")], ["convert", record, "-o", str(missing / "r.fmn")],
+                 ["settle", record, "--certificate", str(missing / "c.json")], ["record", str(missing / "f.fmn")]):
+        res = runner.invoke(app, args, input="")
+        assert res.exit_code == 2 and f"there is no folder {missing}; nothing was written" in res.output, args
+    assert not missing.exists()
+    res = runner.invoke(app, ["record", str(tmp_path)], input="")
+    assert res.exit_code == 2 and f"{tmp_path}: a folder, not a file" in res.output
+
 def test_no_output_replaces_an_input_or_an_archive(tmp_path):
     record = tmp_path / "r.json"
     record.write_bytes((Path(SAMPLES) / "01-clean-win.json").read_bytes())
