@@ -15,7 +15,7 @@ def write_atomically(path: str | Path, fill: Callable[[str], None], inputs: Iter
     into place. On any failure (a full disk, an interrupt) the temporary file is removed and
     whatever was at `path` before is untouched. Never over one of `inputs` or an archive."""
     refuse_writing_over(path, inputs)
-    refuse_a_place_for_no_file(path)
+    refuse_a_folder_or_a_missing_one(path)
     target = Path(path)
     try:
         fd, temporary = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".part", dir=target.parent or ".")
@@ -37,7 +37,7 @@ def write_atomically(path: str | Path, fill: Callable[[str], None], inputs: Iter
         raise
 
 
-def refuse_a_place_for_no_file(path: str | Path) -> None:
+def refuse_a_folder_or_a_missing_one(path: str | Path) -> None:
     """Refuse, in words, a path naming a folder or in a folder that is not there: nothing is written."""
     if Path(path).is_dir():
         raise OutputError(f"{path}: a folder, not a file; nothing was written",

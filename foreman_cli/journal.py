@@ -7,7 +7,7 @@ import os
 from pathlib import Path
 
 from .errors import InputError, OutputError, UsageError
-from .files import refuse_a_place_for_no_file, write_atomically
+from .files import refuse_a_folder_or_a_missing_one, write_atomically
 
 
 class Journal:
@@ -20,7 +20,7 @@ class Journal:
         self.repaired: str | None = None  # what opening the file had to drop, in words
         self._held = None  # the open file whose lock says this scorer keeps it
         _refuse_a_json_name(self.path)
-        refuse_a_place_for_no_file(self.path)
+        refuse_a_folder_or_a_missing_one(self.path)
         self._held = self._hold()
         try:
             self.lines = self._read()

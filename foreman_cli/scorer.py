@@ -91,6 +91,7 @@ class Scorer:
 
     def attempt(self, text: str) -> Attempt:
         """What entering `text` (one line of notation) would do; nothing is kept yet."""
+        text = convert.one_line(text)  # the same tokens, kept as a line no editor breaks
         try:
             toks = notation.tokens(text)
         except notation.NotationError as e:
@@ -99,7 +100,7 @@ class Scorer:
             return Attempt(lines=[text.strip()] if text.strip() else [], pending=self.pending, state=self.live)
         first = toks[0].text if not toks[0].quoted else ""
         if first in notation.KEYWORDS:
-            return self._attempt_line(convert.one_line(text.strip()), first)
+            return self._attempt_line(text.strip(), first)
         return self._attempt_tricks(toks)
 
     def _attempt_line(self, line: str, keyword: str) -> Attempt:

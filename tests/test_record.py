@@ -299,10 +299,11 @@ def test_a_file_with_a_line_that_does_not_read_says_which_line_and_how_to_go_on(
 
 def test_a_note_with_a_character_some_readers_take_for_a_line_end_stays_one_line_and_resumes(tmp_path):
     path = tmp_path / "t.fmn"
-    typed = ["game g1", "players alice bob carol", 'note "one\u2028two\x85three"', "deal alice"]  # as a file reads
+    typed = ["game g1", "players alice bob carol", 'note "one\u2028two\x85three"', "# a\u2029comment",
+             "deal alice"]  # as a file reads
     out, err = io.StringIO(), io.StringIO()
     assert run_piped(Scorer(path), typed, out, err) == 0 and err.getvalue() == ""
-    assert len(path.read_text().splitlines()) == 4  # written escaped: one line to any reader
+    assert len(path.read_text().splitlines()) == 5  # written escaped: one line to any reader
     code, out, err = piped(path, "1. 7S A 9\n")  # read back on resuming
     assert code == 0 and err == "" and "trick 1: carol wins with AS" in out
     converted = runner.invoke(app, ["convert", str(path), "--to", "json"]).stdout
