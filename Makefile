@@ -59,15 +59,17 @@ demo: $(DEMO_STAMP)
 	@$(FOREMAN) settle samples/ || true
 
 # The whole suite (on the C core where it is built), then everything a compiled function serves
-# again on the Python path: the searches, the replay, the archive's card codes.
+# again on the Python path: the searches, the replay, the archive's card codes (a test marked
+# reference_only checks Python that has no compiled counterpart, and is not run twice).
 # A test file to a worker, one worker a core: a file's module fixtures (a Spark session) start once.
 PARALLEL := -n auto --dist loadfile
 
 test: $(STAMP)
 	$(BIN)/python -m pytest $(PARALLEL)
-	FOREMAN_PURE=1 $(BIN)/python -m pytest $(PARALLEL) -p no:cacheprovider tests/test_claims.py tests/test_analysis.py \
-	    tests/test_solver.py tests/test_properties.py tests/test_fast_replay.py tests/test_engine.py tests/test_events.py \
-	    tests/test_store.py tests/test_lane.py tests/test_play_records.py tests/test_notation.py tests/test_notation_stream.py
+	FOREMAN_PURE=1 $(BIN)/python -m pytest $(PARALLEL) -p no:cacheprovider -m 'not reference_only' \
+	    tests/test_claims.py tests/test_analysis.py tests/test_solver.py tests/test_properties.py \
+	    tests/test_fast_replay.py tests/test_engine.py tests/test_events.py tests/test_store.py tests/test_lane.py \
+	    tests/test_play_records.py tests/test_notation.py tests/test_notation_stream.py
 
 # Regenerate the golden outputs of the samples (never edit them by hand).
 golden: $(STAMP)

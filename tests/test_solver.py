@@ -140,6 +140,7 @@ def test_a_bound_inside_a_trick_holds_against_brute_force(seed, uneven):
     assert decided > 100, "the positions drawn should often be decided inside the trick"
 
 
+@pytest.mark.reference_only
 @pytest.mark.parametrize("seed,uneven", [(0, False), (1, True)])
 def test_winners_x_keeps_against_an_opponents_lead_hold_against_brute_force(seed, uneven):
     # The bound counts X's winners less those he must discard once the opponents' other leads use up
@@ -175,6 +176,7 @@ def _one_more_decides(b: Board, x: int) -> int | None:
     return t + 1
 
 
+@pytest.mark.reference_only
 @pytest.mark.parametrize("seed", range(2))
 def test_a_trick_x_cannot_be_kept_from_holds_against_brute_force(seed):
     # Where no quick trick or winner decides it, X is sure of one more trick when the opponents
