@@ -62,8 +62,11 @@ def brute_sure(b: Board, x: int, seen: dict | None = None) -> int:
     if key is not None and key in seen:
         return seen[key]
     vals = []
-    for c in b.legal_moves():
-        b.play(c)
+    legal = b.legal_mask()
+    while legal:  # every legal card, lowest first: the order cannot change a full search's value
+        card = (legal & -legal).bit_length() - 1
+        legal &= legal - 1
+        b.play(card)
         vals.append(brute_sure(b, x, seen))
         b.undo()
     value = max(vals) if b.turn == x else min(vals)
