@@ -141,11 +141,27 @@ def guarded(fn):
                          "one record nested thousands deep, or far beyond the rules' sizes, is the usual cause")
             raise typer.Exit(2) from None
         except Exception as e:  # noqa: BLE001 - a bug of ours: one line and exit 2, never a traceback
-            render.error(f"{fn.__name__}: internal error: {type(e).__name__}: {e}",
-                         "this is a bug in foreman; please report it with the command that caused it")
+            render.error(*(_unwritable(e, fn.__name__) or (
+                f"{fn.__name__}: internal error: {type(e).__name__}: {e}",
+                "this is a bug in foreman; please report it with the command that caused it")))
             raise typer.Exit(2) from None
 
     return run
+
+
+def _unwritable(e: Exception, command: str) -> tuple[str, str] | None:
+    """The message and hint when standard output's encoding cannot write a character (a player's
+    name, a suit symbol): the environment's limit, not a bug. None for any other error."""
+    import codecs
+    encoding = getattr(sys.stdout, "encoding", None)
+    try:
+        if not isinstance(e, UnicodeEncodeError) or codecs.lookup(e.encoding) != codecs.lookup(encoding or ""):
+            return None
+    except LookupError:
+        return None
+    unwritten = " ".join(f"U+{ord(char):04X}" for char in e.object[e.start:e.end][:3])
+    return (f"{command}: standard output is written in {encoding}, which cannot write {unwritten} (from the records)",
+            "set a UTF-8 locale (LANG=C.UTF-8) or PYTHONIOENCODING=utf-8")
 
 
 APP_OPTIONS = dict(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 import subprocess
 import sys
@@ -593,6 +594,17 @@ def test_an_input_with_no_game(tmp_path, command, code):
     assert done.returncode == code and "Traceback" not in done.stderr, done.stderr
     assert (f"warning: no game was read from {empty}" if code == 0 else "no game") in done.stderr
 
+
+def test_an_output_that_cannot_write_a_players_name_says_so_in_one_line(tmp_path):
+    evening = (Path(SAMPLES) / "10-play-only-evening.fmn").read_text().replace("carol", "Björn")
+    (tmp_path / "e.fmn").write_text(evening)
+    env = {**os.environ, "PYTHONIOENCODING": "ascii"}
+    for args in (["validate", str(tmp_path / "e.fmn")], ["convert", str(tmp_path / "e.fmn"), "--to", "json"]):
+        done = foreman(*args, env=env)
+        assert done.returncode == 2 and done.stderr.splitlines() == [
+            f"foreman: {args[0]}: standard output is written in ascii, which cannot write U+00F6 (from the records)",
+            "hint: set a UTF-8 locale (LANG=C.UTF-8) or PYTHONIOENCODING=utf-8"], done.stderr
+    assert foreman("validate", str(tmp_path / "e.fmn"), env={**env, "PYTHONIOENCODING": "utf-8"}).returncode == 1
 
 def test_a_deal_out_of_range_exits_2_everywhere():
     sample = str(Path(SAMPLES) / "01-clean-win.json")
