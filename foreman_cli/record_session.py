@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import sys
 from collections.abc import Iterable
 from datetime import datetime
@@ -168,6 +169,16 @@ def run(path: str, interactive: bool | None = None) -> int:
     try:
         if interactive:
             return run_terminal(scorer, path)
-        return run_piped(scorer, sys.stdin, sys.stdout, sys.stderr)
+        return run_piped(scorer, _notation_lines(sys.stdin), sys.stdout, sys.stderr)
     finally:
         scorer.journal.close()
+
+
+def _notation_lines(stdin: IO[str]) -> IO[str]:
+    """Standard input read as notation is: UTF-8 whatever the locale (a Latin-1 terminal would read
+    a piped 'Björn' as 'BjÃ¶rn'), line ends as a file's; a byte that is not UTF-8 is kept apart for
+    the scorer to refuse its line."""
+    raw = getattr(stdin, "buffer", None)
+    if raw is None:  # already text (a test's stream): nothing to decode
+        return stdin
+    return io.TextIOWrapper(raw, encoding="utf-8-sig", errors="surrogateescape", newline=None)

@@ -91,6 +91,10 @@ class Scorer:
 
     def attempt(self, text: str) -> Attempt:
         """What entering `text` (one line of notation) would do; nothing is kept yet."""
+        undecoded = None if text.isascii() else _undecoded(text)
+        if undecoded is not None:
+            return Attempt(refused=f"not UTF-8 text at column {undecoded + 1} (notation is written in UTF-8)",
+                           pending=self.pending)
         text = convert.one_line(text)  # the same tokens, kept as a line no editor breaks
         try:
             toks = notation.tokens(text)
@@ -295,6 +299,15 @@ def _segments(toks: list[notation.Token]) -> tuple[list[list[notation.Token]], l
         segments.pop()
         closed.pop()
     return segments, closed
+
+
+def _undecoded(text: str) -> int | None:
+    """Where text holds a byte that did not decode as UTF-8 (kept as a lone surrogate), else None."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as e:
+        return e.start
+    return None
 
 
 def _spelled(token: notation.Token) -> str:

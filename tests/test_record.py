@@ -312,6 +312,16 @@ def test_a_note_with_a_character_some_readers_take_for_a_line_end_stays_one_line
     assert piped(tmp_path / "by-hand.fmn", "1. 7S A 9\n")[:2] == (0, out)  # resumes as validate reads it
 
 
+
+def test_piped_notation_is_read_as_utf8_whatever_the_locale_and_a_byte_that_is_not_is_refused(tmp_path):
+    typed = "game g1\nplayers alice bob Björn\nnote café\ndeal alice\n1. 7S A 9\n".encode()
+    typed = typed.replace("café".encode(), b"caf\xe9")  # a Latin-1 byte in a UTF-8 stream
+    done = subprocess.run([sys.executable, "-m", "foreman_cli", "record", str(tmp_path / "f.fmn")], input=typed,
+                          capture_output=True, env={**os.environ, "PYTHONIOENCODING": "latin-1"}, timeout=120)
+    assert done.returncode == 1 and b"line 3: not UTF-8 text at column 9" in done.stderr, done.stderr
+    kept = (tmp_path / "f.fmn").read_text(encoding="utf-8")
+    assert kept == "game g1\nplayers alice bob Björn\ndeal alice\n1. 7S A 9\n"  # the name as typed, not 'BjÃ¶rn'
+
 # --- never lose a trick ---
 
 def _script() -> list[str]:
