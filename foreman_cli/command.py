@@ -154,13 +154,15 @@ def _unwritable(e: Exception, command: str) -> tuple[str, str] | None:
     name, a suit symbol): the environment's limit, not a bug. None for any other error."""
     import codecs
     encoding = getattr(sys.stdout, "encoding", None)
+    if not isinstance(e, UnicodeEncodeError) or encoding is None:
+        return None
     try:
-        if not isinstance(e, UnicodeEncodeError) or codecs.lookup(e.encoding) != codecs.lookup(encoding or ""):
+        if codecs.lookup(e.encoding).name != codecs.lookup(encoding).name:
             return None
     except LookupError:
         return None
     unwritten = " ".join(f"U+{ord(char):04X}" for char in e.object[e.start:e.end][:3])
-    return (f"{command}: standard output is written in {encoding}, which cannot write {unwritten} (from the records)",
+    return (f"{command}: standard output is written in {encoding}, which cannot write {unwritten}",
             "set a UTF-8 locale (LANG=C.UTF-8) or PYTHONIOENCODING=utf-8")
 
 

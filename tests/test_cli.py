@@ -602,7 +602,7 @@ def test_an_output_that_cannot_write_a_players_name_says_so_in_one_line(tmp_path
     for args in (["validate", str(tmp_path / "e.fmn")], ["convert", str(tmp_path / "e.fmn"), "--to", "json"]):
         done = foreman(*args, env=env)
         assert done.returncode == 2 and done.stderr.splitlines() == [
-            f"foreman: {args[0]}: standard output is written in ascii, which cannot write U+00F6 (from the records)",
+            f"foreman: {args[0]}: standard output is written in ascii, which cannot write U+00F6",
             "hint: set a UTF-8 locale (LANG=C.UTF-8) or PYTHONIOENCODING=utf-8"], done.stderr
     assert foreman("validate", str(tmp_path / "e.fmn"), env={**env, "PYTHONIOENCODING": "utf-8"}).returncode == 1
 
