@@ -188,6 +188,7 @@ def report(
         page = dispute.dispute_page(tracing.trace_game([path], game, parse_overrides(rule)), analyze, budget,
                                     on_deal=bar.advance, jobs=worker_count(jobs))
     if output == "-":
+        render.utf8_stdout()  # the page says it is UTF-8
         sys.stdout.write(page)
         return
     _write_text(output, page, [path])
@@ -513,6 +514,7 @@ def convert(
                 problems.extend(write_converted(paths, to, f))
         write_atomically(output, fill, paths)
     else:
+        render.utf8_stdout()  # records, which foreman reads as UTF-8
         problems = write_converted(paths, to, sys.stdout)
     for c in problems:
         render.warning(f"{c.source}: {c.problem}", "it is left out of the conversion")

@@ -120,6 +120,8 @@ def guarded(fn):
         # in __main__ only exits).
         if threading.current_thread() is threading.main_thread():
             signal.signal(signal.SIGINT, signal.default_int_handler)
+        if kwargs.get("json_out") or kwargs.get("csv_out"):  # output for programs: its formats' encoding
+            render.utf8_stdout()
         try:
             return fn(*args, **kwargs)
         except ForemanError as e:

@@ -129,6 +129,13 @@ def _write_utf8(out: IO[str], data: bytes) -> None:
         out.write(data.decode())
 
 
+def utf8_stdout() -> None:
+    """Standard output in UTF-8, the encoding of JSON, CSV and notation, whatever the locale (a
+    Latin-1 one would write a name as bytes no JSON reader, nor foreman, takes for the name)."""
+    if not _is_utf8(getattr(sys.stdout, "encoding", None)) and hasattr(sys.stdout, "reconfigure"):
+        sys.stdout.reconfigure(encoding="utf-8")
+
+
 def _is_utf8(encoding: str | None) -> bool:
     import codecs
     try:

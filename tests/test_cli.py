@@ -595,16 +595,25 @@ def test_an_input_with_no_game(tmp_path, command, code):
     assert (f"warning: no game was read from {empty}" if code == 0 else "no game") in done.stderr
 
 
-def test_an_output_that_cannot_write_a_players_name_says_so_in_one_line(tmp_path):
+def test_a_terminal_that_cannot_write_a_players_name_says_so_and_output_for_programs_is_utf8(tmp_path):
     evening = (Path(SAMPLES) / "10-play-only-evening.fmn").read_text().replace("carol", "Björn")
     (tmp_path / "e.fmn").write_text(evening)
     env = {**os.environ, "PYTHONIOENCODING": "ascii"}
-    for args in (["validate", str(tmp_path / "e.fmn")], ["convert", str(tmp_path / "e.fmn"), "--to", "json"]):
+    for args in (["validate", str(tmp_path / "e.fmn")], ["settle", str(tmp_path / "e.fmn")]):
         done = foreman(*args, env=env)
         assert done.returncode == 2 and done.stderr.splitlines() == [
             f"foreman: {args[0]}: standard output is written in ascii, which cannot write U+00F6",
             "hint: set a UTF-8 locale (LANG=C.UTF-8) or PYTHONIOENCODING=utf-8"], done.stderr
-    assert foreman("validate", str(tmp_path / "e.fmn"), env={**env, "PYTHONIOENCODING": "utf-8"}).returncode == 1
+    latin = {**os.environ, "PYTHONIOENCODING": "latin-1"}
+    human = subprocess.run([sys.executable, "-m", "foreman_cli", "settle", str(tmp_path / "e.fmn")], env=latin,
+                           capture_output=True, timeout=300)
+    assert "Björn".encode("latin-1") in human.stdout  # a view is in the terminal's encoding
+    for args in (["validate", "--json"], ["settle", "--csv"], ["convert", "--to", "fmn"], ["convert", "--to", "json"],
+                 ["report", "--game", "fri-1211-g1", "-o", "-"]):
+        done = subprocess.run([sys.executable, "-m", "foreman_cli", *args, str(tmp_path / "e.fmn")], env=latin,
+                              capture_output=True, timeout=300)
+        assert done.returncode in (0, 1) and "Björn" in done.stdout.decode("utf-8"), (args, done.stderr[-300:])
+
 
 def test_a_deal_out_of_range_exits_2_everywhere():
     sample = str(Path(SAMPLES) / "01-clean-win.json")
