@@ -25,6 +25,7 @@ CHUNK = 1 << 20
 WORKER_CHUNK = 4 << 20  # what a worker of `--jobs` reads at a time: the hand-over is per chunk
 _WS = re.compile(r"[ \t\n\r]*")
 _BOM = b"\xef\xbb\xbf"
+_WIDE_MARKS = (b"\xff\xfe", b"\xfe\xff")  # how UTF-16 (and UTF-32) text begins, as some Windows tools save it
 
 
 class RawRecord(msgspec.Struct):
@@ -137,6 +138,9 @@ def read_records(paths: Iterable[str], max_record_bytes: int = DEFAULT_MAX_RECOR
 
 def read_named(stream: io.BufferedReader, name: str, limit: int, form: str | None = None) -> Iterator[RawRecord]:
     """A file's records as its name says; an unknown name (evening.txt) or stdin by its first line, or by `form`."""
+    if (mark := stream.peek(2)[:2]) in _WIDE_MARKS:  # one error for the file, not one a line
+        return iter([RawRecord(name, 1, None, error=f"UTF-16 text (it begins with {mark.hex(' ').upper()}); records "
+                               "are UTF-8: save the file as UTF-8 (iconv -f UTF-16 -t UTF-8); it is not read")])
     if form is None and not name.endswith(SUFFIXES):
         form = "fmn" if is_notation(stream.peek(NOTATION_SNIFF)) else "json"
     if name.endswith(".fmn") or form == "fmn":
@@ -298,13 +302,10 @@ class ChunkText(msgspec.Struct, frozen=True):
 def line_chunks(path: str, limit: int = DEFAULT_MAX_RECORD_BYTES,
                 size: int | None = None) -> Iterator[LineChunk | RawRecord]:
     """A plain JSON Lines file as chunks of about `size` bytes of whole lines, which the workers of
-    `--jobs` read themselves: the reading process only finds the cuts and counts the lines
-    (through a memory map, so it copies nothing but what it counts). A line too long to read
-    that runs over a cut comes as its record, so no chunk is much longer than `size` (WORKER_CHUNK).
-
-    Near the end of a file of more than one chunk the chunks shrink to a share of what is left
-    (TAIL_SHARE), down to a part of `size` (TAIL_SMALLEST): the workers then end within a small
-    chunk of each other, not a whole one apart."""
+    `--jobs` read themselves: the reading process only finds the cuts and counts the lines through
+    a memory map. A line too long to read that runs over a cut comes as its record, so no chunk is
+    much longer than `size` (WORKER_CHUNK). Near the end of the file the chunks shrink to a share
+    of what is left (TAIL_SHARE, down to TAIL_SMALLEST): the workers then end close together."""
     from . import core
     count = core.count_lines or count_lines
     size = size or WORKER_CHUNK
@@ -368,7 +369,7 @@ def is_plain_lines(path: str) -> bool:
         return False
     try:
         with open(path, "rb") as f:
-            return f.read(2) != b"\x1f\x8b"
+            return f.read(2) not in (b"\x1f\x8b", *_WIDE_MARKS)
     except OSError:
         return False  # read_records says why
 

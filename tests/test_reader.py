@@ -61,6 +61,28 @@ def test_json_lines_with_bom_crlf_and_blank_lines(tmp_path):
     assert [(line, gid) for line, _, gid, _ in results(p)] == [("1", "g0"), ("3", "g1"), ("5", "g2")]
 
 
+@pytest.mark.parametrize("name,encoding", [("x.json", "utf-16-le"), ("x.jsonl", "utf-16-be"), ("x.fmn", "utf-16-le"),
+                                           ("-", "utf-16-le")])
+def test_a_file_saved_as_utf16_is_one_error_that_says_so_not_one_a_line(tmp_path, name, encoding):
+    from conftest import SAMPLES
+    text = "\n".join(json.dumps(r) for r in recs()) + "\n"
+    if name.endswith(".fmn"):
+        text = (SAMPLES / "10-play-only-evening.fmn").read_text()
+    data = ("\ufeff" + text).encode(encoding)  # its byte-order mark first, as Windows tools save it
+    path = tmp_path / name
+    if name != "-":
+        path.write_bytes(data)
+    stdin = io.BufferedReader(io.BytesIO(data)) if name == "-" else None
+    found = [(r.line, r.text, r.error) for r in read_records([str(path) if name != "-" else "-"], stdin=stdin)]
+    assert len(found) == 1 and found[0][:2] == (1, None), found
+    assert found[0][2].startswith("UTF-16 text (it begins with F") and "save the file as UTF-8" in found[0][2]
+    if name != "-":  # and so with workers, which cut a JSON Lines file themselves
+        assert [r.status for r in audit.audit_paths([str(path)], jobs=2)] == ["invalid"]
+    utf8 = tmp_path / ("y" + (name if name != "-" else ".json"))
+    utf8.write_bytes(b"\xef\xbb\xbf" + text.encode())  # the near miss: UTF-8 with its BOM reads whole
+    assert all(r.error is None for r in read_records([str(utf8)])) and len(list(read_records([str(utf8)]))) >= 3
+
+
 def test_broken_line_in_the_middle_does_not_stop_the_rest(tmp_path):
     lines = [json.dumps(r) for r in recs()]
     p = tmp_path / "x.jsonl"
