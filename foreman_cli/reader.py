@@ -179,6 +179,9 @@ def read_stream(stream: BinaryIO, name: str, max_record_bytes: int = DEFAULT_MAX
         src, corrupt = gzip.GzipFile(fileobj=buffered, mode="rb"), (gzip.BadGzipFile, *corrupt)
     line = 0
     try:
+        if src is not buffered and is_notation(src.peek(NOTATION_SNIFF)):  # one error, not one a line
+            yield RawRecord(name, 1, None, error="gzip-compressed notation, not read: gunzip it, then give the .fmn")
+            return
         for rec in _read_layout(src, name, max_record_bytes, lines):
             line = rec.line
             yield rec
@@ -435,11 +438,9 @@ def _read_layout(src: BinaryIO, name: str, limit: int, lines: bool = False, firs
 
 
 def line_record(name: str, lineno: int, line: str, limit: int = DEFAULT_MAX_RECORD_BYTES) -> RawRecord | None:
-    """One line of JSON Lines already cut and decoded elsewhere (Spark's text reader); None if blank.
-
-    What `_read_layout` does for a line of a `.jsonl` file: a BOM on line 1 dropped, the byte
-    limit, blank lines skipped. A record broken over several lines is one problem per line here.
-    """
+    """One line of JSON Lines already cut and decoded elsewhere (Spark's text reader); None if blank. As
+    `_read_layout` reads a `.jsonl` line: a BOM on line 1 dropped, the byte limit, blank lines skipped;
+    a record broken over several lines is one problem per line here."""
     if lineno == 1 and line.startswith("\ufeff"):
         line = line[1:]
     if len(line) > limit // 4 and len(line.encode("utf-8", "surrogatepass")) > limit:

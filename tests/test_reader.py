@@ -83,6 +83,16 @@ def test_a_file_saved_as_utf16_is_one_error_that_says_so_not_one_a_line(tmp_path
     assert all(r.error is None for r in read_records([str(utf8)])) and len(list(read_records([str(utf8)]))) >= 3
 
 
+def test_gzip_compressed_notation_is_one_error_that_says_so(tmp_path):
+    from conftest import SAMPLES
+    evening = (SAMPLES / "10-play-only-evening.fmn").read_bytes()
+    for name in ("evening.fmn.gz", "evening.gz"):
+        (tmp_path / name).write_bytes(gzip.compress(evening))
+        found = [(r.line, r.error) for r in read_records([str(tmp_path / name)])]
+        assert found == [(1, "gzip-compressed notation, not read: gunzip it, then give the .fmn")], found
+    (tmp_path / "g.json.gz").write_bytes(gzip.compress(json.dumps(recs()[0]).encode()))  # the near miss
+    assert [r.error for r in read_records([str(tmp_path / "g.json.gz")])] == [None]
+
 def test_broken_line_in_the_middle_does_not_stop_the_rest(tmp_path):
     lines = [json.dumps(r) for r in recs()]
     p = tmp_path / "x.jsonl"
