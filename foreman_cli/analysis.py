@@ -14,6 +14,7 @@ from .records import GameData
 from .results import DealResult, GameResult
 from .bounds import groups, lowest
 from .solver import live_cards
+from .words import GamesRead
 
 
 @dataclass(frozen=True, slots=True)
@@ -423,8 +424,10 @@ def analyze_results(results, game_id: str | None = None, deal: int | None = None
 def _chosen(results, game_id: str | None, deal: int | None) -> Iterator[GameResult]:
     """The games to analyse: one game's first copy when `game_id` is given, else every first copy.
     A copy with other content passes through unanalysed, to be named: which record is right is in doubt."""
-    found = False
+    found, games = False, GamesRead()
     for r in results:
+        if not r.repeat:
+            games.add(r.id)
         if (game_id is not None and r.id != game_id) or (r.repeat and not r.in_doubt):
             continue  # a repeat is analysed once, as its first copy
         found = True
@@ -433,7 +436,7 @@ def _chosen(results, game_id: str | None, deal: int | None) -> Iterator[GameResu
                              hint="see 'foreman analyze --help'")
         yield r
     if game_id is not None and not found:
-        raise UsageError(f"no game {game_id!r} in the input", hint="'foreman validate --json PATH' lists the ids")
+        raise UsageError(f"no game {game_id!r} in the input", hint=games.hint())
 
 
 def _tasks_of(games: Iterable[GameResult], deal: int | None, from_trick: int, budget: int | None,

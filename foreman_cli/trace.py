@@ -13,7 +13,7 @@ from .errors import UsageError
 from .events import Event, FindingMade, GameEnded, PassMade, PositionReached, Recorder
 from .findings import CROSS_GAME, repeat_mark
 from .results import GameResult
-from .words import plural
+from .words import GamesRead, plural
 
 
 @dataclass(slots=True)
@@ -39,34 +39,22 @@ def find_game(paths: list[str], game_id: str | None,
     games (a repeat, dealer succession), and standard input is read once.
     """
     found: GameResult | None = None
-    count = 0
-    ids: list[str] = []  # the first few, to name in a message
+    games = GamesRead()
     differing: list[tuple[str | None, str]] = []  # each repeat in doubt: its id, and where it is and why
     for r in audit_paths(paths, overrides):
         if r.repeat:  # a copy of a game read before is that game, not another one
             if r.in_doubt:
                 differing.append((r.id, f"{r.source}: {repeat_mark(r.findings).message}"))
             continue
-        count += 1
-        if len(ids) < GAMES_NAMED and r.id:
-            ids.append(r.id)
+        games.add(r.id)
         if found is None and (game_id is None or r.id == game_id):
             found = r
-    if game_id is None and count > 1:
-        raise UsageError("the input holds more than one game: choose one with --game ID", hint=_games(ids, count))
+    if game_id is None and games.count > 1:
+        raise UsageError("the input holds more than one game: choose one with --game ID", hint=games.hint())
     if found is None:
         raise UsageError(f"no game {game_id!r} in the input" if game_id else "the input holds no game",
-                         hint=_games(ids, count) if count else None)
+                         hint=games.hint())
     return found, tuple(told for game, told in differing if game == found.id)
-
-
-GAMES_NAMED = 8
-
-
-def _games(ids: list[str], count: int) -> str:
-    """The games of the input, named in a hint: the first few and how many in all."""
-    more = f", ... ({count} in all)" if count > len(ids) else ""
-    return f"the input's games: {', '.join(ids)}{more}"
 
 
 def trace_game(paths: list[str], game_id: str | None = None, overrides: dict[str, Any] | None = None,

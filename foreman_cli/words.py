@@ -25,3 +25,26 @@ def shown_id(game_id: str) -> str:
 def must(message: str) -> str:
     """pydantic's 'Input should be ...' (a record's field, an option's value) as foreman says it: 'must be ...'."""
     return message.replace("Input should be ", "must be ", 1)
+
+
+class GamesRead:
+    """The games an input holds, for a hint when the one asked for is not there: the first few
+    named, and how many in all."""
+
+    NAMED = 8
+
+    def __init__(self) -> None:
+        self.ids: list[str] = []
+        self.count = 0
+
+    def add(self, game_id: str | None) -> None:
+        self.count += 1
+        if len(self.ids) < self.NAMED and game_id:
+            self.ids.append(game_id)
+
+    def hint(self) -> str | None:
+        """'the input's games: a, b, ... (12 in all)', or None when there were none."""
+        if not self.count:
+            return None
+        more = f", ... ({self.count} in all)" if self.count > len(self.ids) else ""
+        return f"the input's games: {', '.join(self.ids)}{more}"

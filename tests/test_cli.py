@@ -172,6 +172,9 @@ def test_replay_needs_a_game_id_when_several():
     assert res.exit_code == 2 and "no game 'nope'" in res.output and six in res.output
     res = runner.invoke(app, ["report", SAMPLES, "--game", "nope", "-o", "x.html"])
     assert res.exit_code == 2 and "fri-01-clean, " in res.output and ", ... (17 in all)" in res.output
+    for args in (["analyze", SAMPLES], ["analyze", SAMPLES, "--jobs", "2"]):  # analyze names them the same way
+        res = runner.invoke(app, [*args, "--game", "nope"])
+        assert res.exit_code == 2 and "no game 'nope'" in res.output and ", ... (17 in all)" in res.output, args
     res = runner.invoke(app, ["replay", f"{SAMPLES}/01-clean-win.json", "--deal", "5"])
     assert res.exit_code == 2 and "the game has 1 deal" in res.output
 
