@@ -9,7 +9,7 @@ import typer
 
 from . import audit, records, render
 from .command import (DbOpt, FromOpt, GameOpt, JobsOpt, PathArg, PathsArg, QuietOpt, RuleOpt, app, argument, guarded,
-                      inputs, run_app, version_text, worker_count)
+                      inputs, run_app, stdin_text, typed_text, version_text, worker_count)
 from .errors import UsageError
 from .findings import CODES, INJECTABLE
 from .reader import DEFAULT_MAX_RECORD_BYTES, SUFFIXES
@@ -356,7 +356,7 @@ def load(
 @app.command(context_settings={"ignore_unknown_options": True})
 @guarded
 def query(
-    sql: Annotated[str, argument("SQL")],
+    sql: Annotated[str, argument("SQL", text=True)],
     db: DbOpt = None,
     json_out: Annotated[bool, typer.Option("--json", help="JSON Lines, one object per row.")] = False,
     csv_out: Annotated[bool, typer.Option("--csv", help="CSV with a header.")] = False,
@@ -379,7 +379,7 @@ def query(
     if json_out and csv_out:
         raise UsageError("choose one of --json and --csv")
     if sql == "-":
-        sql = sys.stdin.read()
+        sql = stdin_text("the SQL")
     with archive.bounded_query_process(), \
             archive.open_query(archive.db_path(db), sql, timeout, whole=not (json_out or csv_out)) as res:
         if json_out or csv_out:
@@ -394,7 +394,8 @@ STATS_TABLES = ("players", "roles", "findings", "money", "head_to_head", "accura
 @app.command()
 @guarded
 def stats(
-    player: Annotated[Optional[str], typer.Option(metavar="NAME", help="Only this player.")] = None,
+    player: Annotated[Optional[str], typer.Option(
+        metavar="NAME", callback=typed_text, help="Only this player.")] = None,
     db: DbOpt = None,
     json_out: Annotated[bool, typer.Option("--json", help="One JSON object.")] = False,
     csv_out: Annotated[bool, typer.Option("--csv", help="One table (--table) as CSV with a header.")] = False,
@@ -452,14 +453,17 @@ def generate(
     series_size: Annotated[int, typer.Option(
         min=0, metavar="N", help="Group games into series of this many, with dealer succession (0: no series).")] = 0,
     players: Annotated[Optional[str], typer.Option(
-        metavar="A,B,C", help="The three players of every game, in seating order; more than three names are a club's "
-                               "regulars, three seated at random each game or series (default: drawn from a list).")] = None,
+        metavar="A,B,C", callback=typed_text,
+        help="The three players of every game, in seating order; more than three names are a club's "
+             "regulars, three seated at random each game or series (default: drawn from a list).")] = None,
     weak: Annotated[Optional[str], typer.Option(
-        "--weak", metavar="NAME", help="Make NAME a weak player: NAME plays a random legal card every time, where the "
-                                       "others mostly play their highest.")] = None,
+        "--weak", metavar="NAME", callback=typed_text,
+        help="Make NAME a weak player: NAME plays a random legal card every time, where the "
+             "others mostly play their highest.")] = None,
     stacked_by: Annotated[Optional[str], typer.Option(
-        "--stacked-by", metavar="NAME", help="Make NAME (one of --players) a cheat: --stacked is then the chance that NAME's "
-                                             "own deal gives NAME the 16 highest cards.")] = None,
+        "--stacked-by", metavar="NAME", callback=typed_text,
+        help="Make NAME (one of --players) a cheat: --stacked is then the chance that NAME's "
+             "own deal gives NAME the 16 highest cards.")] = None,
     claims: Annotated[float, typer.Option(
         min=0.0, max=1.0, metavar="P",
         help="Chance that a deal ends with a claim once 6 tricks or fewer remain (0 to 1); the bots claim "
@@ -550,7 +554,7 @@ def schema() -> None:
 @app.command()
 @guarded
 def codes(
-    code: Annotated[Optional[str], argument("CODE")] = None,
+    code: Annotated[Optional[str], argument("CODE", text=True)] = None,
     json_out: Annotated[bool, typer.Option("--json", help="The codes as a JSON list.")] = False,
 ) -> None:
     """Explain every finding code: the rule, the evidence shown, an example.

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import functools
 import os
+import re
 import signal
 import sys
 import threading
@@ -16,7 +17,29 @@ from typer.exceptions import TyperException
 
 from . import render
 from .errors import ForemanError, UsageError
-from .words import must
+from .words import must, undecoded_at
+
+
+def typed_text(value: Any) -> Any:
+    """A name, an id or SQL as typed (a callback for its option): a byte that is not UTF-8, which
+    Python keeps as a lone surrogate, can be neither stored nor written, so it is refused here."""
+    for text in value if isinstance(value, (list, tuple)) else (value,):
+        at = undecoded_at(text) if isinstance(text, str) else None
+        if at is not None:
+            byte = ord(text[at]) & 0xFF  # surrogateescape keeps byte b as U+DC00 + b
+            raise typer.BadParameter(f"holds the byte {byte:#04x} at character {at + 1}, which is not UTF-8 text")
+    return value
+
+
+def stdin_text(what: str) -> str:
+    """All of standard input as UTF-8 text whatever the locale, as records are read; a byte that is
+    not UTF-8 is refused with where it is."""
+    raw = sys.stdin.buffer.read()
+    try:
+        return raw.decode("utf-8-sig")
+    except UnicodeDecodeError as e:
+        raise UsageError(f"{what} on standard input is not UTF-8 text: byte {raw[e.start]:#04x} at byte {e.start + 1}",
+                         hint="save it as UTF-8") from None
 
 
 DbOpt = Annotated[Optional[str], typer.Option(
@@ -32,7 +55,8 @@ RuleOpt = Annotated[Optional[list[str]], typer.Option(
     help="Override a house option for every game read, e.g. --rule quota=9-5-2 (repeatable).")]
 
 
-GameOpt = Annotated[Optional[str], typer.Option("--game", metavar="ID", help="The game (if the input has several).")]
+GameOpt = Annotated[Optional[str], typer.Option(
+    "--game", metavar="ID", callback=typed_text, help="The game (if the input has several).")]
 
 
 JobsOpt = Annotated[Optional[int], typer.Option(
@@ -43,10 +67,10 @@ JobsOpt = Annotated[Optional[int], typer.Option(
 QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="Only the problems: no summary.")]
 
 
-def argument(metavar: str) -> Any:
+def argument(metavar: str, text: bool = False) -> Any:
     """A positional argument, described in its command's help text: typer would print a Python type
-    beside it in the Arguments table."""
-    return typer.Argument(metavar=metavar, hidden=True)
+    beside it in the Arguments table. `text`: a name or SQL, not a path (see typed_text)."""
+    return typer.Argument(metavar=metavar, hidden=True, callback=typed_text if text else None)
 
 
 PathsArg = Annotated[list[str], argument("PATH")]
@@ -108,7 +132,10 @@ def _with_value_given(message: str, param: Any, argv: list[str]) -> str:
             given = argv[i + 1]
         elif arg.startswith("--") and "=" in arg and arg.partition("=")[0] in opts:
             given = arg.partition("=")[2]
-    return message if given is None else f"{message}, got {given!r}"
+    if given is None:
+        return message
+    # A byte that is not UTF-8 (kept as U+DC00 + b) is shown as Python shows bytes: \xf6, not \udcf6.
+    return f"{message}, got " + re.sub(r"\\udc([89a-f][0-9a-f])", r"\\x\1", repr(given))
 
 
 def guarded(fn):

@@ -13,6 +13,7 @@ from .journal import Journal
 from .reader import RawRecord
 from .results import GameResult
 from . import scoreboard
+from .words import undecoded_at
 
 COMMANDS = ("undo", "show", "help", "quit")
 _VERDICTS = (ClaimRefuted, ClaimDoubtful, ClaimMismatch)  # what the table asked to be judged, not a slip of the pen
@@ -91,7 +92,7 @@ class Scorer:
 
     def attempt(self, text: str) -> Attempt:
         """What entering `text` (one line of notation) would do; nothing is kept yet."""
-        undecoded = None if text.isascii() else _undecoded(text)
+        undecoded = undecoded_at(text)
         if undecoded is not None:
             return Attempt(refused=f"not UTF-8 text at column {undecoded + 1} (notation is written in UTF-8)",
                            pending=self.pending)
@@ -299,15 +300,6 @@ def _segments(toks: list[notation.Token]) -> tuple[list[list[notation.Token]], l
         segments.pop()
         closed.pop()
     return segments, closed
-
-
-def _undecoded(text: str) -> int | None:
-    """Where text holds a byte that did not decode as UTF-8 (kept as a lone surrogate), else None."""
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError as e:
-        return e.start
-    return None
 
 
 def _spelled(token: notation.Token) -> str:

@@ -45,7 +45,7 @@ def ratings(
 @app.command()
 @guarded
 def player(
-    name: Annotated[str, argument("NAME")],
+    name: Annotated[str, argument("NAME", text=True)],
     db: DbOpt = None,
     html: Annotated[Optional[str], typer.Option("--html", metavar="FILE", help="Also write the report as one self-contained HTML page.")] = None,
     lessons: Annotated[int, typer.Option(min=0, max=1000, metavar="N", help="How many positions to learn from.")] = 10,
@@ -72,7 +72,7 @@ def player(
 @app.command()
 @guarded
 def drill(
-    name: Annotated[str, argument("NAME")],
+    name: Annotated[str, argument("NAME", text=True)],
     db: DbOpt = None,
     positions: Annotated[int, typer.Option(min=1, max=1000, metavar="N", help="How many of the player's costliest positions.")] = 10,
 ) -> None:
@@ -86,6 +86,7 @@ def drill(
 
     Arguments: NAME the player whose positions to drill.
     """
+    import io
     import sys
     from . import archive
     from .archive.season import player_rows
@@ -94,4 +95,6 @@ def drill(
     if not rows:
         raise UsageError(f"no costly card of {name!r} in the archive to drill",
                          hint="foreman load --analyze costs every card of the games it adds")
-    run_drill(rows, (line.rstrip("\n") for line in sys.stdin), lambda text: print(text, flush=True))
+    # Answers are cards, read as UTF-8 whatever the locale: a stray byte is an answer that names no card.
+    answers = io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="replace")
+    run_drill(rows, (line.rstrip("\n") for line in answers), lambda text: print(text, flush=True))

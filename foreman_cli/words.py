@@ -22,6 +22,17 @@ def shown_id(game_id: str) -> str:
     return game_id if len(game_id) <= 128 else f"{game_id[:60]}... ({len(game_id):,} characters)"
 
 
+def undecoded_at(text: str) -> int | None:
+    """Where text holds a byte that did not decode as UTF-8 (kept as a lone surrogate), else None."""
+    if text.isascii():
+        return None
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as e:
+        return e.start
+    return None
+
+
 def must(message: str) -> str:
     """pydantic's 'Input should be ...' (a record's field, an option's value) as foreman says it: 'must be ...'."""
     return message.replace("Input should be ", "must be ", 1)

@@ -618,6 +618,33 @@ def test_a_terminal_that_cannot_write_a_players_name_says_so_and_output_for_prog
         assert done.returncode in (0, 1) and "Björn" in done.stdout.decode("utf-8"), (args, done.stderr[-300:])
 
 
+def test_a_name_or_sql_holding_a_byte_that_is_not_utf8_is_a_usage_error_that_shows_the_byte(tmp_path):
+    """Python keeps such a byte of argv as a lone surrogate, which DuckDB and a record cannot hold."""
+    db = str(tmp_path / "a.duckdb")
+    runner.invoke(app, ["load", f"{SAMPLES}/01-clean-win.json", "--db", db])
+    for args, where in ((["stats", "--player", "Bj\udcf6rn", "--db", db], "'--player'"),
+                        (["player", "Bj\udcf6rn", "--db", db], "'NAME'"),
+                        (["query", "SELECT 'Bj\udcf6rn'", "--db", db], "'SQL'"),
+                        (["generate", "--players", "Bj\udcf6rn,b,c"], "'--players'"),
+                        (["replay", f"{SAMPLES}/01-clean-win.json", "--game", "Bj\udcf6rn"], "'--game'")):
+        res = runner.invoke(app, args)
+        assert res.exit_code == 2 and "internal error" not in res.output, (args, res.output)
+        assert f"Invalid value for {where}: holds the byte 0xf6 at character" in res.output, res.output
+    res = runner.invoke(app, ["stats", "--player", "Bj\udcf6rn", "--db", db])
+    assert "got 'Bj\\xf6rn'" in res.output and "udcf6" not in res.output  # the byte as Python writes bytes
+    res = runner.invoke(app, ["query", "-", "--db", db], input="SELECT 'Bj\xf6rn' AS x".encode("latin-1"))
+    assert res.exit_code == 2 and "the SQL on standard input is not UTF-8 text: byte 0xf6 at byte 11" in res.output
+
+
+def test_sql_piped_to_query_is_read_as_utf8_whatever_the_locale(tmp_path):
+    db = str(tmp_path / "a.duckdb")
+    runner.invoke(app, ["load", f"{SAMPLES}/01-clean-win.json", "--db", db])
+    done = subprocess.run([sys.executable, "-m", "foreman_cli", "query", "-", "--db", db, "--csv"],
+                          input="SELECT 'Björn' AS x".encode(), capture_output=True, timeout=300,
+                          env={**os.environ, "PYTHONIOENCODING": "latin-1"})
+    assert done.returncode == 0 and done.stdout.decode("utf-8") == "x\nBjörn\n", done.stderr
+
+
 def test_a_deal_out_of_range_exits_2_everywhere():
     sample = str(Path(SAMPLES) / "01-clean-win.json")
     for args in (["analyze", sample, "--deal", "99"], ["replay", sample, "--deal", "99"],

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import os
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -104,3 +107,11 @@ def test_drill_judges_the_typed_card_and_moves_on(analysed):
 def test_drill_stops_when_told(analysed):
     res = runner.invoke(app, ["drill", "carol", "--db", analysed], input="q\n")
     assert res.exit_code == 0 and res.output.count("Position ") == 1 and "0 positions answered" in res.output
+
+
+def test_drill_reads_answers_as_utf8_and_a_stray_byte_is_an_answer_that_names_no_card(analysed):
+    done = subprocess.run([sys.executable, "-m", "foreman_cli", "drill", "carol", "--db", analysed],
+                          input=b"\xf6\nq\n", capture_output=True, timeout=300,
+                          env={**os.environ, "PYTHONIOENCODING": "utf-8:strict"})
+    out = done.stdout.decode("utf-8")
+    assert done.returncode == 0 and "'\ufffd' is not a card" in out and "0 positions answered" in out, done.stderr
