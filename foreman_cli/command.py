@@ -190,7 +190,10 @@ def _unwritable(e: Exception, command: str) -> tuple[str, str] | None:
             return None
     except LookupError:
         return None
-    unwritten = " ".join(f"U+{ord(char):04X}" for char in e.object[e.start:e.end][:3])
+    chars = e.object[e.start:e.end][:3]
+    if any("\ud800" <= char <= "\udfff" for char in chars):  # an undecoded byte: foreman's to show, not the terminal's
+        return None
+    unwritten = " ".join(f"U+{ord(char):04X}" for char in chars)
     return (f"{command}: standard output is written in {encoding}, which cannot write {unwritten}",
             "set a UTF-8 locale (LANG=C.UTF-8) or PYTHONIOENCODING=utf-8")
 

@@ -18,6 +18,7 @@ from typing import BinaryIO
 import msgspec
 
 from .errors import InputError
+from .words import shown_text
 
 SUFFIXES = (".json", ".jsonl", ".json.gz", ".jsonl.gz", ".fmn")
 DEFAULT_MAX_RECORD_BYTES = 16 * 1024 * 1024  # a 20-deal game is about 25 KB
@@ -42,8 +43,8 @@ class RawRecord(msgspec.Struct):
 
     @property
     def where(self) -> str:
-        """'FILE:LINE'."""
-        return f"{self.source}:{self.line}"
+        """'FILE:LINE', the file's name as output can hold it (words.shown_text)."""
+        return f"{shown_text(self.source)}:{self.line}"
 
 
 class Stdin(str):

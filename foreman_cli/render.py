@@ -20,7 +20,7 @@ from . import money
 from .audit import LineRun, Summary
 from .findings import CODES, ERROR
 from .results import GameLine, GameResult
-from .words import plural, shown_id, signed
+from .words import plural, shown_id, shown_text, signed
 
 
 # Characters of record text (or query results) that a terminal would obey rather than show: C0 and
@@ -211,9 +211,10 @@ def schema(obj: dict[str, Any], out: IO[str] | None = None) -> None:
 def exported(folder: str, rows: dict[str, int], as_json: bool) -> None:
     """What `foreman export` wrote: each table and its rows, in a line or as one JSON object."""
     if as_json:
-        return schema({"dir": folder, "rows": rows})
+        return schema({"dir": shown_text(folder), "rows": rows})
     tables = ", ".join(f"{name} {n:,}" for name, n in rows.items())
-    console().print(f"{folder}: {plural(len(rows), 'table')} written as Parquet (rows: {tables})", soft_wrap=True)
+    console().print(f"{shown_text(folder)}: {plural(len(rows), 'table')} written as Parquet (rows: {tables})",
+                    soft_wrap=True)
 
 
 def events_json(events: list[Any], players: tuple[str, ...], doubts: tuple[str, ...] = (),
@@ -251,9 +252,9 @@ def warning(message: str, hint: str = "") -> None:
 def _to_stderr(prefix: str, style: str, message: str, hint: str) -> None:
     _load_rich()
     con = _SafeConsole(file=sys.stderr, highlight=False, soft_wrap=True, markup=False, emoji=False)
-    con.print(Text(prefix, style=style) + Text(message))
+    con.print(Text(prefix, style=style) + Text(shown_text(message)))  # a path's undecoded byte as \xf6
     if hint:
-        con.print(Text(f"hint: {hint}", style="dim"))
+        con.print(Text(f"hint: {shown_text(hint)}", style="dim"))
 
 
 def _fitted(con: Console, columns: list[tuple[str, str]], rows: list[list[Any]], whole: set[str],
@@ -376,7 +377,8 @@ def load_report(rep, db: str, out: IO[str] | None = None, quiet: bool = False) -
     con = console(out)
     if not quiet:
         analysed = "" if rep.analysed is None else f"; {plural(rep.analysed, 'game')} analysed"
-        con.print(f"{db}: {plural(rep.added, 'game')} added, {rep.unchanged:,} unchanged, {rep.replaced:,} replaced, "
+        con.print(f"{shown_text(db)}: {plural(rep.added, 'game')} added, {rep.unchanged:,} unchanged, "
+                  f"{rep.replaced:,} replaced, "
                   f"{plural(len(rep.conflicts), 'conflict')}, {plural(rep.invalid, 'invalid record')} not loaded; "
                   f"{plural(rep.plays, 'play')}{analysed}")
     for c in rep.conflicts:
@@ -538,7 +540,7 @@ def _clashes(st) -> list[list[str]]:
 
 def wrote(path: str, size: int, out: IO[str] | None = None) -> None:
     """Say that a file was written (a message: on standard error)."""
-    console(out or sys.stderr).print(f"wrote {path} ({size:,} bytes)")
+    console(out or sys.stderr).print(f"wrote {shown_text(path)} ({size:,} bytes)")
 
 
 def name_clash(group: list[str], kept: str) -> str:

@@ -22,6 +22,15 @@ def shown_id(game_id: str) -> str:
     return game_id if len(game_id) <= 128 else f"{game_id[:60]}... ({len(game_id):,} characters)"
 
 
+def shown_text(text: str) -> str:
+    """Text (a file's name, a message that quotes one) as output can hold it: a byte that did not
+    decode as UTF-8, kept by Python as a lone surrogate that no JSON, CSV or DuckDB text can hold,
+    written as Python writes bytes, \\xf6."""
+    if text.isascii() or undecoded_at(text) is None:
+        return text
+    return text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+
+
 def undecoded_at(text: str) -> int | None:
     """Where text holds a byte that did not decode as UTF-8 (kept as a lone surrogate), else None."""
     if text.isascii():

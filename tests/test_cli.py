@@ -636,6 +636,21 @@ def test_a_name_or_sql_holding_a_byte_that_is_not_utf8_is_a_usage_error_that_sho
     assert res.exit_code == 2 and "the SQL on standard input is not UTF-8 text: byte 0xf6 at byte 11" in res.output
 
 
+def test_a_record_file_whose_name_is_not_utf8_is_audited_settled_and_certified_with_the_byte_shown(tmp_path):
+    record = tmp_path / os.fsdecode(b"Bj\xf6rn.json")
+    record.write_bytes(Path(SAMPLES, "03-late-revoke.json").read_bytes())
+    shown = f"{tmp_path}/Bj\\xf6rn.json:1"
+    res = runner.invoke(app, ["validate", "--json", str(record)])
+    assert res.exit_code == 1 and json.loads(res.stdout.splitlines()[0])["source"] == shown, res.output
+    cert = str(tmp_path / "cert.json")
+    res = runner.invoke(app, ["settle", str(record), "--certificate", cert])
+    assert "internal error" not in res.output and "standard output" not in res.output, res.output
+    res = runner.invoke(app, ["verify", cert, str(record)])
+    assert res.exit_code == 0 and res.stdout.startswith("verified"), res.output
+    res = runner.invoke(app, ["validate", str(tmp_path / os.fsdecode(b"no\xf6.json"))])
+    assert res.exit_code == 2 and "no\\xf6.json: no such file or directory" in res.output, res.output
+
+
 def test_sql_piped_to_query_is_read_as_utf8_whatever_the_locale(tmp_path):
     db = str(tmp_path / "a.duckdb")
     runner.invoke(app, ["load", f"{SAMPLES}/01-clean-win.json", "--db", db])

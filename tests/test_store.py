@@ -887,3 +887,24 @@ def test_a_time_without_an_offset_is_utc_whatever_the_machine_zone(tmp_path):
                                 "FROM games", "--db", str(db), "--csv"], env=env, capture_output=True, text=True).stdout
         seen.append(shown)
     assert seen[0] == seen[1] == seen[2] and "2026-01-01T19:00:00+00:00,1767294000" in seen[0], seen
+
+
+def test_a_record_file_whose_name_is_not_utf8_loads_with_the_byte_shown_and_exports_into_such_a_folder(tmp_path):
+    """A name's byte that is not UTF-8 (an old Latin-1 disk) is kept by Python as a lone surrogate,
+    which no DuckDB text or Parquet path can hold: the source shows it as Python shows bytes."""
+    evening = tmp_path / os.fsdecode(b"Bj\xf6rn.jsonl")
+    evening.write_bytes(Path(SAMPLES, "08-friday-evenings.jsonl").read_bytes())
+    for jobs in ("1", "2"):
+        db = str(tmp_path / f"a{jobs}.duckdb")
+        res = runner.invoke(app, ["load", str(evening), "--db", db, "--jobs", jobs])
+        assert res.exit_code == 0 and "6 games added" in res.output, res.output
+        sources = {row[0] for row in duckdb.connect(db, read_only=True).sql("SELECT source FROM games").fetchall()}
+        assert sources == {f"{tmp_path}/Bj\\xf6rn.jsonl:{n}" for n in range(1, 7)}
+    folder = tmp_path / os.fsdecode(b"p\xf6")
+    res = runner.invoke(app, ["export", "--parquet", str(folder), "--db", db])
+    assert res.exit_code == 0 and "p\\xf6: 12 tables written" in res.output, res.output
+    with open(folder / "games" / "data.parquet", "rb") as f:
+        import pyarrow.parquet as pq
+        assert pq.read_table(f).num_rows == 6
+    res = runner.invoke(app, ["stats", "--db", str(tmp_path / os.fsdecode(b"x\xf6.duckdb"))])
+    assert res.exit_code == 2 and "x\\xf6.duckdb: DuckDB cannot open a file whose name is not UTF-8 text" in res.output

@@ -45,8 +45,9 @@ def _write_parquet(con: duckdb.DuckDBPyConnection, table: str, target: str) -> i
     import pyarrow as pa
     import pyarrow.parquet as pq
     count = 0
+    # Opened by Python, which takes any bytes of a name; pyarrow takes a path as UTF-8 text only.
     with con.sql(f"SELECT * FROM {table}").to_arrow_reader(batch_size=EXPORT_ROWS) as reader, \
-            pq.ParquetWriter(target, _plain_schema(reader.schema)) as writer:
+            open(target, "wb") as sink, pq.ParquetWriter(sink, _plain_schema(reader.schema)) as writer:
         plain = writer.schema
         for batch in reader:
             writer.write_batch(pa.RecordBatch.from_arrays(

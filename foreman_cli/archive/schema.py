@@ -11,6 +11,7 @@ import duckdb
 
 from ..cards import CANONICAL
 from ..errors import DatabaseError
+from ..words import shown_text, undecoded_at
 
 DEFAULT_DB = "foreman.duckdb"
 
@@ -167,6 +168,10 @@ def db_path(path: str | None) -> str:
 def connect(path: str, read_only: bool = False, row_group_rows: int | None = None) -> duckdb.DuckDBPyConnection:
     """Open the archive, turning DuckDB's errors into one-line messages; with `row_group_rows`,
     for writing in row groups of that many rows."""
+    if (at := undecoded_at(path)) is not None:  # DuckDB takes a file's name as UTF-8 text only
+        raise DatabaseError(f"{shown_text(path)}: DuckDB cannot open a file whose name is not UTF-8 text "
+                            f"(the byte {ord(path[at]) & 0xFF:#04x})",
+                            hint="rename the file, or give --db a UTF-8 name")
     if read_only and not Path(path).exists():
         raise DatabaseError(f"{path}: no such database", hint="load games first: foreman load PATH --db FILE")
     _refuse_other_files(path)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import array
 import itertools
 import json
+import os
 import sys
 from datetime import datetime, timezone
 from decimal import Decimal
@@ -331,7 +332,7 @@ def _text_places(games: pa.Table, texts: ChunkText, spans: list[tuple[int, int]]
     places = pa.StructArray.from_arrays([pa.array(at, pa.int64()), pa.array(size, pa.int32())], names=["at", "size"])
     seen = texts.seen
     games = games.add_column(_GAME_COLS.index("raw"), "raw", places)
-    return games.replace_schema_metadata({_TEXT_FILE: texts.source,
+    return games.replace_schema_metadata({_TEXT_FILE: os.fsencode(texts.source),  # a name's bytes, UTF-8 or not
                                           _TEXT_SEEN: f"{seen.device} {seen.inode} {seen.size} {seen.mtime_ns}"})
 
 _TEXT_FILE, _TEXT_SEEN = b"foreman.text_file", b"foreman.text_seen"
@@ -372,7 +373,7 @@ def _part_rows(tables: dict[str, pa.Table], keep: list[int], files: FileMap | No
         if files is None:
             raise ValueError("the games' text is in their file, and there is no FileMap to take it from")
         seen = FileSeen(*map(int, meta[_TEXT_SEEN].split()))
-        data = files.text(meta[_TEXT_FILE].decode(), seen)
+        data = files.text(os.fsdecode(meta[_TEXT_FILE]), seen)
         views, lo, hi = _text_views(data, games["raw"].combine_chunks())
         tables["_games"] = games.set_column(_GAME_COLS.index("raw"), "raw", views).replace_schema_metadata(None)
         placed.append((seen, lo, hi))
