@@ -437,6 +437,11 @@ def export(
     render.exported(parquet, rows, json_out)
 
 
+def _names(listed: str | None) -> list[str] | None:
+    """'alice, bob, carol' as three names: a name never begins or ends with a space."""
+    return [name.strip() for name in listed.split(",")] if listed else None
+
+
 @app.command()
 @guarded
 def generate(
@@ -484,7 +489,7 @@ def generate(
     rules = HouseRules().with_overrides(parse_overrides(rule))
     out = sys.stdout
     for rec, _ in gen.generate(games, seed, inject.upper() if inject else None, rules, max_deals, stacked, series_size,
-                               claims=claims, stacked_by=stacked_by, players=players.split(",") if players else None,
+                               claims=claims, stacked_by=stacked_by, players=_names(players),
                                play_only=play_only, weak=weak):
         render.json_line(rec, out)
 

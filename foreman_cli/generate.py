@@ -138,8 +138,8 @@ def _check_options(inject: str | None, rules: HouseRules, max_deals: int, stacke
         raise UsageError("--claims is a probability, from 0 to 1")
     if not 0.0 <= play_only <= 1.0:
         raise UsageError("--play-only is a share of deals, from 0 to 1")
-    if players is not None and (len(players) < 3 or len(set(players)) != len(players) or not all(players)):
-        raise UsageError(f"--players: three distinct names or more, got {','.join(players)!r}")
+    if players is not None and (problem := _names_problem(players)):
+        raise UsageError(f"--players {','.join(players)!r}: {problem}")
     if stacked_by is not None and (players is None or len(players) != 3 or stacked_by not in players):
         raise UsageError(f"--stacked-by {stacked_by!r}: name one of three --players")
     if weak is not None and weak not in (players or NAMES):
@@ -153,6 +153,14 @@ def _check_options(inject: str | None, rules: HouseRules, max_deals: int, stacke
     if inject in CLAIM_CODES and rules.target < 6:
         # A claim is made with 6 tricks or fewer left: at a target of 5 or less too few deals last that long.
         raise UsageError(f"--inject {inject} needs deals that last past trick 10: use a target of 6 or more")
+
+
+def _names_problem(players: list[str]) -> str | None:
+    """Why --players cannot seat a game whose record foreman would read (None when it can)."""
+    from .records import name_key, player_names_problem
+    if len(players) < 3 or not all(players) or len({name_key(n) for n in players}) != len(players):
+        return "three names or more, each different even with case and Unicode forms set aside"
+    return player_names_problem(players)
 
 
 def _seen_only(rec: dict, rng: random.Random, share: float) -> dict:

@@ -126,6 +126,19 @@ def test_generate_refuses_a_weak_player_who_is_not_at_the_table():
     assert res.exit_code == 2 and "name one of three --players" in res.output
 
 
+def test_generate_seats_only_names_its_records_may_hold_and_takes_spaces_after_commas():
+    for listed, said in (("a,a,b", "each different even with case"), ("ann,bob,Ann", "each different even with case"),
+                         ("a,b", "three names or more"), ("a,,b,c", "three names or more"),
+                         ("a,b\tx,c", "holds the invisible or control character '\\t'")):
+        res = runner.invoke(app, ["generate", "--players", listed])
+        assert res.exit_code == 2 and said in res.output, (listed, res.output)
+    res = runner.invoke(app, ["generate", "-n", "5", "--players", "alice, bob , carol, dan", "--weak", "dan"])
+    games = [json.loads(line) for line in res.stdout.splitlines()]
+    assert res.exit_code == 0 and {p for g in games for p in g["players"]} <= {"alice", "bob", "carol", "dan"}
+    res = runner.invoke(app, ["validate", "-"], input=res.stdout)
+    assert res.exit_code == 0 and "RECORD_SCHEMA" not in res.output, res.output
+
+
 def test_generate_inject_refuses_unknown_code():
     res = runner.invoke(app, ["generate", "--inject", "NOPE"])
     assert res.exit_code == 2 and "can inject one of" in res.output
