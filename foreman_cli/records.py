@@ -282,11 +282,14 @@ def name_clashes(names: Iterable[str]) -> list[list[str]]:
 
 def label_problem(currency: str | None, series_id: str | None) -> tuple[str, str] | None:
     """(path, why) when a currency label or a series id, which views print inline, holds a character
-    a terminal would obey (a line break, a tab, a control or invisible one); None when they are fine."""
+    a terminal would obey (a line break, a tab, a control or invisible one), or a space at either end
+    (' GBP' would be a balance of its own that prints as GBP); None when they are fine."""
     for path, text in (("$.currency", currency), ("$.series.id", series_id)):
         if text is not None and not text.isprintable():
             bad = next(c for c in text if not c.isprintable())
             return path, f"{ascii(text)} holds the character {ascii(bad)}, which a view would not print as itself"
+        if text is not None and text != text.strip():
+            return path, f"{ascii(text)} begins or ends with a space, so it would print as another label does"
     return None
 
 

@@ -196,5 +196,14 @@ def test_labels_views_print_inline_hold_no_layout_or_control_characters(field, v
     assert res.findings[0].path.startswith(f"$.{field}") and "which a view would not print as itself" in res.findings[0].message
 
 
+@pytest.mark.parametrize("field,value", [("currency", " GBP"), ("currency", "chips "),
+                                         ("series", {"id": "friday ", "seq": 1})])
+def test_a_label_with_a_space_at_either_end_is_refused_as_it_would_print_as_another(field, value):
+    res = run(game(id="label", stake="1.00", **{field: value}))
+    assert res.status == "invalid" and res.findings[0].code == "RECORD_SCHEMA"
+    assert res.findings[0].path.startswith(f"$.{field}") and "begins or ends with a space" in res.findings[0].message
+    assert run(game(id="label", stake="1.00", currency="poker chips")).status != "invalid"  # a space inside is fine
+
+
 def test_a_label_in_another_script_is_fine():
     assert run(game(id="label", stake="1.00", currency="\u20ac", series={"id": "vendredi-\u00e9t\u00e9", "seq": 1})).status != "invalid"
