@@ -197,6 +197,10 @@ def problems_from_validation(err: ValidationError, limit: int = 20) -> list[Sche
             msg = f"{quote(e['input'])} is not valid here ({_pattern_hint(e)})"
         elif e["type"] in ("too_short", "too_long"):
             msg = _length_message(e)
+        elif e["type"] in ("string_too_short", "string_too_long"):
+            bound = (e.get("ctx") or {}).get("min_length" if e["type"] == "string_too_short" else "max_length")
+            side = "at least" if e["type"] == "string_too_short" else "at most"
+            msg = f"must have {side} {plural(bound, 'character')}, got {quote(e['input'])}" if bound else e["msg"]
         elif e["type"] == "value_error":
             msg = msg.removeprefix("Value error, ")
         elif "input" in e:

@@ -88,6 +88,8 @@ def test_seed_notation_record():
      "$.claimed.payments[0]", "himself"),
     (lambda r: r.update(claimed={"tricks": {"zoe": 1}}), "$.claimed.tricks['zoe']", "not one of"),
     (lambda r: r.update(deals=[]), "$.deals", "at least 1"),
+    (lambda r: r.update(stake="1" * 41), "$.stake", "must have at most 40 characters, got '1111"),
+    (lambda r: r.update(currency=""), "$.currency", "must have at least 1 character, got ''"),
 ])
 def test_schema_refusals_name_the_field(mutate, path, words):
     rec = clone(game())
