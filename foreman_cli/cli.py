@@ -305,7 +305,7 @@ def fairness(
             render.warning(f"{db}: the archive holds no dealt hands", "load games first: foreman load PATH --db FILE")
         else:
             _no_game(paths)
-    if html:
+    if html is not None:
         from . import fairness_page
         _write_text(html, fairness_page.page(result), paths or [])
     (render.schema if json_out else render.fairness_view)(result.to_dict() if json_out else result)

@@ -37,6 +37,8 @@ def output_form(to: str | None, output: str | None) -> str:
     foreman reads a file by its name and would read JSON named .fmn as broken notation."""
     if to is not None and to not in FORMS:
         raise UsageError(f"--to {to!r}: write json or fmn")
+    if output == "":  # an empty shell variable, not standard output
+        raise UsageError("-o '': an empty name names no file", "leave out -o to write to standard output")
     if output and output.endswith(".gz"):
         raise UsageError(f"-o {output!r}: convert writes plain text", "name the output .jsonl or .fmn")
     named = next((form for suffix, form in _NAMED.items() if output and output.endswith(suffix)), None)

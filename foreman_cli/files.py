@@ -39,6 +39,8 @@ def write_atomically(path: str | Path, fill: Callable[[str], None], inputs: Iter
 
 def refuse_a_folder_or_a_missing_one(path: str | Path) -> None:
     """Refuse, in words, a path naming a folder or in a folder that is not there: nothing is written."""
+    if not str(path):
+        raise OutputError("'': an empty name names no file; nothing was written", "give the path of a file to write")
     if Path(path).is_dir():
         raise OutputError(f"{path}: a folder, not a file; nothing was written",
                           "give the path of a file to write (in that folder, say)")

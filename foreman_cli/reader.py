@@ -75,6 +75,8 @@ def expand(paths: Iterable[str]) -> list[str | Unreadable]:
         if p == "-":
             out.append(p)
             continue
+        if not p:  # Path('') is the current folder: an empty shell variable would read it all
+            raise InputError("'': an empty path names no file")
         path = Path(p)
         if path.is_dir():
             out.extend(_folder(p))
@@ -204,8 +206,7 @@ class LineChunk(msgspec.Struct):
     seen: FileSeen | None = None  # the file as `records` found it
 
     def records(self, spans: bool = False) -> Iterator[RawRecord]:
-        """The chunk's records, exactly as `read_records` gives them for these lines; with `spans`,
-        each with where it lies in the file (and `seen` says what the file was)."""
+        """The chunk's records as `read_records` gives them; `spans`: with where each lies in the file."""
         with open(self.source, "rb") as f:
             if spans:
                 self.seen = FileSeen.of(f.fileno())
@@ -216,8 +217,7 @@ class LineChunk(msgspec.Struct):
 
 
 class FileSeen(msgspec.Struct, frozen=True):
-    """What a file was when it was read (device, inode, size, modification time): a file that
-    differs from it later has been changed or replaced in between."""
+    """What a file was when read (device, inode, size, mtime): a file that differs later was changed."""
 
     device: int
     inode: int

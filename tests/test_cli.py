@@ -664,6 +664,21 @@ def test_a_record_file_whose_name_is_not_utf8_is_audited_settled_and_certified_w
     assert res.exit_code == 2 and "no\\xf6.json: no such file or directory" in res.output, res.output
 
 
+def test_an_empty_path_or_name_is_refused_not_taken_for_this_folder_or_the_default(tmp_path, monkeypatch):
+    """`--db "$DB"` or `validate "$DIR"` with the variable unset: Path('') is the current folder."""
+    monkeypatch.chdir(tmp_path)
+    sample = f"{SAMPLES}/01-clean-win.json"
+    for args, said in ((["validate", ""], "'': an empty path names no file"),
+                       (["settle", sample, ""], "'': an empty path names no file"),
+                       (["load", sample, "--db", ""], "--db '': an empty name names no archive"),
+                       (["convert", sample, "-o", "", "--to", "fmn"], "-o '': an empty name names no file"),
+                       (["report", sample, "-o", ""], "'': an empty name names no file; nothing was written"),
+                       (["fairness", sample, "--html", ""], "'': an empty name names no file; nothing was written")):
+        res = runner.invoke(app, args)
+        assert res.exit_code == 2 and said in res.output, (args, res.output)
+    assert not any(tmp_path.iterdir())  # no foreman.duckdb made here
+
+
 def test_sql_piped_to_query_is_read_as_utf8_whatever_the_locale(tmp_path):
     db = str(tmp_path / "a.duckdb")
     runner.invoke(app, ["load", f"{SAMPLES}/01-clean-win.json", "--db", db])

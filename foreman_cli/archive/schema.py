@@ -162,6 +162,8 @@ NO_EXTENSIONS = {"autoinstall_known_extensions": False, "autoload_known_extensio
 
 def db_path(path: str | None) -> str:
     """The database file: the option, else $FOREMAN_DB, else foreman.duckdb here."""
+    if path == "":  # an empty shell variable: not the default archive in whatever folder this is
+        raise DatabaseError("--db '': an empty name names no archive", hint="--db names the archive's file, e.g. club.duckdb")
     return path or os.environ.get("FOREMAN_DB") or DEFAULT_DB
 
 
