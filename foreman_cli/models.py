@@ -119,7 +119,8 @@ class Claimed(_Strict):
 
 def _distinct(players: list[str]) -> list[str]:
     if len(set(players)) != len(players):
-        raise ValueError(f"players must be 3 distinct names, got {players}")
+        twice = next(name for name in players if players.count(name) > 1)
+        raise ValueError(f"players must be 3 distinct names: {quote(twice)} is written twice")
     return players
 
 

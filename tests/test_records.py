@@ -71,7 +71,7 @@ def test_seed_notation_record():
     (lambda r: r.update(format="foreman/2"), "$.format", "foreman/1"),
     (lambda r: r.update(id="has space"), "$.id", "id"),
     (lambda r: r.update(id=7), "$.id", "string"),
-    (lambda r: r.update(players=["a", "a", "b"]), "$.players", "distinct"),
+    (lambda r: r.update(players=["a", "b", "a"]), "$.players", "distinct names: 'a' is written twice"),
     (lambda r: r.update(players=["a", "b"]), "$.players", "3"),
     (lambda r: r.update(rules={"quota": None}), "$.rules.quota", ""),
     (lambda r: r.update(rules={"target": "12"}), "$.rules.target", "integer"),
