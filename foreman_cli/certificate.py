@@ -174,7 +174,7 @@ class Verdict:
     changed: list[str] = field(default_factory=list)
     ledger: list[str] = field(default_factory=list)  # how the recomputed ledger differs
     fields: list[str] = field(default_factory=list)  # any other field that differs from the recomputed one
-    in_doubt: list[str] = field(default_factory=list)  # games the records hold twice, with different content
+    in_doubt: list[str] = field(default_factory=list)  # games the records hold twice, with texts that differ
     games: int = 0
 
     @property

@@ -552,7 +552,7 @@ class DealerSuccession(Finding):
 @_code("DUPLICATE_GAME", "the same game id appears again in the input",
        rule=("Each game id is unique. The first record of an id stands; a later one takes part in nothing else "
              "(series checks, settlement, archive, statistics, fairness) and this is its only finding."),
-       shows="where the id was first read and whether the content is identical",
+       shows="where the id was first read and whether the record's text is identical to the first's",
        sample={"game": "g1", "first": "games.jsonl:4", "identical": True},
        disputes=False,
        cross_game=True,
@@ -565,7 +565,7 @@ class DuplicateGame(Finding):
 
     @property
     def message(self) -> str:
-        how = "identical" if self.identical else "different content"
+        how = "identical" if self.identical else "its text differs"
         return f"game {self.game} was already read at {self.first} ({how})"
 
     evidence_fields = ("first", "identical")

@@ -286,7 +286,7 @@ def test_a_run_is_taken_whole_only_when_the_checks_across_games_add_nothing():
         back = refused.game_lines()
         assert [(g.id, g.line) for g in back] == [(g, f'{{"id":"{g}"}}'.encode()) for g in refused.ids]
     repeat = cross.feed(gl("b", fp=b"g"))[0]
-    assert repeat.findings[0].code == "DUPLICATE_GAME" and "different content" in repeat.findings[0].message
+    assert repeat.findings[0].code == "DUPLICATE_GAME" and "its text differs" in repeat.findings[0].message
 
 
 # --- Hardening II: terminal safety ---

@@ -160,7 +160,7 @@ def test_replay_and_report_say_when_another_record_of_the_game_differs(tmp_path)
     differing, same = tmp_path / "differing.jsonl", tmp_path / "same.jsonl"
     differing.write_text(json.dumps(first) + "\n" + json.dumps(other) + "\n")
     same.write_text(json.dumps(first) + "\n" + json.dumps(first) + "\n")
-    doubt = f"In doubt: {differing}:2: game {first['id']} was already read at {differing}:1 (different content)"
+    doubt = f"In doubt: {differing}:2: game {first['id']} was already read at {differing}:1 (its text differs)"
     shown = run("replay", differing, "--game", first["id"], "--deal", "1")
     assert shown.exit_code == 1 and doubt in shown.output, shown.output
     as_json = run("replay", differing, "--game", first["id"], "--json")

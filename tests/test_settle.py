@@ -213,7 +213,7 @@ def test_a_game_read_again_with_other_content_puts_the_settlement_in_doubt(tmp_p
     (tmp_path / "b.jsonl").write_text(json.dumps(other) + "\n")
     (tmp_path / "c.jsonl").write_text(json.dumps(first) + "\n")
     differing = runner.invoke(app, ["settle", str(tmp_path / "a.jsonl"), str(tmp_path / "b.jsonl")])
-    assert differing.exit_code == 1 and "(different content)" in differing.output
+    assert differing.exit_code == 1 and "(its text differs)" in differing.output
     assert "its first record was counted" in differing.output
     as_json = runner.invoke(app, ["settle", "--json", str(tmp_path / "a.jsonl"), str(tmp_path / "b.jsonl")])
     assert as_json.exit_code == 1 and [r["identical"] for r in json.loads(as_json.output)["repeats"]] == [False]
