@@ -1905,7 +1905,7 @@ static PyMethodDef core_methods[] = {
      "lane_codes(blocks, index, n_tricks, columns): append deal `index` of the lane's blocks, its first n_tricks "
      "tricks, to the archive's nine flat columns as deal_codes does (archive.staging.deal_codes is the reference)."},
     {"count_lines", count_lines, METH_VARARGS,
-     "count_lines(buffer, start, end): the newlines in buffer[start:end] (reader.count_lines is the reference)."},
+     "count_lines(buffer, start, end): the newlines in buffer[start:end] (chunks.count_lines is the reference)."},
     {"clean_deal", clean_deal, METH_VARARGS,
      "clean_deal(hands, kitty, passes, discards, tricks, seats, dealer, highest, target, cards, pickup=False): "
      "(won0, won1, won2, winners, decided) for a deal with nothing amiss, else None (engine.py replays in full); "

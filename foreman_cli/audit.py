@@ -14,8 +14,8 @@ import msgspec
 from hashlib import blake2b
 
 from . import engine, lane, records
-from .reader import (DEFAULT_MAX_RECORD_BYTES, ChunkText, LineChunk, RawRecord, Unreadable, expand, is_plain_lines,
-                     line_chunks, read_records)
+from .chunks import ChunkText, LineChunk, is_plain_lines, line_chunks
+from .reader import DEFAULT_MAX_RECORD_BYTES, RawRecord, Unreadable, expand, read_records
 from .findings import ERROR, DealerSuccession, DuplicateGame, Finding, RecordSchema, RecordSyntax, repeat_mark
 from .results import GameLine, GameResult, Status
 from .workers import ordered_map

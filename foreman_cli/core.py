@@ -28,7 +28,7 @@ lane_scan = _core.lane_scan if _core is not None else None
 lane_replay = _core.lane_replay if _core is not None else None
 # A game's lines of notation read into its record's JSON text (notation.read_games is the reference).
 fmn_game = _core.fmn_game if _core is not None else None
-# Newlines in a stretch of a memory map without copying it (reader.count_lines is the reference).
+# Newlines in a stretch of a memory map without copying it (chunks.count_lines is the reference).
 count_lines = _core.count_lines if _core is not None else None
 
 

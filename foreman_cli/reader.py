@@ -5,7 +5,6 @@ from __future__ import annotations
 import codecs
 import io
 import json
-import mmap
 import os
 import stat
 import re
@@ -23,10 +22,9 @@ from .words import shown_text
 SUFFIXES = (".json", ".jsonl", ".json.gz", ".jsonl.gz", ".fmn")
 DEFAULT_MAX_RECORD_BYTES = 16 * 1024 * 1024  # a 20-deal game is about 25 KB
 CHUNK = 1 << 20
-WORKER_CHUNK = 4 << 20  # what a worker of `--jobs` reads at a time: the hand-over is per chunk
 _WS = re.compile(r"[ \t\n\r]*")
-_BOM = b"\xef\xbb\xbf"
-_WIDE_MARKS = (b"\xff\xfe", b"\xfe\xff")  # how UTF-16 (and UTF-32) text begins, as some Windows tools save it
+BOM = b"\xef\xbb\xbf"
+WIDE_MARKS = (b"\xff\xfe", b"\xfe\xff")  # how UTF-16 (and UTF-32) text begins, as some Windows tools save it
 
 
 class RawRecord(msgspec.Struct):
@@ -141,7 +139,7 @@ def read_records(paths: Iterable[str], max_record_bytes: int = DEFAULT_MAX_RECOR
 
 def read_named(stream: io.BufferedReader, name: str, limit: int, form: str | None = None) -> Iterator[RawRecord]:
     """A file's records as its name says; an unknown name (evening.txt) or stdin by its first line, or by `form`."""
-    if (mark := stream.peek(2)[:2]) in _WIDE_MARKS:  # one error for the file, not one a line
+    if (mark := stream.peek(2)[:2]) in WIDE_MARKS:  # one error for the file, not one a line
         return iter([RawRecord(name, 1, None, error=f"UTF-16 text (it begins with {mark.hex(' ').upper()}); records "
                                "are UTF-8: save the file as UTF-8 (iconv -f UTF-16 -t UTF-8); it is not read")])
     if form is None and not name.endswith(SUFFIXES):
@@ -156,7 +154,7 @@ NOTATION_SNIFF = 64 << 10  # what standard input shows of itself before it is re
 
 def is_notation(head: bytes) -> bool:
     """Whether a stream beginning with `head` is notation: its first line not blank nor a comment is a 'game' line."""
-    for line in head.removeprefix(_BOM).splitlines():
+    for line in head.removeprefix(BOM).splitlines():
         word = line.split(b"#", 1)[0].strip()
         if word:
             return word == b"game" or word.startswith((b"game ", b"game\t"))
@@ -166,7 +164,7 @@ def is_notation(head: bytes) -> bool:
 def read_notation(stream: BinaryIO, name: str, limit: int) -> Iterator[RawRecord]:
     """The games of a `.fmn` stream, each its record's JSON text or its error (one beyond `limit` bytes)."""
     from .notation_stream import read_notation as games  # only for notation
-    for g in games(stream, limit, _TOO_LONG.format(limit=limit)):
+    for g in games(stream, limit, TOO_LONG.format(limit=limit)):
         yield RawRecord(name, g.line, g.text, error=g.error, column=g.column, notation=g.game, game_id=g.id)
 
 
@@ -185,7 +183,7 @@ def read_stream(stream: BinaryIO, name: str, max_record_bytes: int = DEFAULT_MAX
         if src is not buffered and is_notation(src.peek(NOTATION_SNIFF)):  # one error, not one a line
             yield RawRecord(name, 1, None, error="gzip-compressed notation, not read: gunzip it, then give the .fmn")
             return
-        for rec in _read_layout(src, name, max_record_bytes, lines):
+        for rec in read_layout(src, name, max_record_bytes, lines):
             line = rec.line
             yield rec
     except corrupt as e:
@@ -195,190 +193,10 @@ def read_stream(stream: BinaryIO, name: str, max_record_bytes: int = DEFAULT_MAX
         raise InputError(f"{name}: {e.strerror or e}") from None
 
 
-class LineChunk(msgspec.Struct):
-    """Whole lines of a JSON Lines file, found by the reading process for a worker to read itself."""
-
-    source: str
-    first_line: int  # the line number of its first line in the file
-    offset: int
-    size: int
-    limit: int
-    seen: FileSeen | None = None  # the file as `records` found it
-
-    def records(self, spans: bool = False) -> Iterator[RawRecord]:
-        """The chunk's records as `read_records` gives them; `spans`: with where each lies in the file."""
-        with open(self.source, "rb") as f:
-            if spans:
-                self.seen = FileSeen.of(f.fileno())
-            f.seek(self.offset)
-            data = f.read(self.size)
-        return _read_layout(io.BytesIO(data), self.source, self.limit, lines=True, first_line=self.first_line,
-                            base=self.offset if spans else None)
+TOO_LONG = "the record is longer than {limit} bytes (--max-record-bytes); it is not read"
 
 
-class FileSeen(msgspec.Struct, frozen=True):
-    """What a file was when read (device, inode, size, mtime): a file that differs later was changed."""
-
-    device: int
-    inode: int
-    size: int
-    mtime_ns: int
-
-    @classmethod
-    def of(cls, fd: int) -> FileSeen:
-        """The open file as it is now."""
-        st = os.fstat(fd)
-        return cls(st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
-
-
-class FileMap:
-    """A read-only map of the input file whose records' text a load takes where it lies (ChunkText),
-    one file at a time: the files of a load come one after the other. It refuses a file that is no
-    longer what the worker that read the records saw, so the text stored is the text replayed."""
-
-    def __init__(self) -> None:
-        self.source: str | None = None
-        self.seen: FileSeen | None = None
-        self.map: mmap.mmap | None = None
-        self._fd = -1
-
-    def text(self, source: str, seen: FileSeen) -> mmap.mmap:
-        """The map of `source`, checked against `seen` (InputError if the file changed)."""
-        if source != self.source:
-            self.close()
-            try:
-                fd = os.open(source, os.O_RDONLY)
-            except OSError as e:
-                raise InputError(f"{source}: {e.strerror or e}") from None
-            self._fd, self.source, self.seen = fd, source, FileSeen.of(fd)
-            self.map = mmap.mmap(fd, 0, access=mmap.ACCESS_READ) if self.seen.size else None
-        self.check(seen)
-        assert self.map is not None  # a file with records in it is not empty
-        return self.map
-
-    def check(self, seen: FileSeen) -> None:
-        """InputError unless the mapped file is still what `seen` says (and what it was when mapped)."""
-        now = FileSeen.of(self._fd)
-        if now != seen or now != self.seen:
-            was = seen if now == self.seen else self.seen
-            raise InputError(f"{self.source}: the file changed while it was being loaded (it was {was.size:,} bytes "
-                             f"modified {_when(was.mtime_ns)}, it is {now.size:,} bytes modified {_when(now.mtime_ns)}); "
-                             "the games of the transactions committed before are kept",
-                             hint="load a copy of it, or load it once nothing writes to it")
-
-    def release(self, start: int, end: int) -> None:
-        """Give back the pages of bytes start..end, once read: the file's pages are the system's to keep."""
-        if self.map is None or not hasattr(self.map, "madvise"):
-            return
-        start -= start % mmap.PAGESIZE
-        end = min(end + -end % mmap.PAGESIZE, len(self.map))
-        if end > start:
-            self.map.madvise(mmap.MADV_DONTNEED, start, end - start)
-
-    def close(self) -> None:
-        """Unmap and close the file, if one is open."""
-        if self.map is not None:
-            try:
-                self.map.close()
-            except BufferError:
-                pass  # a view of it is still alive: the map goes when the view does
-            self.map = None
-        if self._fd >= 0:
-            os.close(self._fd)
-            self._fd = -1
-        self.source = self.seen = None
-
-
-def _when(ns: int) -> str:
-    from datetime import datetime, timezone
-    return datetime.fromtimestamp(ns / 1e9, timezone.utc).isoformat(sep=" ", timespec="microseconds")
-
-
-class ChunkText(msgspec.Struct, frozen=True):
-    """Where the records of a chunk lie in their file, record by record (RawRecord.span), and the
-    file as the chunk was read: what a load needs to take their text from the file itself."""
-
-    source: str
-    seen: FileSeen
-    spans: list[tuple[int, int] | None]
-
-
-def line_chunks(path: str, limit: int = DEFAULT_MAX_RECORD_BYTES,
-                size: int | None = None) -> Iterator[LineChunk | RawRecord]:
-    """A plain JSON Lines file as chunks of about `size` bytes of whole lines, which the workers of
-    `--jobs` read themselves: the reading process only finds the cuts and counts the lines through
-    a memory map. A line too long to read that runs over a cut comes as its record, so no chunk is
-    much longer than `size` (WORKER_CHUNK). Near the end of the file the chunks shrink to a share
-    of what is left (TAIL_SHARE, down to TAIL_SMALLEST): the workers then end close together."""
-    from . import core
-    count = core.count_lines or count_lines
-    size = size or WORKER_CHUNK
-    try:
-        f = open(path, "rb")
-    except OSError as e:
-        raise InputError(f"{path}: {e.strerror or e}") from None
-    with f:
-        file_size = os.fstat(f.fileno()).st_size
-        if file_size == 0:
-            return
-        with mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as mm:
-            pos, line, released = 0, 1, 0
-            while pos < file_size:
-                cut = min(pos + _step(size, file_size, pos), file_size)
-                nl = mm.find(b"\n", cut - 1)
-                end = file_size if nl < 0 else nl + 1
-                start = mm.rfind(b"\n", pos, cut - 1) + 1 or pos  # where the line over the cut starts
-                bom = 3 if start == 0 and mm[:3] == _BOM else 0
-                if end - start - (mm[end - 1] == 10) - bom > limit:
-                    if start > pos:
-                        yield LineChunk(path, line, pos, start - pos, limit)
-                        line += count(mm, pos, start)
-                    yield RawRecord(path, line, None, error=_TOO_LONG.format(limit=limit))
-                    line += 1
-                else:
-                    yield LineChunk(path, line, pos, end - pos, limit)
-                    line += count(mm, pos, end)
-                pos = end
-                # The pages counted are the workers' to read now: keep them out of this process's size.
-                done = pos - pos % mmap.PAGESIZE
-                if done > released and hasattr(mm, "madvise"):  # not on every platform
-                    mm.madvise(mmap.MADV_DONTNEED, released, done - released)
-                    released = done
-
-
-def _step(size: int, total: int, pos: int) -> int:
-    """The bytes of the next chunk at `pos` of a file of `total`: `size`, or near the end less."""
-    if total <= size:
-        return size  # one chunk: read in one process, sooner than a pool would start
-    return max(min(size, (total - pos) // TAIL_SHARE), size // TAIL_SMALLEST, 1)
-
-
-# Guided self-scheduling (Polychronopoulos and Kuck, 1987): smaller chunks near the end, so that no
-# worker waits long for the other's last one.
-TAIL_SHARE = 4  # of what is left, the next chunk's share
-TAIL_SMALLEST = 8  # the smallest chunk, a part of `size`: 512 KiB of 4 MiB
-
-
-def count_lines(buf, start: int, end: int) -> int:
-    """The newlines in buf[start:end] (the compiled core counts them without the copy)."""
-    return buf[start:end].count(b"\n")
-
-
-_TOO_LONG = "the record is longer than {limit} bytes (--max-record-bytes); it is not read"
-
-
-def is_plain_lines(path: str) -> bool:
-    """A `.jsonl` file that is not gzip data: one that `line_chunks` can cut."""
-    if path == "-" or not path.endswith(".jsonl"):
-        return False
-    try:
-        with open(path, "rb") as f:
-            return f.read(2) not in (b"\x1f\x8b", *_WIDE_MARKS)
-    except OSError:
-        return False  # read_records says why
-
-
-def _read_layout(src: BinaryIO, name: str, limit: int, lines: bool = False, first_line: int = 1,
+def read_layout(src: BinaryIO, name: str, limit: int, lines: bool = False, first_line: int = 1,
                  base: int | None = None) -> Iterator[RawRecord]:
     """The records of a stream; with `base` (JSON Lines only: src starts `base` bytes into its
     file), each with its span in the file."""
@@ -393,7 +211,7 @@ def _read_layout(src: BinaryIO, name: str, limit: int, lines: bool = False, firs
         if not raw:
             return
         lineno += 1
-        if lineno == 1 and raw.startswith(_BOM):  # line 1 of the file, not of a chunk
+        if lineno == 1 and raw.startswith(BOM):  # line 1 of the file, not of a chunk
             raw = raw[3:]
             if start is not None:
                 start += 3
@@ -440,7 +258,7 @@ def _read_layout(src: BinaryIO, name: str, limit: int, lines: bool = False, firs
 
 def line_record(name: str, lineno: int, line: str, limit: int = DEFAULT_MAX_RECORD_BYTES) -> RawRecord | None:
     """One line of JSON Lines already cut and decoded elsewhere (Spark's text reader); None if blank. As
-    `_read_layout` reads a `.jsonl` line: a BOM on line 1 dropped, the byte limit, blank lines skipped;
+    `read_layout` reads a `.jsonl` line: a BOM on line 1 dropped, the byte limit, blank lines skipped;
     a record broken over several lines is one problem per line here."""
     if lineno == 1 and line.startswith("\ufeff"):
         line = line[1:]
@@ -456,7 +274,7 @@ def _oversized(src: BinaryIO, name: str, lineno: int, limit: int) -> RawRecord:
         rest = src.readline(CHUNK)
         if not rest or rest.endswith(b"\n"):
             break
-    return RawRecord(name, lineno, None, error=_TOO_LONG.format(limit=limit))
+    return RawRecord(name, lineno, None, error=TOO_LONG.format(limit=limit))
 
 
 class _TextWindow:

@@ -193,9 +193,9 @@ def test_replay_needs_a_game_id_when_several():
 
 
 def test_jobs_give_the_same_output_in_the_same_order(tmp_path, monkeypatch):
-    from foreman_cli import reader
+    from foreman_cli import chunks
     from foreman_cli.generate import generate
-    monkeypatch.setattr(reader, "WORKER_CHUNK", 64 * 1024)  # many chunks, so the workers share the file
+    monkeypatch.setattr(chunks, "WORKER_CHUNK", 64 * 1024)  # many chunks, so the workers share the file
     recs = [r for r, _ in generate(300, 21, max_deals=4, series_size=7)]
     recs.insert(150, recs[10])  # a repeat, reported on the later copy whatever the worker
     bad = dict(recs[200])
@@ -239,9 +239,9 @@ def test_batches_written_whole_read_as_game_by_game(tmp_path, monkeypatch, jobs)
     """A batch the checks across games add nothing to goes out as one run of lines (audit.LineRun):
     the output and the counts are those of the results game by game."""
     import msgspec
-    from foreman_cli import audit, reader, render
+    from foreman_cli import audit, chunks, render
     from foreman_cli.generate import generate
-    monkeypatch.setattr(reader, "WORKER_CHUNK", 1 << 20)
+    monkeypatch.setattr(chunks, "WORKER_CHUNK", 1 << 20)
     recs = [r for r, _ in generate(600, 11, max_deals=12)]  # some 4 MB: chunks of 1 MB for the workers
     recs.insert(150, recs[20])  # a repeat: its batch goes game by game
     path = write(tmp_path, "runs.jsonl", recs)

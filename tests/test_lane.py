@@ -185,10 +185,10 @@ def test_a_mutated_record_reads_alike_on_both_paths(edits):
 @settings(max_examples=200, deadline=None)
 @given(st.binary(max_size=300), st.integers(0, 320), st.integers(0, 320))
 def test_the_compiled_line_count_answers_as_the_reference(data, a, b):
-    from foreman_cli import reader
+    from foreman_cli import chunks
     start, end = min(a, b), max(a, b)
-    assert _core.count_lines(data, start, end) == reader.count_lines(data, start, end)
-    assert _core.count_lines(bytearray(data), start, end) == reader.count_lines(bytearray(data), start, end)
+    assert _core.count_lines(data, start, end) == chunks.count_lines(data, start, end)
+    assert _core.count_lines(bytearray(data), start, end) == chunks.count_lines(bytearray(data), start, end)
 
 
 @need_c

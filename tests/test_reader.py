@@ -250,7 +250,7 @@ def test_max_record_bytes_must_be_positive(tmp_path, bad):
 
 from hypothesis import assume, given, settings, strategies as st  # noqa: E402
 
-from foreman_cli.reader import LineChunk, is_plain_lines, line_chunks  # noqa: E402
+from foreman_cli.chunks import LineChunk, is_plain_lines, line_chunks  # noqa: E402
 
 _LINE = st.one_of(
     st.just(b""), st.just(b"   "), st.just(b"\r"), st.just(b'{"a": 1}'), st.just(b"{broken"),

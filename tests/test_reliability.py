@@ -197,7 +197,7 @@ def test_ctrl_c_during_load_with_workers_is_one_line_and_keeps_whole_batches(cor
     n = check_whole_games(str(db), ref)
     # Every game the workers had sent back is kept: the load stops at a boundary of the chunks
     # they read (a game a line), and it really was stopped mid-way.
-    from foreman_cli.reader import line_chunks
+    from foreman_cli.chunks import line_chunks
     ends = list(itertools.accumulate(sum(1 for _ in c.records()) for c in line_chunks(str(path))))
     assert n in ends and 0 < n < 1500, (n, ends)
     subprocess.run([FOREMAN, "load", str(path), "--db", str(db)], check=True, capture_output=True)

@@ -14,7 +14,7 @@ import pytest
 from typer.testing import CliRunner
 
 from builders import game
-from foreman_cli import audit, reader, archive as store
+from foreman_cli import audit, chunks, archive as store
 from foreman_cli.archive import loading as archive_load
 from foreman_cli.archive import sql as archive_query
 from foreman_cli.archive import staging
@@ -228,7 +228,7 @@ def test_a_load_writes_a_few_batches_at_once_and_stores_what_it_stores_one_at_a_
     packed = tmp_path / "c.jsonl.gz"
     packed.write_bytes(gzip.compress("".join(json.dumps(r) + "\n" for r in recs[70:]).encode()))
     paths = [first, second, str(packed)]
-    monkeypatch.setattr(reader, "WORKER_CHUNK", 4000)  # a few records a chunk
+    monkeypatch.setattr(chunks, "WORKER_CHUNK", 4000)  # a few records a chunk
     monkeypatch.setattr(archive_load, "BATCH_GAMES", 6)
     writes: list[list[int]] = []
     real = archive_load._write
@@ -781,7 +781,7 @@ def test_a_load_takes_the_records_text_from_the_file_and_stores_it_as_read(tmp_p
     plain, packed = tmp_path / "g.jsonl", tmp_path / "g.jsonl.gz"
     plain.write_bytes(data)
     packed.write_bytes(gzip.compress(data))
-    monkeypatch.setattr(reader, "WORKER_CHUNK", 4000)  # a few records a chunk
+    monkeypatch.setattr(chunks, "WORKER_CHUNK", 4000)  # a few records a chunk
     viewed = []
     real = staging._text_views
     monkeypatch.setattr(staging, "_text_views", lambda *a: viewed.append(len(a[1])) or real(*a))
@@ -820,7 +820,7 @@ def test_a_file_that_changes_while_it_is_loaded_stops_the_load(tmp_path, monkeyp
     path = tmp_path / "g.jsonl"
     recs = [r for r, _ in generate(12, 72, max_deals=3)]
     path.write_text("".join(json.dumps(r) + "\n" for r in recs))
-    monkeypatch.setattr(reader, "WORKER_CHUNK", 4000)
+    monkeypatch.setattr(chunks, "WORKER_CHUNK", 4000)
     batches = []
 
     def appended(n):
@@ -838,14 +838,14 @@ def test_the_file_map_refuses_a_file_that_is_not_what_was_read(tmp_path):
     path = tmp_path / "g.jsonl"
     path.write_bytes(b'{"a": 1}\n')
     with open(path, "rb") as f:
-        seen = reader.FileSeen.of(f.fileno())
-    files = reader.FileMap()
+        seen = chunks.FileSeen.of(f.fileno())
+    files = chunks.FileMap()
     try:
         assert files.text(str(path), seen)[:8] == b'{"a": 1}'
         files.release(0, 9)
         files.check(seen)
         with pytest.raises(Exception, match="it was 9 bytes"):
-            files.check(reader.FileSeen(seen.device, seen.inode, 9, seen.mtime_ns + 1))
+            files.check(chunks.FileSeen(seen.device, seen.inode, 9, seen.mtime_ns + 1))
         os.utime(path, ns=(seen.mtime_ns + 10**9, seen.mtime_ns + 10**9))  # touched, its bytes the same
         with pytest.raises(Exception, match="the file changed"):
             files.check(seen)

@@ -15,7 +15,8 @@ from ..audit import (Batch, BatchInterrupt, CrossChecks, checked_batches, chunke
                      staged_line)
 from ..errors import DatabaseError
 from ..findings import repeat_mark
-from ..reader import DEFAULT_MAX_RECORD_BYTES, FileMap, FileSeen, RawRecord, read_records
+from ..chunks import FileMap, FileSeen
+from ..reader import DEFAULT_MAX_RECORD_BYTES, RawRecord, read_records
 from ..results import GameResult
 from .schema import ANALYSIS_TABLES, NO_EXTENSIONS, STORED, TABLES, connect, init
 from .staging import (BATCH_BYTES, BATCH_GAMES, _concat, _kept, _part_rows, _text_kind, _unfolded_rows, finding_row,

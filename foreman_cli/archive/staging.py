@@ -15,7 +15,7 @@ from typing import Any, TYPE_CHECKING
 from .. import core, money, records
 from ..audit import no_cyclic_gc
 from ..cards import CARD_OF
-from ..reader import ChunkText, FileMap, FileSeen
+from ..chunks import ChunkText, FileMap, FileSeen
 from ..results import GameResult
 
 if TYPE_CHECKING:
