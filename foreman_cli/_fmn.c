@@ -304,8 +304,10 @@ static int claimed_line(Game *g, const Tok *a, int n) {
         return put_s(t, "}");
     }
     if (!text_is(a[0], "pay")) return -1;
+    int none = m == 1 && is(r[0], "none"), had = g->claimed.seen & (1 << C_PAY);
     t = part(&g->claimed, C_PAY, 0);
-    if (m == 1 && is(r[0], "none")) return 0;
+    if (had && (none || !t->n)) return -1; /* 'none' beside a payment: the reference says which line */
+    if (none) return 0;
     if (m != 3) return -1;
     return (t->n && put_s(t, ",") < 0) || put_s(t, "{\"from\":") < 0 || put_json(t, r[0]) < 0 || put_s(t, ",\"to\":") < 0
                    || put_json(t, r[1]) < 0 || put_s(t, ",\"amount\":") < 0 || put_json(t, r[2]) < 0 || put_s(t, "}") < 0

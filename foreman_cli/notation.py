@@ -46,8 +46,7 @@ class ReadGame:
 
 
 def tokens(line: str) -> list[Token]:
-    """A line's tokens: words, quoted JSON strings, and the separators ';' and '/'; a '#' outside
-    quotes ends the line."""
+    """A line's tokens: words, quoted JSON strings, the separators ';' and '/'; '#' outside quotes ends it."""
     if '"' not in line:  # most lines: no quoted string, so the first '#' starts the comment
         end = line.find("#")
         return [Token(m.group(), m.start() + 1) for m in _PLAIN.finditer(line, 0, end if end >= 0 else len(line))]
@@ -90,9 +89,8 @@ def _content(line: str) -> str:
 
 
 def read_games(lines: Iterable[str], first: int = 1) -> Iterator[ReadGame]:
-    """Every game of notation's lines (a file read line by line: a line ends at LF, CR LF or CR), in
-    order, the first line numbered `first`; a game with a line that cannot be read is its error,
-    and reading goes on at the next `game` line."""
+    """Every game of notation's lines (ended at LF, CR LF or CR), the first numbered `first`; a game with
+    a line that cannot be read is its error, and reading goes on at the next `game` line."""
     game: _GameReader | None = None
     skipping = False
     for number, line in enumerate(lines, first):
@@ -244,9 +242,8 @@ class _GameReader:
 
     def _set(self, target: dict[str, Any], key: str, value: Any, path: str, what: str, column: int,
              cards: bool = False) -> None:
-        """Write a field of the record: the same value again (`cards`: the same cards in any order) is
-        read once; another is refused, naming the line that wrote the first, since which of the two
-        the table meant is not known."""
+        """Write a field: the same value again (`cards`: in any order) is read once; another is refused,
+        naming the line that wrote the first, since which of the two the table meant is not known."""
         if key not in target:
             target[key] = value
             self.written[path] = self.number
@@ -340,7 +337,13 @@ class _GameReader:
                           n.column)
         elif part == "pay":
             pays = claimed.setdefault("payments", [])
-            if len(rest) == 1 and rest[0].text == "none" and not rest[0].quoted:
+            none = len(rest) == 1 and rest[0].text == "none" and not rest[0].quoted
+            other = self.written.get("$.claimed.payments" if none else "pay none")
+            if other is not None:  # which of the two the table meant is not known
+                raise NotationError(f"claimed pay: line {other} wrote {'a payment' if none else 'none'}; write one "
+                                    "or the other", args[0].column)
+            self.written.setdefault("pay none" if none else "$.claimed.payments", self.number)
+            if none:
                 return
             if len(rest) != 3:
                 raise _shape(args[0], rest, "FROM TO AMOUNT", "claimed ")
@@ -505,8 +508,7 @@ class _GameReader:
 
 
 def _quick_cards(words: list[str]) -> list[int] | None:
-    """A trick's cards, the lead with its suit and a follower by rank alone or with its suit; None
-    for anything else (the careful path then reads or words it)."""
+    """A trick's cards, a follower by rank alone or with its suit; None for anything else (the careful path's)."""
     if not words:
         return None
     lead = _FULL_INT.get(words[0])
@@ -525,8 +527,7 @@ def _quick_cards(words: list[str]) -> list[int] | None:
 
 
 def line_of(places: dict[str, int], path: str, root: bool = True) -> int | None:
-    """The line that wrote the field at JSON path `path`, or its nearest written parent (the record
-    itself, '$', only with `root`)."""
+    """The line that wrote the field at `path`, or its nearest written parent ('$' only with `root`)."""
     while path and (root or path != "$"):
         if path in places:
             return places[path]
@@ -547,8 +548,7 @@ def _cards(cards: Counter) -> str:
 
 
 def _digits(text: str) -> bool:
-    """Whether a word is a whole number as notation writes one: ASCII digits (str.isdigit also
-    takes '²', which int() refuses)."""
+    """A whole number as notation writes one: ASCII digits (isdigit also takes '²', which int() refuses)."""
     return text.isascii() and text.isdigit()
 
 

@@ -147,6 +147,8 @@ _HAND = "S A K Q J 10 9 8 7 6 5 4 3 2 H A K Q"
     ("claimed winner alice", "claimed winner bob", "claimed winner: bob here, but line 3 wrote alice"),
     ("claimed tricks alice 12 bob 3", "claimed tricks bob 4", "claimed tricks bob: 4 here, but line 3 wrote 3"),
     ("players alice bob carol", "players bob alice carol", "players: bob alice carol here, but line 2 wrote"),
+    ("claimed pay none", "claimed pay alice bob 2.00", "claimed pay: line 3 wrote none; write one or the other"),
+    ("claimed pay alice bob 2.00", "claimed pay none", "claimed pay: line 3 wrote a payment; write one or the"),
 ])
 def test_a_game_field_written_again_with_another_value_is_refused_naming_both_lines(first, again, said):
     # Which of two stakes (or winners, or hands) the table meant cannot be known: the game is not read.
@@ -156,6 +158,18 @@ def test_a_game_field_written_again_with_another_value_is_refused_naming_both_li
     assert games[1].record["id"] == "g2"
     (same,) = read_games(f"game g1\nplayers alice bob carol\n{first}\n{first}\ndeal alice\n".splitlines())
     assert same.record is not None  # the same line twice is read once
+
+
+def test_claimed_pay_none_beside_a_payment_is_refused_by_every_reader(tmp_path):
+    # The compiled reader leaves such a game to notation.py, which names the line that wrote the other.
+    path = tmp_path / "t.fmn"
+    for lines, said in ((["claimed pay none", "claimed pay alice bob 2.00"], "line 3 wrote none"),
+                        (["claimed pay alice bob 2.00", "claimed pay none"], "line 3 wrote a payment"),
+                        (["claimed pay none", "claimed pay none"], None),
+                        (["claimed pay alice bob 2.00", "claimed pay carol bob 2.00"], None)):
+        path.write_text("game g1\nplayers alice bob carol\n" + "\n".join(lines) + "\ndeal alice\n7S A 9\n")
+        (raw,) = read_records([str(path)])
+        assert (raw.error is None) if said is None else (said in raw.error and raw.line == 4), (lines, raw)
 
 
 @pytest.mark.parametrize(("first", "again", "said"), [
