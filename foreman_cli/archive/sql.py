@@ -174,7 +174,7 @@ def _refuse_what_is_not_a_read(statement) -> None:
     except ValueError:  # a statement type newer than this DuckDB's Python enum knows
         kind = None
     if kind == "SET":  # SET, RESET, USE and PRAGMA x = y
-        raise DatabaseError("foreman query keeps its limits: a setting cannot be changed",
+        raise DatabaseError("query keeps its limits: a setting cannot be changed",
                             hint=f"a query may use {QUERY_MEMORY} and {QUERY_THREADS} threads; settings cannot be changed")
     if kind == "CALL" and CHECKPOINT.match(statement.query):  # DuckDB parses CHECKPOINT as a CALL
         kind = "CHECKPOINT"
@@ -182,7 +182,7 @@ def _refuse_what_is_not_a_read(statement) -> None:
         # Quoted as written: DuckDB's kind can name another word (INSTALL parses as LOAD).
         written = " ".join(statement.query[COMMENTS_BEFORE.match(statement.query).end():].split())
         shown = written if len(written) <= 60 else written[:57] + "..."
-        raise DatabaseError(f'foreman query only reads the archive: "{shown}" is not a read',
+        raise DatabaseError(f'query only reads the archive: "{shown}" is not a read',
                             hint="give a SELECT (or SHOW, DESCRIBE, EXPLAIN, PRAGMA); "
                                  "use foreman load to add games, foreman export for files")
 
@@ -221,11 +221,11 @@ def _query_errors(timeout: float) -> Iterator[None]:
     except duckdb.Error as e:
         msg = _one_line(str(e))
         if "lock_configuration" in msg or "configuration has been locked" in msg.lower():
-            raise DatabaseError(f"foreman query keeps its limits: {msg}",
+            raise DatabaseError(f"query keeps its limits: {msg}",
                                 hint=f"a query may use {QUERY_MEMORY} and {QUERY_THREADS} threads; "
                                      "settings cannot be changed") from None
         if "read-only" in msg or isinstance(e, duckdb.PermissionException):
-            raise DatabaseError(f"foreman query only reads the archive: {msg}",
+            raise DatabaseError(f"query only reads the archive: {msg}",
                                 hint="queries cannot change the archive or touch other files; "
                                      "use foreman load to add games, foreman export for files") from None
         hint = PARSE_HINT if isinstance(e, duckdb.ParserException) else LISTING_HINT
