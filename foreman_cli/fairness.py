@@ -114,7 +114,7 @@ class Screen:
         if unscreened.invalid:
             why.append(f"{plural(unscreened.invalid, 'record')} left out: cannot be replayed, see foreman validate")
         if unscreened.differing:
-            why.append(f"{plural(unscreened.differing, 'game')} read again with other content: "
+            why.append(f"{plural(unscreened.differing, 'game')} read again with another text: "
                        "the first record screened")
         return "; ".join(why) or "none left out"
 

@@ -199,7 +199,7 @@ def test_csv_transfers_say_on_stderr_what_they_leave_out(tmp_path):
     r = runner.invoke(app, ["settle", "--csv", str(p)])
     assert r.exit_code == 1 and r.stdout.splitlines()[0] == "from,to,amount,currency"
     assert ("the transfers leave out 1 game (disputed or invalid) and rest on the first record of 1 game "
-            "read again with other content") in r.stderr, r.stderr
+            "read again with another text") in r.stderr, r.stderr
     # Near miss: the same record twice leaves nothing out, and the CSV goes alone.
     p.write_text(json.dumps(first) + "\n" + json.dumps(first) + "\n")
     r = runner.invoke(app, ["settle", "--csv", str(p)])
