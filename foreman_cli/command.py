@@ -17,7 +17,7 @@ from typer.exceptions import TyperException
 
 from . import render
 from .errors import ForemanError, UsageError
-from .words import must, undecoded_at
+from .words import must, undecoded_at, undecoded_byte
 
 
 def typed_text(value: Any) -> Any:
@@ -26,8 +26,8 @@ def typed_text(value: Any) -> Any:
     for text in value if isinstance(value, (list, tuple)) else (value,):
         at = undecoded_at(text) if isinstance(text, str) else None
         if at is not None:
-            byte = ord(text[at]) & 0xFF  # surrogateescape keeps byte b as U+DC00 + b
-            raise typer.BadParameter(f"holds the byte {byte:#04x} at character {at + 1}, which is not UTF-8 text")
+            raise typer.BadParameter(f"holds the byte {undecoded_byte(text, at):#04x} at character {at + 1}, "
+                                     "which is not UTF-8 text")
     return value
 
 

@@ -42,6 +42,11 @@ def undecoded_at(text: str) -> int | None:
     return None
 
 
+def undecoded_byte(text: str, at: int) -> int:
+    """The byte that did not decode at `at` (undecoded_at): surrogateescape keeps byte b as U+DC00 + b."""
+    return ord(text[at]) - 0xDC00
+
+
 def must(message: str) -> str:
     """pydantic's 'Input should be ...' (a record's field, an option's value) as foreman says it: 'must be ...'."""
     return message.replace("Input should be ", "must be ", 1)

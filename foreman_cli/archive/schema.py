@@ -11,7 +11,7 @@ import duckdb
 
 from ..cards import CANONICAL
 from ..errors import DatabaseError
-from ..words import shown_text, undecoded_at
+from ..words import shown_text, undecoded_at, undecoded_byte
 
 DEFAULT_DB = "foreman.duckdb"
 
@@ -163,7 +163,8 @@ NO_EXTENSIONS = {"autoinstall_known_extensions": False, "autoload_known_extensio
 def db_path(path: str | None) -> str:
     """The database file: the option, else $FOREMAN_DB, else foreman.duckdb here."""
     if path == "":  # an empty shell variable: not the default archive in whatever folder this is
-        raise DatabaseError("--db '': an empty name names no archive", hint="--db names the archive's file, e.g. club.duckdb")
+        raise DatabaseError("--db '': an empty name names no archive",
+                            hint="--db names the archive's file, e.g. club.duckdb")
     return path or os.environ.get("FOREMAN_DB") or DEFAULT_DB
 
 
@@ -172,7 +173,7 @@ def connect(path: str, read_only: bool = False, row_group_rows: int | None = Non
     for writing in row groups of that many rows."""
     if (at := undecoded_at(path)) is not None:  # DuckDB takes a file's name as UTF-8 text only
         raise DatabaseError(f"{shown_text(path)}: DuckDB cannot open a file whose name is not UTF-8 text "
-                            f"(the byte {ord(path[at]) & 0xFF:#04x})",
+                            f"(the byte {undecoded_byte(path, at):#04x})",
                             hint="rename the file, or give --db a UTF-8 name")
     if read_only and not Path(path).exists():
         raise DatabaseError(f"{path}: no such database", hint="load games first: foreman load PATH --db FILE")
