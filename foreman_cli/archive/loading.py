@@ -466,7 +466,7 @@ def _insert(con: duckdb.DuckDBPyConnection, batch: Batch, replace: bool, report:
             if repeat.evidence.get("identical"):
                 report.unchanged += 1
             else:
-                report.conflicts.append(f"{r.id} ({r.source}): a different game with this id is earlier in the input")
+                report.conflicts.append(f"{r.id} ({r.source}): another text of this game is earlier in the input")
                 report.conflicts_in_input += 1
             continue
         old = existing.get(r.id)
@@ -477,7 +477,7 @@ def _insert(con: duckdb.DuckDBPyConnection, batch: Batch, replace: bool, report:
                     late.append(n)
                 continue
             if not replace:
-                report.conflicts.append(f"{r.id} ({r.source}): the archive holds a different game with this id")
+                report.conflicts.append(f"{r.id} ({r.source}): the archive holds this game with another text")
                 continue
             drop.append(r.id)
             report.replaced += 1
