@@ -16,6 +16,7 @@ from hashlib import blake2b
 from . import engine, lane, records
 from .chunks import ChunkText, LineChunk, is_plain_lines, line_chunks
 from .reader import DEFAULT_MAX_RECORD_BYTES, RawRecord, Unreadable, expand, read_records
+from .repeats import RecordsReadAgain
 from .findings import ERROR, DealerSuccession, DuplicateGame, Finding, RecordSchema, RecordSyntax, repeat_mark
 from .results import GameLine, GameResult, Status
 from .workers import ordered_map
@@ -89,6 +90,7 @@ class CrossChecks(msgspec.Struct):
     seen: dict[str, str] = msgspec.field(default_factory=dict)
     fingerprints: dict[str, bytes] = msgspec.field(default_factory=dict)
     runs: list[tuple[list, list, list]] = msgspec.field(default_factory=list)  # ids, sources, fingerprints
+    read_again: RecordsReadAgain = msgspec.field(default_factory=RecordsReadAgain)  # for repeats whose texts differ
 
     def first(self, game_id: str) -> tuple[str, bytes | None] | None:
         """Where `game_id` was first met and its fingerprint there, or None if it was not."""
@@ -115,7 +117,8 @@ class CrossChecks(msgspec.Struct):
                     self.fingerprints[res.id] = res.fingerprint
             else:
                 same = res.fingerprint is not None and first[1] == res.fingerprint
-                res = res.as_repeat(duplicate_finding(res.id, first[0], same))
+                alike = True if same else self.read_again.same_record(first[0], res.source, getattr(res, "text", None))
+                res = res.as_repeat(duplicate_finding(res.id, first[0], same, alike))
         # Dealer succession depends on every game of a series in the input (two different records
         # of one place in a series cancel the check), so from the first series game on, results wait.
         in_series = res.series is not None and res.status != "invalid"
@@ -182,9 +185,9 @@ def staged_line(result: GameResult) -> GameLine | GameResult:
     return slim(result) if result.status == "invalid" else game_line(result, line=False)
 
 
-def duplicate_finding(game_id: str, first: str, identical: bool) -> Finding:
+def duplicate_finding(game_id: str, first: str, identical: bool, same_record: bool | None) -> Finding:
     """DUPLICATE_GAME for a repeat of a game first read at `first`."""
-    return DuplicateGame(game=game_id, first=first, identical=identical)
+    return DuplicateGame(game=game_id, first=first, identical=identical, same_record=same_record)
 
 
 def series_facts(res: GameResult) -> dict[str, Any]:

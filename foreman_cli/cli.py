@@ -97,7 +97,7 @@ def settle(
     Arguments: PATH... record files (.json, .jsonl, .json.gz, .jsonl.gz, .fmn), folders holding them, or - for standard input.
 
     Exit status: 0 when every game with a stake was counted, 1 when a game was left out as
-    disputed or invalid or read again with another text, 2 when the command could not run.
+    disputed or invalid or read again as another record, 2 when the command could not run.
     """
     paths = inputs(paths, from_)
     from . import ledger_view  # the views load only where they are shown
@@ -146,8 +146,8 @@ def replay(
 
     Arguments: PATH a record file, a folder, or - for standard input.
 
-    Exit status: 0 when the game has no breach, 1 when it has one or the input holds another record of it
-    with another text, 2 when the command could not run.
+    Exit status: 0 when the game has no breach, 1 when it has one or the input holds another record of it,
+    2 when the command could not run.
     """
     path = inputs([path], from_)[0]
     from . import game_view  # the views load only where they are shown
@@ -217,7 +217,7 @@ def analyze(
     Arguments: PATH a record file, a folder, or - for standard input.
 
     Exit status: 0 when every game was analysed, 1 when one could not be replayed or was read again
-    with another text, 2 when the command could not run.
+    as another record, 2 when the command could not run.
     """
     path = inputs([path], from_)[0]
     from . import game_view  # the views load only where they are shown

@@ -90,7 +90,7 @@ class Unscreened:
     """The records whose deals the screen cannot take, counted as the deals are read from them."""
 
     invalid: int = 0  # records that cannot be replayed: their deals are unknown
-    differing: int = 0  # games read again with other content: the first record's deals are the ones screened
+    differing: int = 0  # games read again as another record: the first record's deals are the ones screened
 
 
 @dataclass(slots=True)
@@ -114,7 +114,7 @@ class Screen:
         if unscreened.invalid:
             why.append(f"{plural(unscreened.invalid, 'record')} left out: cannot be replayed, see foreman validate")
         if unscreened.differing:
-            why.append(f"{plural(unscreened.differing, 'game')} read again with another text: "
+            why.append(f"{plural(unscreened.differing, 'game')} read again as another record: "
                        "the first record screened")
         return "; ".join(why) or "none left out"
 

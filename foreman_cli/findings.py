@@ -552,8 +552,9 @@ class DealerSuccession(Finding):
 @_code("DUPLICATE_GAME", "the same game id appears again in the input",
        rule=("Each game id is unique. The first record of an id stands; a later one takes part in nothing else "
              "(series checks, settlement, archive, statistics, fairness) and this is its only finding."),
-       shows="where the id was first read and whether the record's text is identical to the first's",
-       sample={"game": "g1", "first": "games.jsonl:4", "identical": True},
+       shows=("where the id was first read, whether the record's text is identical to the first's, and whether "
+              "the two say the same (their canonical JSON; null: one could not be read again)"),
+       sample={"game": "g1", "first": "games.jsonl:4", "identical": False, "same_record": True},
        disputes=False,
        cross_game=True,
        shown_at="game",
@@ -561,14 +562,21 @@ class DealerSuccession(Finding):
 class DuplicateGame(Finding):
     game: str
     first: str
-    identical: bool
+    identical: bool  # byte for byte, whitespace around the record aside
+    same_record: bool | None = None  # the same canonical JSON; None: not compared
 
     @property
     def message(self) -> str:
-        how = "identical" if self.identical else "its text differs"
+        how = ("identical" if self.identical else "its text differs" if self.same_record is None
+               else "the same record, written another way" if self.same_record else "a different record")
         return f"game {self.game} was already read at {self.first} ({how})"
 
-    evidence_fields = ("first", "identical")
+    @property
+    def in_doubt(self) -> bool:
+        """True when the two records of the game may differ: which one the table played is then in doubt."""
+        return not (self.identical or self.same_record)
+
+    evidence_fields = ("first", "identical", "same_record")
 
 
 # Derived from the registry, for the places that ask the question of many findings at once.

@@ -112,7 +112,7 @@ def _repeats(con: Console, ledger) -> None:
     for r in ledger.repeats:
         con.print(f"  {r.source}: {r.message}")
     if ledger.conflicting:
-        con.print("  A game read again with another text is in doubt: its first record was counted; "
+        con.print("  A game read again as another record is in doubt: its first record was counted; "
                   "check with the table which one is right.")
 
 
@@ -179,6 +179,6 @@ def _what_the_transfers_leave_out(settlement) -> None:
         why.append(f"leave out {plural(settlement.left_out, 'game')} (disputed or invalid)")
     if settlement.conflicting:
         why.append(f"rest on the first record of {plural(len(settlement.conflicting), 'game')} "
-                   "read again with another text")
+                   "read again as another record")
     if why:
         warning(f"the transfers {' and '.join(why)}", "foreman settle without --csv names them")

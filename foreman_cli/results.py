@@ -108,10 +108,10 @@ class GameResult:
 
     @property
     def in_doubt(self) -> bool:
-        """True for a repeat whose content differs from its first copy's: which record the table
-        played is then in doubt, and every command that reads records says so."""
+        """True for a repeat that may differ from its first copy (another record, or one that could
+        not be compared): which record the table played is then in doubt, and every command says so."""
         mark = repeat_mark(self.findings)
-        return mark is not None and not mark.identical
+        return mark is not None and mark.in_doubt
 
     def as_repeat(self, duplicate: Finding) -> GameResult:
         """This result as a repeat's: its DUPLICATE_GAME is then its only finding (its first copy has the rest)."""

@@ -69,11 +69,18 @@ class Repeat:
     id: str
     source: str
     message: str
-    identical: bool = True  # False: two different records of one game, and the first was counted
+    identical: bool = True  # byte for byte
+    same_record: bool | None = True  # False or None (not compared): which record the table played is in doubt
+
+    @property
+    def in_doubt(self) -> bool:
+        """True when the two records of the game may differ, and the first was counted."""
+        return not (self.identical or self.same_record)
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready."""
-        return {"id": self.id, "source": self.source, "message": self.message, "identical": self.identical}
+        return {"id": self.id, "source": self.source, "message": self.message, "identical": self.identical,
+                "same_record": self.same_record}
 
 
 @dataclass(slots=True)
@@ -97,7 +104,7 @@ class Settlement:
     @property
     def conflicting(self) -> list[Repeat]:
         """The repeats that differ from their first copy: which record of the game is right is in doubt."""
-        return [r for r in self.repeats if not r.identical]
+        return [r for r in self.repeats if r.in_doubt]
 
     @property
     def disputed(self) -> list[LedgerLine]:
@@ -134,7 +141,8 @@ class Settlement:
             transfers=[Transfer(t["from"], t["to"], money.amount(t["amount"]), t["currency"])
                        for t in data["transfers"]],
             as_played=data["as_played"],
-            repeats=[Repeat(r["id"], r["source"], r["message"], r.get("identical", True))
+            repeats=[Repeat(r["id"], r["source"], r["message"], r.get("identical", True),
+                            r.get("same_record", r.get("identical", True)))
                      for r in data.get("repeats", [])],
             name_clashes=data.get("name_clashes", []),
             read=len(games),
@@ -152,7 +160,7 @@ def settle(results: Iterable[GameResult], as_played: bool = False,
     for r in results:
         if r.repeat:
             mark = repeat_mark(r.findings)
-            out.repeats.append(Repeat(r.id, r.source, mark.message, mark.identical))
+            out.repeats.append(Repeat(r.id, r.source, mark.message, mark.identical, mark.same_record))
             continue
         line = _line(r, as_played)
         out.read += 1

@@ -22,6 +22,7 @@ from typing import Any
 import pyarrow as pa
 
 from .audit import check_record, duplicate_finding, series_facts, succession_finding
+from .certificate import record_hash
 from .reader import DEFAULT_MAX_RECORD_BYTES, SUFFIXES, RawRecord, line_record, read_named
 
 from pyspark.sql.types import (ArrayType, BinaryType, IntegerType, LongType, MapType, StringType,
@@ -45,6 +46,7 @@ RESULTS = _struct(("id", S), ("source", S), ("status", S), ("winner", S), ("deal
 _AUDIT = _struct(("file_index", I), ("line", L), ("id", S), ("status", S), ("fingerprint", BinaryType()),
                  ("series_id", S), ("series_seq", L), ("facts", S), ("result", S))
 _FINDING = _struct(("file_index", I), ("line", L), ("finding", S))
+_CONTENT = _struct(("file_index", I), ("line", L), ("content", S))
 _BLOBS = _struct(("name", S), ("ipc", BinaryType()))
 _OUT_ROWS = 500  # rows per Arrow batch handed back to Spark: results are a few kB each
 _LINES = (".jsonl", ".jsonl.gz")
@@ -237,30 +239,56 @@ def validate(records, overrides: dict[str, Any] | None = None):
     """Per-game results with the columns of `validate --json` (RESULTS; evidence as JSON text)."""
     from pyspark.sql import functions as F
     from pyspark.sql.window import Window
-    games = _audit(records, overrides).persist()  # read three times below: replay once
+    games = _with_contents(records, _audit(records, overrides).persist())  # read three times below: replay once
     by_id = Window.partitionBy("id").orderBy("file_index", "line")
     marked = (games
               .withColumn("rank", F.when(F.col("id").isNotNull(), F.row_number().over(by_id)))
               .withColumn("first_fp", F.when(F.col("id").isNotNull(), F.first("fingerprint").over(by_id)))
+              .withColumn("first_content", F.when(F.col("id").isNotNull(), F.first("content").over(by_id)))
               .withColumn("first_at", F.when(F.col("id").isNotNull(),
                                              F.first(F.get_json_object("result", "$.source")).over(by_id))))
     # A repeat of an earlier id is not present for the series checks (docs/game.md §11).
     succ = _successions(marked.where("status != 'invalid' AND (rank IS NULL OR rank = 1)"))
     joined = marked.join(succ, ["file_index", "line"], "left")
-    return joined.select("rank", "fingerprint", "first_fp", "first_at", "finding", "result") \
-        .mapInArrow(_finish_results, RESULTS)
+    return joined.select(*_FINISH).mapInArrow(_finish_results, RESULTS)
+
+
+_FINISH = ("rank", "fingerprint", "first_fp", "content", "first_content", "first_at", "finding", "result")
+
+
+def _with_contents(records, games):
+    """The games with `content`: for each record of an id read with more than one text, its
+    canonical hash, which tells a record written another way from another record (as
+    repeats.RecordsReadAgain does for `validate`); null for the others."""
+    from pyspark.sql import functions as F
+    texts = games.where(F.col("id").isNotNull()).groupBy("id").agg(F.countDistinct("fingerprint").alias("texts"))
+    doubled = games.join(texts.where("texts > 1").select("id"), "id", "left_semi").select("file_index", "line")
+    if doubled.limit(1).count() == 0:  # the usual case: no record is read again from its file
+        return games.withColumn("content", F.lit(None).cast(S))
+
+    def hashed(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        for b in batches:
+            values = b.column("value").to_pylist()
+            yield pa.RecordBatch.from_pydict({
+                "file_index": b.column("file_index"), "line": b.column("line"),
+                "content": [None if v is None else record_hash(v) for v in values]}, schema=_arrow_schema(_CONTENT))
+
+    contents = (records.join(doubled, ["file_index", "line"], "left_semi")
+                .select("file_index", "line", "value").mapInArrow(hashed, _CONTENT))
+    return games.join(contents, ["file_index", "line"], "left")
 
 
 def _finish_results(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
     schema = _arrow_schema(RESULTS)
     for b in batches:
         rows = []
-        for rank, fp, first_fp, first_at, succ, result in zip(*(b.column(c).to_pylist() for c in (
-                "rank", "fingerprint", "first_fp", "first_at", "finding", "result"))):
+        for rank, fp, first_fp, content, first_content, first_at, succ, result in zip(
+                *(b.column(c).to_pylist() for c in _FINISH)):
             data = json.loads(result)
             if rank is not None and rank > 1:  # a repeat: its DUPLICATE_GAME is its only finding
                 same = fp is not None and first_fp is not None and fp == first_fp
-                data["violations"] = [duplicate_finding(data["id"], first_at, same).to_dict()]
+                alike = True if same else None if None in (content, first_content) else content == first_content
+                data["violations"] = [duplicate_finding(data["id"], first_at, same, alike).to_dict()]
             elif succ is not None:
                 data["violations"].append(json.loads(succ))
             rows.append(_result_row(data))

@@ -25,7 +25,7 @@ class Trace:
     events: list[Event]
     position: engine.Position | None = None
     position_trick: list[int] | None = None  # the cards recorded for the trick stopped before
-    # The other records of this game the input holds with other content, each where it is and its
+    # The other records of this game the input holds (in doubt: not the same record), each where it is and its
     # DUPLICATE_GAME: the one shown is the first, and which one the table played is in doubt.
     doubts: tuple[str, ...] = ()
 
@@ -33,7 +33,7 @@ class Trace:
 def find_game(paths: list[str], game_id: str | None,
               overrides: dict[str, Any] | None = None) -> tuple[GameResult, tuple[str, ...]]:
     """The audited game with `game_id` (its first copy), or the only game in the input, and the
-    other records of it with other content (Trace.doubts).
+    other records of it in doubt (Trace.doubts).
 
     One audit pass over the whole input, so the game carries the findings that need the other
     games (a repeat, dealer succession), and standard input is read once.

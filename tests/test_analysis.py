@@ -174,7 +174,7 @@ def test_a_game_read_again_with_other_content_is_named_not_analysed_again(tmp_pa
     res = runner.invoke(app, ["analyze", str(p)])
     assert res.exit_code == 1, res.output
     assert res.output.count("Game g1") == 1 and f"{p}:2  game g1" in res.output
-    assert "(its text differs) (DUPLICATE_GAME)" in res.output
+    assert "(a different record) (DUPLICATE_GAME)" in res.output
     lines = [json.loads(x) for x in runner.invoke(app, ["analyze", str(p), "--json"]).output.splitlines()]
     assert [("deals" in x, x["source"].endswith(":2")) for x in lines] == [(True, False), (False, True)]
     # Near miss: the same record twice is analysed once, and nothing is in doubt.

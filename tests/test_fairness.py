@@ -189,7 +189,7 @@ def test_records_whose_deals_are_not_screened_are_counted_not_dropped(tmp_path):
     p.write_text("".join(json.dumps(r) + "\n" for r in [*recs, {"format": "foreman/1", "id": "torn"}, other]))
     words = runner.invoke(app, ["fairness", str(p)]).output
     assert ("4 deals (1 record left out: cannot be replayed, see foreman validate; "
-            "1 game read again with another text: the first record screened)") in words, words
+            "1 game read again as another record: the first record screened)") in words, words
     d = json.loads(runner.invoke(app, ["fairness", str(p), "--json"]).output)
     assert (d["deals"], d["invalid_records"], d["differing_repeats"]) == (4, 1, 1)
     # Near miss: the same record twice is one game, screened once, and nothing is left out.

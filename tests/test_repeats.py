@@ -160,7 +160,7 @@ def test_replay_and_report_say_when_another_record_of_the_game_differs(tmp_path)
     differing, same = tmp_path / "differing.jsonl", tmp_path / "same.jsonl"
     differing.write_text(json.dumps(first) + "\n" + json.dumps(other) + "\n")
     same.write_text(json.dumps(first) + "\n" + json.dumps(first) + "\n")
-    doubt = f"In doubt: {differing}:2: game {first['id']} was already read at {differing}:1 (its text differs)"
+    doubt = f"In doubt: {differing}:2: game {first['id']} was already read at {differing}:1 (a different record)"
     shown = run("replay", differing, "--game", first["id"], "--deal", "1")
     assert shown.exit_code == 1 and doubt in shown.output, shown.output
     as_json = run("replay", differing, "--game", first["id"], "--json")
@@ -184,3 +184,54 @@ def test_the_summary_counts_repeats_in_the_column_of_the_counts(inputs):
     assert any(row.startswith("read again") for row in rows), rows
     assert all(row.split()[-1].isdigit() for row in rows), rows  # each row ends in its count, and nothing else
     assert len({len(row.rstrip()) for row in rows}) == 1, rows  # every count ends in one column
+
+
+def _kept_twice(tmp_path: Path) -> Path:
+    """The evening as its JSON Lines and as its notation (what `convert` writes), side by side."""
+    folder = tmp_path / "club"
+    folder.mkdir()
+    (folder / "evening.jsonl").write_text(EVENING.read_text())
+    assert run("convert", EVENING, "--to", "fmn", "-o", folder / "evening.fmn").exit_code == 0
+    return folder
+
+
+def test_a_game_kept_as_json_and_as_notation_is_the_same_record_not_one_in_doubt(tmp_path):
+    folder = _kept_twice(tmp_path)
+    games = len(EVENING.read_text().splitlines())
+    lines = [json.loads(x) for x in run("validate", "--json", folder).stdout.splitlines()]
+    marks = [v["evidence"] for d in lines for v in d["violations"] if v["code"] == "DUPLICATE_GAME"]
+    assert marks and len(marks) == games and all(m["identical"] is False and m["same_record"] is True for m in marks)
+    settled = run("settle", folder)
+    assert "(the same record, written another way)" in settled.stdout and "in doubt" not in settled.stdout
+    assert settled.stdout.split("Balances")[1] == run("settle", EVENING).stdout.split("Balances")[1]
+    # The evening's only dispute is its own (a dealer succession): the notation copies add none.
+    assert settled.exit_code == run("settle", EVENING).exit_code
+    assert "read again" not in run("fairness", folder).stdout
+
+
+def test_a_copy_that_cannot_be_read_again_stays_in_doubt(tmp_path):
+    """Near miss: the same notation on standard input, where foreman cannot read the copy again."""
+    folder = _kept_twice(tmp_path)
+    piped = runner.invoke(app, ["settle", str(folder / "evening.jsonl"), "-"],
+                          input=(folder / "evening.fmn").read_text())
+    assert piped.exit_code == 1 and "(its text differs)" in piped.stdout and "in doubt" in piped.stdout
+    shown = runner.invoke(app, ["validate", "--json", "-", str(folder / "evening.jsonl")],
+                          input=(folder / "evening.fmn").read_text())
+    marks = [v["evidence"] for x in shown.stdout.splitlines() for v in json.loads(x)["violations"]
+             if v["code"] == "DUPLICATE_GAME"]
+    assert marks and all(m["same_record"] is None for m in marks)  # the first copy was read from stdin
+
+
+def test_a_load_of_the_notation_after_the_json_finds_the_games_there(tmp_path):
+    folder = _kept_twice(tmp_path)
+    db = tmp_path / "club.duckdb"
+    assert run("load", folder / "evening.jsonl", "--db", db).exit_code == 0
+    again = run("load", folder / "evening.fmn", "--db", db)
+    assert again.exit_code == 0 and " 0 conflicts" in again.stdout and " 0 games added" in again.stdout, again.stdout
+    first = json.loads(EVENING.read_text().splitlines()[0])
+    changed = tmp_path / "changed.jsonl"
+    changed.write_text(json.dumps(dict(first, notes="written up again the next day")) + "\n")
+    refused = run("load", changed, "--db", db)
+    assert refused.exit_code == 1 and "the archive holds another record of this game" in refused.stdout
+    piped = runner.invoke(app, ["load", "-", "--db", str(db)], input=changed.read_text())
+    assert piped.exit_code == 1 and "the archive holds this game with another text" in piped.stdout

@@ -199,7 +199,7 @@ def test_csv_transfers_say_on_stderr_what_they_leave_out(tmp_path):
     r = runner.invoke(app, ["settle", "--csv", str(p)])
     assert r.exit_code == 1 and r.stdout.splitlines()[0] == "from,to,amount,currency"
     assert ("the transfers leave out 1 game (disputed or invalid) and rest on the first record of 1 game "
-            "read again with another text") in r.stderr, r.stderr
+            "read again as another record") in r.stderr, r.stderr
     # Near miss: the same record twice leaves nothing out, and the CSV goes alone.
     p.write_text(json.dumps(first) + "\n" + json.dumps(first) + "\n")
     r = runner.invoke(app, ["settle", "--csv", str(p)])
@@ -213,10 +213,11 @@ def test_a_game_read_again_with_other_content_puts_the_settlement_in_doubt(tmp_p
     (tmp_path / "b.jsonl").write_text(json.dumps(other) + "\n")
     (tmp_path / "c.jsonl").write_text(json.dumps(first) + "\n")
     differing = runner.invoke(app, ["settle", str(tmp_path / "a.jsonl"), str(tmp_path / "b.jsonl")])
-    assert differing.exit_code == 1 and "(its text differs)" in differing.output
+    assert differing.exit_code == 1 and "(a different record)" in differing.output
     assert "its first record was counted" in differing.output
     as_json = runner.invoke(app, ["settle", "--json", str(tmp_path / "a.jsonl"), str(tmp_path / "b.jsonl")])
-    assert as_json.exit_code == 1 and [r["identical"] for r in json.loads(as_json.output)["repeats"]] == [False]
+    repeats = json.loads(as_json.output)["repeats"]
+    assert as_json.exit_code == 1 and [(r["identical"], r["same_record"]) for r in repeats] == [(False, False)]
     same = runner.invoke(app, ["settle", str(tmp_path / "a.jsonl"), str(tmp_path / "c.jsonl")])  # the same record twice
     assert same.exit_code == 0 and "(identical)" in same.output and "first record was counted" not in same.output
     assert differing.output.split("Balances")[1] == same.output.split("Balances")[1]  # the first copy counts either way

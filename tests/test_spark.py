@@ -52,6 +52,7 @@ def inputs(tmp_path_factory) -> Path:
             if i % 97 == 0:
                 f.write('{"id": "broken", "players": [\n\n')  # a broken record, then a blank line
     repeats = series[:40] + [dict(r, stake="9.99") for r in series[40:60]]  # identical, then changed
+    repeats += [dict(reversed(r.items())) for r in series[60:70]]  # the same records, their keys in another order
     repeats += [r for r, _ in generate(440, 31, max_deals=6, series_size=4, prefix="c")]
     _write_lines(d / "c-repeats.jsonl.gz", repeats)
     array = [r for r, _ in generate(200, 41, max_deals=6, prefix="d")]
@@ -88,6 +89,9 @@ def test_validate_on_spark_equals_validate_json_game_for_game(spark, inputs):
     assert len(want) >= 2000
     codes = {v["code"] for d in want for v in d["violations"]}
     assert {"DUPLICATE_GAME", "DEALER_SUCCESSION", "RECORD_SYNTAX", "REVOKE", "CLAIM_REFUTED"} <= codes
+    repeats = {(v["evidence"]["identical"], v["evidence"]["same_record"])
+               for d in want for v in d["violations"] if v["code"] == "DUPLICATE_GAME"}
+    assert {(True, True), (False, True), (False, False)} <= repeats
     key = lambda d: d["source"]  # noqa: E731
     assert sorted(map(_norm, got), key=key) == sorted(map(_norm, want), key=key)
 

@@ -13,11 +13,13 @@ import duckdb
 
 from ..audit import (Batch, BatchInterrupt, CrossChecks, checked_batches, chunked, fingerprint, pieces, record_batches,
                      staged_line)
+from ..certificate import record_hash
 from ..errors import DatabaseError
 from ..findings import repeat_mark
 from ..chunks import FileMap, FileSeen
 from ..reader import DEFAULT_MAX_RECORD_BYTES, RawRecord, read_records
-from ..results import GameResult
+from ..repeats import RecordsReadAgain
+from ..results import GameLine, GameResult
 from .schema import ANALYSIS_TABLES, NO_EXTENSIONS, STORED, TABLES, connect, init
 from .staging import (BATCH_BYTES, BATCH_GAMES, _concat, _kept, _part_rows, _text_kind, _unfolded_rows, finding_row,
                       stage_tables)
@@ -48,7 +50,7 @@ class LoadReport:
     """What a load did: games added, unchanged, replaced, refused, and the conflicts by name."""
 
     conflicts: list[str] = field(default_factory=list)
-    conflicts_in_input: int = 0  # of them, the ids read twice with other content (--replace does not help)
+    conflicts_in_input: int = 0  # of them, the ids read twice as other records (--replace does not help)
     invalid_sources: list[str] = field(default_factory=list)
     rows: dict[str, int] = field(default_factory=dict)  # by table
     added: int = 0
@@ -326,6 +328,7 @@ def _store(archive: _Archive, batches: Iterator[Batch], replace: bool, progress:
     stop = BatchInterrupt()
     txn: _Transaction | None = None
     files = FileMap()
+    read_again = RecordsReadAgain()  # the records whose text differs from the archive's, compared by meaning
     try:
         with stop:
             if not opened_as_workers_start:
@@ -344,7 +347,7 @@ def _store(archive: _Archive, batches: Iterator[Batch], replace: bool, progress:
                 txn.begin()
                 if cross is None:
                     txn.write()  # the look-up finds the games of this load too: nothing marks their repeats
-                keep = _insert(con, batch, replace, report, added, lookup=not fresh, analysed=analysed)
+                keep = _insert(con, batch, replace, report, added, not fresh, analysed, read_again)
                 txn.add(batch, keep)
                 if progress:
                     progress(len(batch.results))
@@ -437,7 +440,7 @@ def _write_error(path: str, e: Exception) -> DatabaseError:
 
 
 def _insert(con: duckdb.DuckDBPyConnection, batch: Batch, replace: bool, report: LoadReport, added: set[str],
-            lookup: bool = True, analysed: set[str] | None = None) -> list[int]:
+            lookup: bool, analysed: set[str] | None, read_again: RecordsReadAgain) -> list[int]:
     """A batch, in the open transaction: skip repeats and games already there, refuse conflicts or
     delete what they replace; the places in the batch of the games to write (their ids go in `added`).
     With `analysed` (an analysing load) a game there already without its analysis gets it here.
@@ -446,12 +449,7 @@ def _insert(con: duckdb.DuckDBPyConnection, batch: Batch, replace: bool, report:
     game can be there already: the look-up, a scan of every game stored so far, is skipped.
     """
     import pyarrow as pa
-    existing: dict[str, str] = {}
-    if lookup:
-        looked = [r.id for r in batch.results if r.status != "invalid"]
-        con.register("_ids", pa.table({"id": pa.array(looked, type=pa.string())}))
-        existing = dict(con.execute("SELECT g.id, g.content_hash FROM games g SEMI JOIN _ids USING (id)").fetchall())
-        con.unregister("_ids")
+    existing = _stored_hashes(con, batch) if lookup else {}
     keep: list[int] = []  # places in the batch of the games to insert
     late: list[int] = []  # places of games stored before, whose analysis alone is to insert
     drop: list[str] = []
@@ -463,21 +461,24 @@ def _insert(con: duckdb.DuckDBPyConnection, batch: Batch, replace: bool, report:
             continue
         repeat = repeat_mark(r.findings)
         if repeat is not None:  # the audit found this id earlier in the input
-            if repeat.evidence.get("identical"):
+            if not repeat.in_doubt:
                 report.unchanged += 1
             else:
-                report.conflicts.append(f"{r.id} ({r.source}): another text of this game is earlier in the input")
+                other = "another record of this game" if repeat.same_record is False else "another text of this game"
+                report.conflicts.append(f"{r.id} ({r.source}): {other} is earlier in the input")
                 report.conflicts_in_input += 1
             continue
         old = existing.get(r.id)
         if old is not None:
-            if old == r.fingerprint.hex():
+            alike = old == r.fingerprint.hex() or _stored_alike(con, r, read_again)
+            if alike:
                 report.unchanged += 1
                 if analysed is not None and old not in analysed:
                     late.append(n)
                 continue
             if not replace:
-                report.conflicts.append(f"{r.id} ({r.source}): the archive holds this game with another text")
+                held = "another record of this game" if alike is False else "this game with another text"
+                report.conflicts.append(f"{r.id} ({r.source}): the archive holds {held}")
                 continue
             drop.append(r.id)
             report.replaced += 1
@@ -495,6 +496,26 @@ def _insert(con: duckdb.DuckDBPyConnection, batch: Batch, replace: bool, report:
     if analysed is not None:
         _add_analysis(con, batch, keep, late, analysed, report)
     return keep
+
+
+def _stored_hashes(con: duckdb.DuckDBPyConnection, batch: Batch) -> dict[str, str]:
+    """The content hash of each game of the batch the archive holds already, by id."""
+    import pyarrow as pa
+    looked = [r.id for r in batch.results if r.status != "invalid"]
+    con.register("_ids", pa.table({"id": pa.array(looked, type=pa.string())}))
+    existing = dict(con.execute("SELECT g.id, g.content_hash FROM games g SEMI JOIN _ids USING (id)").fetchall())
+    con.unregister("_ids")
+    return existing
+
+
+def _stored_alike(con: duckdb.DuckDBPyConnection, result: GameResult | GameLine,
+                  read_again: RecordsReadAgain) -> bool | None:
+    """True when the archive's record of the game says what `result`'s does, written another way
+    (as notation and as JSON, re-indented): their canonical JSON, as a certificate hashes a record.
+    None when the new record cannot be read again to compare (standard input)."""
+    stored = con.execute("SELECT raw FROM games WHERE id = ?", [result.id]).fetchall()
+    new = read_again.canonical_hash(result.source, getattr(result, "text", None))
+    return None if not stored or new is None else record_hash(stored[0][0]) == new
 
 
 def _add_analysis(con: duckdb.DuckDBPyConnection, batch: Batch, keep: list[int], late: list[int],
