@@ -553,7 +553,7 @@ class DealerSuccession(Finding):
        rule=("Each game id is unique. The first record of an id stands; a later one takes part in nothing else "
              "(series checks, settlement, archive, statistics, fairness) and this is its only finding."),
        shows=("where the id was first read, whether the record's text is identical to the first's, and whether "
-              "the two say the same (their canonical JSON; null: one could not be read again)"),
+              "the two say the same (their JSON values; null: one could not be read again to compare)"),
        sample={"game": "g1", "first": "games.jsonl:4", "identical": False, "same_record": True},
        disputes=False,
        cross_game=True,
@@ -563,7 +563,7 @@ class DuplicateGame(Finding):
     game: str
     first: str
     identical: bool  # byte for byte, whitespace around the record aside
-    same_record: bool | None = None  # the same canonical JSON; None: not compared
+    same_record: bool | None = None  # the same JSON value, keys in any order; None: not compared
 
     @property
     def message(self) -> str:

@@ -22,7 +22,7 @@ from typing import Any
 import pyarrow as pa
 
 from .audit import check_record, duplicate_finding, series_facts, succession_finding
-from .certificate import record_hash
+from .repeats import record_digest
 from .reader import DEFAULT_MAX_RECORD_BYTES, SUFFIXES, RawRecord, line_record, read_named
 
 from pyspark.sql.types import (ArrayType, BinaryType, IntegerType, LongType, MapType, StringType,
@@ -46,7 +46,7 @@ RESULTS = _struct(("id", S), ("source", S), ("status", S), ("winner", S), ("deal
 _AUDIT = _struct(("file_index", I), ("line", L), ("id", S), ("status", S), ("fingerprint", BinaryType()),
                  ("series_id", S), ("series_seq", L), ("facts", S), ("result", S))
 _FINDING = _struct(("file_index", I), ("line", L), ("finding", S))
-_CONTENT = _struct(("file_index", I), ("line", L), ("content", S))
+_CONTENT = _struct(("file_index", I), ("line", L), ("content", BinaryType()))
 _BLOBS = _struct(("name", S), ("ipc", BinaryType()))
 _OUT_ROWS = 500  # rows per Arrow batch handed back to Spark: results are a few kB each
 _LINES = (".jsonl", ".jsonl.gz")
@@ -258,20 +258,20 @@ _FINISH = ("rank", "fingerprint", "first_fp", "content", "first_content", "first
 
 def _with_contents(records, games):
     """The games with `content`: for each record of an id read with more than one text, its
-    canonical hash, which tells a record written another way from another record (as
+    digest (repeats.record_digest), which tells a record written another way from another record (as
     repeats.RecordsReadAgain does for `validate`); null for the others."""
     from pyspark.sql import functions as F
     texts = games.where(F.col("id").isNotNull()).groupBy("id").agg(F.countDistinct("fingerprint").alias("texts"))
     doubled = games.join(texts.where("texts > 1").select("id"), "id", "left_semi").select("file_index", "line")
     if doubled.limit(1).count() == 0:  # the usual case: no record is read again from its file
-        return games.withColumn("content", F.lit(None).cast(S))
+        return games.withColumn("content", F.lit(None).cast(BinaryType()))
 
     def hashed(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         for b in batches:
             values = b.column("value").to_pylist()
             yield pa.RecordBatch.from_pydict({
                 "file_index": b.column("file_index"), "line": b.column("line"),
-                "content": [None if v is None else record_hash(v) for v in values]}, schema=_arrow_schema(_CONTENT))
+                "content": [None if v is None else record_digest(v) for v in values]}, schema=_arrow_schema(_CONTENT))
 
     contents = (records.join(doubled, ["file_index", "line"], "left_semi")
                 .select("file_index", "line", "value").mapInArrow(hashed, _CONTENT))

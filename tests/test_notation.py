@@ -17,7 +17,8 @@ from foreman_cli.cli import app
 from foreman_cli.generate import INJECTABLE, generate
 from foreman_cli.convert import write_game
 from foreman_cli.notation import read_games, record_format
-from foreman_cli.reader import read_records
+from foreman_cli.reader import DEFAULT_MAX_RECORD_BYTES, read_notation, read_records
+from foreman_cli.repeats import record_digest
 from foreman_cli.rules import CHOICES, HouseRules
 
 from builders import styled_notation
@@ -60,6 +61,22 @@ RECORDS = list(_records())
 def test_a_record_written_in_any_style_reads_back_the_same(i, seed):
     rec = RECORDS[i]
     assert _read_one(styled_notation(rec, random.Random(seed))) == _same_record(rec)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(0, len(RECORDS) - 1), st.integers(0, 2**32), st.randoms(use_true_random=False))
+def test_a_record_and_its_notation_in_any_style_are_the_same_record_and_a_change_is_not(i, seed, rnd):
+    rec = RECORDS[i]
+    typed = styled_notation(rec, random.Random(seed)).encode()
+    raw, = read_notation(io.BytesIO(typed), "typed.fmn", DEFAULT_MAX_RECORD_BYTES)
+    keys = list(rec)
+    rnd.shuffle(keys)
+    shuffled = json.dumps({k: rec[k] for k in keys}, indent=rnd.choice([None, 1, 4]))
+    assert record_digest(raw.text) == record_digest(json.dumps(rec)) == record_digest(shuffled)
+    # A JSON record may declare a higher format than it needs; its notation reads back with the lowest.
+    assert record_digest(json.dumps(dict(rec, format="foreman/1.2"))) == record_digest(raw.text)
+    changed = dict(rec, deals=rec["deals"][:-1]) if len(rec["deals"]) > 1 else dict(rec, id=rec["id"] + "x")
+    assert record_digest(json.dumps(changed)) != record_digest(raw.text)
 
 
 def test_every_sample_converts_to_notation_and_back_unchanged():

@@ -13,12 +13,11 @@ import duckdb
 
 from ..audit import (Batch, BatchInterrupt, CrossChecks, checked_batches, chunked, fingerprint, pieces, record_batches,
                      staged_line)
-from ..certificate import record_hash
 from ..errors import DatabaseError
 from ..findings import repeat_mark
 from ..chunks import FileMap, FileSeen
 from ..reader import DEFAULT_MAX_RECORD_BYTES, RawRecord, read_records
-from ..repeats import RecordsReadAgain
+from ..repeats import RecordsReadAgain, record_digest
 from ..results import GameLine, GameResult
 from .schema import ANALYSIS_TABLES, NO_EXTENSIONS, STORED, TABLES, connect, init
 from .staging import (BATCH_BYTES, BATCH_GAMES, _concat, _kept, _part_rows, _text_kind, _unfolded_rows, finding_row,
@@ -511,11 +510,11 @@ def _stored_hashes(con: duckdb.DuckDBPyConnection, batch: Batch) -> dict[str, st
 def _stored_alike(con: duckdb.DuckDBPyConnection, result: GameResult | GameLine,
                   read_again: RecordsReadAgain) -> bool | None:
     """True when the archive's record of the game says what `result`'s does, written another way
-    (as notation and as JSON, re-indented): their canonical JSON, as a certificate hashes a record.
+    (as notation and as JSON, re-indented): their JSON values, compared as repeats are (repeats.py).
     None when the new record cannot be read again to compare (standard input)."""
     stored = con.execute("SELECT raw FROM games WHERE id = ?", [result.id]).fetchall()
-    new = read_again.canonical_hash(result.source, getattr(result, "text", None))
-    return None if not stored or new is None else record_hash(stored[0][0]) == new
+    new = read_again.digest(result.source, getattr(result, "text", None))
+    return None if not stored or new is None else record_digest(stored[0][0]) == new
 
 
 def _add_analysis(con: duckdb.DuckDBPyConnection, batch: Batch, keep: list[int], late: list[int],
