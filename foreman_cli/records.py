@@ -20,6 +20,7 @@ from .rules import CHOICES, TARGET_RANGE, HouseRules
 
 FORMAT = "foreman/1"
 FORMAT_1_2 = "foreman/1.2"
+FORMATS = (FORMAT, "foreman/1.1", FORMAT_1_2)  # every version a record may declare
 SEEN_PARTS = ("hands", "kitty", "passes", "discards")  # what a record of the play (1.2) may leave out
 AMOUNT_MAX = 40
 # The shape of a card token in either notation; which ranks are allowed depends on

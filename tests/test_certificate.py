@@ -222,3 +222,17 @@ def test_records_holding_a_game_twice_with_other_content_do_not_verify(tmp_path)
     assert verify(cert, tmp_path / "a.jsonl").exit_code == 0
     twice = runner.invoke(app, ["verify", str(cert), str(tmp_path / "a.jsonl"), str(tmp_path / "c.jsonl")])
     assert twice.exit_code == 0 and "verified" in twice.output
+
+
+def test_a_record_and_its_notation_verify_alike_whatever_format_the_record_declared(tmp_path):
+    recs = [dict(r, format="foreman/1.2") for r in evening()]  # a higher format than the games need
+    cert = certify(tmp_path, records(tmp_path, recs))
+    typed = tmp_path / "games.fmn"
+    assert runner.invoke(app, ["convert", str(tmp_path / "games.jsonl"), "--to", "fmn", "-o", str(typed)]).exit_code == 0
+    assert verify(cert, typed).exit_code == 0, verify(cert, typed).output
+    lowered = records(tmp_path, [dict(r, format="foreman/1") for r in recs], name="lowered.jsonl")
+    assert verify(cert, lowered).exit_code == 0
+    # Near miss: another format and a note changed is another record, though the ledger is the same.
+    noted = records(tmp_path, [dict(recs[0], format="foreman/1", notes="amended"), *recs[1:]], name="noted.jsonl")
+    res = verify(cert, noted)
+    assert res.exit_code == 1 and "g0: changed since the certificate was written" in res.output, res.output
