@@ -423,7 +423,7 @@ def analyze_results(results, game_id: str | None = None, deal: int | None = None
 
 def _chosen(results, game_id: str | None, deal: int | None) -> Iterator[GameResult]:
     """The games to analyse: one game's first copy when `game_id` is given, else every first copy.
-    A copy in doubt (another record) passes through unanalysed, to be named: which record is right is in doubt."""
+    A copy in doubt (another record, or one not compared) passes through unanalysed, to be named."""
     found, games = False, GamesRead()
     for r in results:
         if not r.repeat:

@@ -247,8 +247,7 @@ def read_layout(src: BinaryIO, name: str, limit: int, lines: bool = False, first
         try:
             text = body.decode("utf-8")
         except UnicodeDecodeError as e:
-            yield RawRecord(name, lineno, None, column=e.start + 1,
-                            error=f"not UTF-8 text: byte {body[e.start]:#04x}")
+            yield _not_utf8(name, lineno, body, e)
             continue
         if start is None:
             yield RawRecord(name, lineno, text)
@@ -256,17 +255,26 @@ def read_layout(src: BinaryIO, name: str, limit: int, lines: bool = False, first
             yield RawRecord(name, lineno, text, span=(start + raw.find(body[:1]), len(body)))
 
 
-def line_record(name: str, lineno: int, line: str, limit: int = DEFAULT_MAX_RECORD_BYTES) -> RawRecord | None:
-    """One line of JSON Lines already cut and decoded elsewhere (Spark's text reader); None if blank. As
-    `read_layout` reads a `.jsonl` line: a BOM on line 1 dropped, the byte limit, blank lines skipped;
-    a record broken over several lines is one problem per line here."""
-    if lineno == 1 and line.startswith("\ufeff"):
-        line = line[1:]
-    if len(line) > limit // 4 and len(line.encode("utf-8", "surrogatepass")) > limit:
-        return RawRecord(name, lineno, None,
-                         error=f"the record is longer than {limit} bytes (--max-record-bytes); it is not read")
-    body = line.strip(" \t\r\n")
-    return RawRecord(name, lineno, body) if body else None
+def line_record(name: str, lineno: int, line: bytes, limit: int = DEFAULT_MAX_RECORD_BYTES) -> RawRecord | None:
+    """One line of JSON Lines already cut elsewhere (Spark's text reader), as its bytes; None if
+    blank. As `read_layout` reads a `.jsonl` line: a BOM on line 1 dropped, the byte limit, blank
+    lines skipped, a byte that is not UTF-8 that line's problem; a record broken over several lines
+    is one problem per line here."""
+    if lineno == 1 and line.startswith(BOM):
+        line = line[len(BOM):]
+    if len(line) > limit:
+        return RawRecord(name, lineno, None, error=TOO_LONG.format(limit=limit))
+    body = line.strip()
+    if not body:
+        return None
+    try:
+        return RawRecord(name, lineno, body.decode("utf-8"))
+    except UnicodeDecodeError as e:
+        return _not_utf8(name, lineno, body, e)
+
+
+def _not_utf8(name: str, lineno: int, body: bytes, e: UnicodeDecodeError) -> RawRecord:
+    return RawRecord(name, lineno, None, column=e.start + 1, error=f"not UTF-8 text: byte {body[e.start]:#04x}")
 
 
 def _oversized(src: BinaryIO, name: str, lineno: int, limit: int) -> RawRecord:

@@ -23,9 +23,9 @@ import pyarrow as pa
 
 from .audit import check_record, duplicate_finding, series_facts, succession_finding
 from .repeats import record_digest
-from .reader import DEFAULT_MAX_RECORD_BYTES, SUFFIXES, RawRecord, line_record, read_named
+from .reader import DEFAULT_MAX_RECORD_BYTES, SUFFIXES, WIDE_MARKS, RawRecord, line_record, read_named
 
-from pyspark.sql.types import (ArrayType, BinaryType, IntegerType, LongType, MapType, StringType,
+from pyspark.sql.types import (ArrayType, BinaryType, BooleanType, IntegerType, LongType, MapType, StringType,
                                StructField, StructType)
 
 
@@ -46,6 +46,7 @@ RESULTS = _struct(("id", S), ("source", S), ("status", S), ("winner", S), ("deal
 _AUDIT = _struct(("file_index", I), ("line", L), ("id", S), ("status", S), ("fingerprint", BinaryType()),
                  ("series_id", S), ("series_seq", L), ("facts", S), ("result", S))
 _FINDING = _struct(("file_index", I), ("line", L), ("finding", S))
+_SPLITS = _struct(("uri", S), ("start", L), ("n", L), ("odd", BooleanType()))
 _CONTENT = _struct(("file_index", I), ("line", L), ("content", BinaryType()))
 _BLOBS = _struct(("name", S), ("ipc", BinaryType()))
 _OUT_ROWS = 500  # rows per Arrow batch handed back to Spark: results are a few kB each
@@ -92,7 +93,9 @@ def records_frame(spark, paths: Iterable[str], whole_files: bool = False,
     whole = [uri for _, uri in files if not (uri.endswith(_LINES) and not whole_files)]
     frames = []
     if lines:
-        frames.append(_line_records(spark, lines, index, max_record_bytes))
+        line_frame, odd = _line_records(spark, lines, index, max_record_bytes)
+        frames.append(line_frame)
+        whole += odd
     if whole:
         frames.append(_whole_records(spark, whole, index, max_record_bytes))
     if not frames:
@@ -104,13 +107,19 @@ def records_frame(spark, paths: Iterable[str], whole_files: bool = False,
 
 
 def _line_records(spark, uris: list[str], index: dict, limit: int):
+    """The frame of the JSON Lines files, and the files to read whole instead: those that begin with
+    a UTF-16 mark (one error for the file, as foreman's reader gives, not one a line)."""
     from pyspark.sql import functions as F
+    # The lines as bytes: Spark keeps a byte that is not UTF-8 as it is, which Arrow cannot make a str of.
     text = (spark.read.option("lineSep", "\n").text(uris)
-            .select("value", F.col("_metadata.file_path").alias("uri"),
+            .select(F.col("value").cast("binary").alias("value"), F.col("_metadata.file_path").alias("uri"),
                     F.col("_metadata.file_block_start").alias("start")))
     # A split's first line number: the lines of the file's earlier splits (a small table, one row
     # a split, is what the driver sees). Rows keep their order within a split in mapInArrow.
-    counts = sorted((r["uri"], r["start"], r["count"]) for r in text.groupBy("uri", "start").count().collect())
+    splits = text.mapInArrow(_split_sizes, _SPLITS).collect()
+    odd = sorted({r["uri"] for r in splits if r["odd"]})
+    text = text.where(~F.col("uri").isin(odd)) if odd else text
+    counts = sorted((r["uri"], r["start"], r["n"]) for r in splits if r["uri"] not in odd)
     first: dict[tuple[str, int], int] = {}
     for k, (uri, start, n) in enumerate(counts):
         first[(uri, start)] = 0 if k == 0 or counts[k - 1][0] != uri else first[counts[k - 1][:2]] + counts[k - 1][2]
@@ -131,7 +140,22 @@ def _line_records(spark, uris: list[str], index: dict, limit: int):
                     fidx.append(file_number)
             yield _raw_batch(rows, fidx)
 
-    return text.mapInArrow(cut, RECORDS)
+    return text.mapInArrow(cut, RECORDS), odd
+
+
+def _split_sizes(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+    """Each split's lines, and whether it is a file's first split that begins with a UTF-16 mark."""
+    sizes: dict[tuple[str, int], int] = {}
+    odd: set[str] = set()
+    for b in batches:
+        for value, uri, start in zip(*(b.column(c).to_pylist() for c in ("value", "uri", "start"))):
+            key = (uri, start)
+            if key not in sizes and start == 0 and value[:2] in WIDE_MARKS:
+                odd.add(uri)
+            sizes[key] = sizes.get(key, 0) + 1
+    yield pa.RecordBatch.from_pydict({"uri": [k[0] for k in sizes], "start": [k[1] for k in sizes],
+                                      "n": list(sizes.values()), "odd": [k[0] in odd for k in sizes]},
+                                     schema=_arrow_schema(_SPLITS))
 
 
 def _whole_records(spark, uris: list[str], index: dict, limit: int):

@@ -36,7 +36,8 @@ def _write_lines(path: Path, recs) -> None:
 
 @pytest.fixture(scope="module")
 def inputs(tmp_path_factory) -> Path:
-    """2,000 games in five files: series, breaches, claims, repeats, broken lines, a JSON array, notation."""
+    """2,000 games in six files: series, breaches, claims, repeats, broken lines, a UTF-16 file, a JSON
+    array, notation."""
     d = tmp_path_factory.mktemp("spark-in")
     series = [r for r, _ in generate(800, 11, series_size=5, claims=0.3, max_deals=8)]
     # Two games of a series swap places: dealer succession is then broken at both.
@@ -51,10 +52,14 @@ def inputs(tmp_path_factory) -> Path:
             f.write(json.dumps(r) + "\n")
             if i % 97 == 0:
                 f.write('{"id": "broken", "players": [\n\n')  # a broken record, then a blank line
+    with open(d / "b-breaches.jsonl", "ab") as f:
+        f.write(b'{"id": "bj\xf6rn", "players": []}\n')  # a byte that is not UTF-8: one bad line, not the job
     repeats = series[:40] + [dict(r, stake="9.99") for r in series[40:60]]  # identical, then changed
     repeats += [dict(reversed(r.items())) for r in series[60:70]]  # the same records, their keys in another order
     repeats += [r for r, _ in generate(440, 31, max_deals=6, series_size=4, prefix="c")]
     _write_lines(d / "c-repeats.jsonl.gz", repeats)
+    # A file saved by a Windows tool as UTF-16: one error for the file, as foreman's reader gives.
+    (d / "c-wide.jsonl").write_bytes("".join(json.dumps(r) + "\r\n" for r in series[:30]).encode("utf-16"))
     array = [r for r, _ in generate(200, 41, max_deals=6, prefix="d")]
     (d / "d-array.json").write_text(json.dumps(array, indent=1))
     # a scorer's notation, half its deals records of the play (foreman/1.2)
@@ -92,6 +97,8 @@ def test_validate_on_spark_equals_validate_json_game_for_game(spark, inputs):
     repeats = {(v["evidence"]["identical"], v["evidence"]["same_record"])
                for d in want for v in d["violations"] if v["code"] == "DUPLICATE_GAME"}
     assert {(True, True), (False, True), (False, False)} <= repeats
+    assert sum("c-wide.jsonl" in d["source"] for d in got) == 1  # the UTF-16 file, one error
+    assert any("not UTF-8 text: byte 0xf6" in v["message"] for d in got for v in d["violations"])
     key = lambda d: d["source"]  # noqa: E731
     assert sorted(map(_norm, got), key=key) == sorted(map(_norm, want), key=key)
 

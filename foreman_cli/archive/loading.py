@@ -327,7 +327,8 @@ def _store(archive: _Archive, batches: Iterator[Batch], replace: bool, progress:
     stop = BatchInterrupt()
     txn: _Transaction | None = None
     files = FileMap()
-    read_again = RecordsReadAgain()  # the records whose text differs from the archive's, compared by meaning
+    # The records whose text differs from the archive's are compared by meaning, as the audit compares repeats.
+    read_again = cross.read_again if cross is not None else RecordsReadAgain()
     try:
         with stop:
             if not opened_as_workers_start:
