@@ -228,8 +228,8 @@ def audit_records(raws: Iterable[RawRecord], overrides: dict[str, Any] | None = 
     return _cross_checked(chunked(raws, BATCH), overrides, jobs, None if keep else slim)
 
 
-def _cross_checked(pieces, overrides, jobs: int, shape) -> Iterator[Any]:
-    cross = CrossChecks()
+def _cross_checked(pieces, overrides, jobs: int, shape, limit: int = DEFAULT_MAX_RECORD_BYTES) -> Iterator[Any]:
+    cross = CrossChecks(read_again=RecordsReadAgain(limit))
     for batch in checked_batches(pieces, overrides, jobs, shape):
         run = batch.staged if isinstance(batch.staged, LineRun) else None
         if run is not None and cross.take_run(run):
@@ -477,7 +477,8 @@ def audit_paths(paths: list[str], overrides: dict[str, Any] | None = None,
                 max_record_bytes: int = DEFAULT_MAX_RECORD_BYTES, stdin: BinaryIO | None = None, jobs: int = 1,
                 keep: bool = True) -> Iterator[GameResult]:
     """Read, replay and cross-check every game in the given paths ('-' is stdin); see audit_records."""
-    return _cross_checked(_pieces(paths, max_record_bytes, stdin, jobs), overrides, jobs, None if keep else slim)
+    return _cross_checked(_pieces(paths, max_record_bytes, stdin, jobs), overrides, jobs, None if keep else slim,
+                          max_record_bytes)
 
 
 def validation_lines(paths: list[str], overrides: dict[str, Any] | None = None,
@@ -487,7 +488,7 @@ def validation_lines(paths: list[str], overrides: dict[str, Any] | None = None,
     made from its GameResult where it is replayed (in a worker, with jobs > 1), because sending the
     line back costs less than sending the result. A game comes as its GameLine, or a batch as one
     LineRun when the checks across games add nothing to any of its games."""
-    return _cross_checked(_pieces(paths, max_record_bytes, stdin, jobs), overrides, jobs, game_line)
+    return _cross_checked(_pieces(paths, max_record_bytes, stdin, jobs), overrides, jobs, game_line, max_record_bytes)
 
 
 def _pieces(paths: list[str], max_record_bytes: int, stdin: BinaryIO | None, jobs: int) -> Iterable[Piece]:

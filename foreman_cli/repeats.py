@@ -7,7 +7,7 @@ from hashlib import blake2b
 
 import msgspec
 
-from .reader import read_records
+from .reader import DEFAULT_MAX_RECORD_BYTES, read_records
 
 
 def record_digest(text: str) -> bytes:
@@ -30,7 +30,8 @@ class RecordsReadAgain:
     the copies whose texts differ (a game kept as JSON and as its notation, or re-indented), and
     costs one more reading of each file that holds such a copy."""
 
-    def __init__(self) -> None:
+    def __init__(self, limit: int = DEFAULT_MAX_RECORD_BYTES) -> None:
+        self.limit = limit  # a record's bytes, as the first reading allowed (--max-record-bytes)
         self.files: dict[str, dict[str, bytes | None]] = {}
 
     def same_record(self, first: str, where: str, text: str | None = None) -> bool | None:
@@ -47,13 +48,13 @@ class RecordsReadAgain:
             return record_digest(text)
         path = where.rpartition(":")[0]
         if path not in self.files:
-            self.files[path] = _digests(path)
+            self.files[path] = _digests(path, self.limit)
         return self.files[path].get(where)
 
 
-def _digests(path: str) -> dict[str, bytes | None]:
+def _digests(path: str, limit: int) -> dict[str, bytes | None]:
     """The digest of every record of the file at `path` by where it was read; none when it is no
     regular file (standard input is '-', a pipe reads once)."""
     if path == "-" or not os.path.isfile(path):
         return {}
-    return {raw.where: None if raw.text is None else record_digest(raw.text) for raw in read_records([path])}
+    return {raw.where: None if raw.text is None else record_digest(raw.text) for raw in read_records([path], limit)}

@@ -235,3 +235,13 @@ def test_a_load_of_the_notation_after_the_json_finds_the_games_there(tmp_path):
     assert refused.exit_code == 1 and "the archive holds another record of this game" in refused.stdout
     piped = runner.invoke(app, ["load", "-", "--db", str(db)], input=changed.read_text())
     assert piped.exit_code == 1 and "the archive holds this game with another text" in piped.stdout
+
+
+def test_a_copy_read_again_is_read_under_the_limit_the_run_was_given(tmp_path):
+    first = dict(json.loads(EVENING.read_text().splitlines()[0]), notes="n" * (17 * 1024 * 1024))
+    (tmp_path / "a.jsonl").write_text(json.dumps(first) + "\n")
+    (tmp_path / "b.jsonl").write_text(json.dumps(dict(reversed(first.items()))) + "\n")
+    shown = run("validate", "--json", "--max-record-bytes", 20 * 1024 * 1024, tmp_path / "a.jsonl", tmp_path / "b.jsonl")
+    marks = [v["evidence"] for x in shown.stdout.splitlines() for v in json.loads(x)["violations"]
+             if v["code"] == "DUPLICATE_GAME"]
+    assert [m["same_record"] for m in marks] == [True]  # a 17 MB record, above the default limit of 16 MB

@@ -153,7 +153,8 @@ def load_paths(paths: list[str], path: str, overrides: dict[str, Any] | None = N
     batches = checked_batches(parts, overrides, jobs, shape=staged_line, stage_of=stage_of, fast=plain,
                               ahead=LOAD_AHEAD if plain else 2, nice=LOAD_WORKER_NICE if plain else 0,
                               started=archive.open if early else None)
-    return _store(archive, batches, replace, progress, CrossChecks(hold=False), batch_games,
+    cross = CrossChecks(hold=False, read_again=RecordsReadAgain(max_record_bytes))
+    return _store(archive, batches, replace, progress, cross, batch_games,
                   opened_as_workers_start=early, analysed=analysed)
 
 
