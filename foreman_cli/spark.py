@@ -287,7 +287,7 @@ def _with_contents(records, games):
     from pyspark.sql import functions as F
     texts = games.where(F.col("id").isNotNull()).groupBy("id").agg(F.countDistinct("fingerprint").alias("texts"))
     doubled = games.join(texts.where("texts > 1").select("id"), "id", "left_semi").select("file_index", "line")
-    if doubled.limit(1).count() == 0:  # the usual case: no record is read again from its file
+    if doubled.limit(1).count() == 0:  # the usual case: no id is read with two texts
         return games.withColumn("content", F.lit(None).cast(BinaryType()))
 
     def hashed(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
@@ -299,7 +299,7 @@ def _with_contents(records, games):
 
     contents = (records.join(doubled, ["file_index", "line"], "left_semi")
                 .select("file_index", "line", "value").mapInArrow(hashed, _CONTENT))
-    return games.join(contents, ["file_index", "line"], "left")
+    return games.join(contents, ["file_index", "line"], "left").persist()  # read three times, as games is
 
 
 def _finish_results(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
