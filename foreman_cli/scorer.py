@@ -79,13 +79,14 @@ class Scorer:
                 return lines[i:]
         return []
 
-    def earlier_ids(self) -> set[str]:
-        ids = set()
-        for line in self.journal.lines:
+    def earlier_ids(self) -> dict[str, int]:
+        """The id of each game the file holds, and the line of its `game` line."""
+        ids: dict[str, int] = {}
+        for n, line in enumerate(self.journal.lines, 1):
             if _first_word(line) == "game":
                 toks = notation.tokens(line)
                 if len(toks) > 1:
-                    ids.add(toks[1].text)
+                    ids.setdefault(toks[1].text, n)
         return ids
 
     # --- entering a line ---
@@ -113,10 +114,22 @@ class Scorer:
             return Attempt(refused=f"trick {self._trick_number()} is half entered ({' '.join(self.pending)}): "
                                    "finish it or undo its cards first", pending=self.pending)
         if keyword == "game":
-            return self._checked([line], [], new_game=True)
+            return self._game_taken(line) or self._checked([line], [], new_game=True)
         if not self.state.lines:
             return Attempt(refused=f"{keyword!r}: start with a 'game' line (game ID)")
         return self._checked([line], [])
+
+    def _game_taken(self, line: str) -> Attempt | None:
+        """A `game` line refused when the file holds a game of that id: the first record of an id
+        stands, so a second one (a game number not moved on) would count for nothing."""
+        toks = notation.tokens(line)
+        earlier = self.earlier_ids()
+        if len(toks) < 2 or toks[1].text not in earlier:
+            return None
+        game_id = toks[1].text
+        return Attempt(refused=f"game {game_id} is in this file already, at line {earlier[game_id]}: a second "
+                               f"record of one id counts for nothing; give this game its own id, such as "
+                               f"{_next_id(game_id, set(earlier))}")
 
     def _attempt_tricks(self, toks: list[notation.Token]) -> Attempt:
         if not self.state.lines:
@@ -228,7 +241,7 @@ class Scorer:
         rec, res = self.state.record, self.state.result
         if rec is None or not rec.get("players"):
             return []
-        new = {"id": _next_id(str(rec.get("id", "game")), self.earlier_ids()), "players": rec["players"]}
+        new = {"id": _next_id(str(rec.get("id", "game")), set(self.earlier_ids())), "players": rec["players"]}
         for key in ("stake", "currency", "rules", "card_notation"):
             if rec.get(key) is not None:
                 new[key] = rec[key]

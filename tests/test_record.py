@@ -137,6 +137,17 @@ def test_a_line_that_cannot_be_a_record_is_refused_and_nothing_is_kept(tmp_path,
     assert (tmp_path / "t.fmn").read_text() == before
 
 
+def test_a_game_id_the_file_holds_already_is_refused_with_the_next_free_one(tmp_path):
+    first = EVENING.read_text().split("\ngame fri-1211-g2")[0]
+    code, _, err = piped(tmp_path / "e.fmn", first + "\ngame fri-1211-g1\n")  # the game number not moved on
+    assert code != 0 and "game fri-1211-g1 is in this file already, at line 3" in err, err
+    assert "such as fri-1211-g2" in err
+    assert [r["id"] for r in validated(tmp_path / "e.fmn")] == ["fri-1211-g1"]  # nothing was kept
+    # Near miss: an id that only begins like one the file holds is another game's.
+    code, _, err = piped(tmp_path / "e.fmn", "game fri-1211-g10\nplayers alice bob carol\n")
+    assert code == 0 and [r["id"] for r in validated(tmp_path / "e.fmn")] == ["fri-1211-g1", "fri-1211-g10"], err
+
+
 def test_a_card_already_played_is_flagged_and_kept_only_when_the_table_says_so(tmp_path):
     s = scorer_at(tmp_path, "1. 7S A 9\n")
     attempt = s.attempt("AS")  # carol led AS? she played it at trick 1
