@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import sys
 from collections.abc import Iterable
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import IO
 
@@ -20,12 +21,15 @@ _HEADER_QUESTIONS = (("game", "game id (e.g. fri-2026-12-04-1)", True),
 
 def run_piped(scorer: Scorer, lines: Iterable[str], out: IO[str], err: IO[str]) -> int:
     """Enter each line read as if typed: a line the replay flags is kept as played (the table's
-    word) and said so; one that cannot be read is refused and named. Exit status 1 when a line was
-    refused or a trick was left half entered, else 0. What opening the file found wrong is said first."""
+    word) and said so; one that cannot be read is refused and named, and after a refused `game`
+    line so is every line of its game, which would otherwise go on the game before. Exit status 1
+    when a line was refused or a trick was left half entered, else 0. What opening the file found
+    wrong is said first."""
     for said in (scorer.journal.repaired, scorer.what_is_broken()):
         if said:
             err.write(said + "\n")
     failed = False
+    orphans = _Orphans()
     for number, raw in enumerate(lines, 1):
         text = raw.rstrip("\r\n")
         command = text.strip().lower()
@@ -36,16 +40,38 @@ def run_piped(scorer: Scorer, lines: Iterable[str], out: IO[str], err: IO[str]) 
                                                                       else HELP)])
             continue
         attempt = scorer.attempt(text)
+        if attempt.new_game:
+            orphans.close(err, number if attempt.refused is not None else None)
+        elif orphans.game is not None and (attempt.lines or attempt.pending or attempt.refused):
+            orphans.lines.append(number)
+            failed = True
+            continue
         if attempt.refused is not None:
             failed = True
             err.write(f"line {number}: {attempt.refused} (not kept)\n")
             err.flush()
             continue
         _say(out, scorer.commit(attempt))
+    orphans.close(err, None)
     if scorer.pending:
         failed = True
         err.write(f"the input ends inside a trick: {' '.join(scorer.pending)} (not kept)\n")
     return 1 if failed else 0
+
+
+@dataclass(slots=True)
+class _Orphans:
+    """The lines of a game whose `game` line was refused: left out, and said once, as a range."""
+
+    game: int | None = None  # the refused `game` line
+    lines: list[int] = field(default_factory=list)
+
+    def close(self, err: IO[str], next_game: int | None) -> None:
+        """Say what was left out of the game refused, if any; `next_game`: the next refused `game` line."""
+        if self.lines:
+            span = f"line {self.lines[0]}" if len(self.lines) == 1 else f"lines {self.lines[0]}-{self.lines[-1]}"
+            err.write(f"{span}: the rest of the game refused at line {self.game} (not kept)\n")
+        self.game, self.lines = next_game, []
 
 
 def _say(out: IO[str], said: list[Said]) -> None:

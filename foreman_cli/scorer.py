@@ -45,7 +45,7 @@ class Attempt:
     flags: list[str] = field(default_factory=list)
     refused: str | None = None
     state: GameState | None = None
-    new_game: bool = False
+    new_game: bool = False  # a `game` line, kept or refused
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,7 +106,9 @@ class Scorer:
             return Attempt(lines=[text.strip()] if text.strip() else [], pending=self.pending, state=self.live)
         first = toks[0].text if not toks[0].quoted else ""
         if first in notation.KEYWORDS:
-            return self._attempt_line(text.strip(), first)
+            attempt = self._attempt_line(text.strip(), first)
+            attempt.new_game = first == "game"  # refused too: the lines after it are that game's
+            return attempt
         return self._attempt_tricks(toks)
 
     def _attempt_line(self, line: str, keyword: str) -> Attempt:

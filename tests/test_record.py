@@ -143,6 +143,14 @@ def test_a_game_id_the_file_holds_already_is_refused_with_the_next_free_one(tmp_
     assert code != 0 and "game fri-1211-g1 is in this file already, at line 3" in err, err
     assert "such as fri-1211-g2" in err
     assert [r["id"] for r in validated(tmp_path / "e.fmn")] == ["fri-1211-g1"]  # nothing was kept
+    # Piped, the refused game's other lines are left out too, not added to the game before it.
+    slipped = EVENING.read_text().replace("game fri-1211-g2", "game fri-1211-g1")
+    code, _, err = piped(tmp_path / "piped.fmn", slipped)
+    refused_at = slipped.splitlines().index("game fri-1211-g1", 5) + 1
+    assert code == 1 and f"the rest of the game refused at line {refused_at} (not kept)" in err, err
+    games = validated(tmp_path / "piped.fmn")
+    assert [g["id"] for g in games] == ["fri-1211-g1", "fri-1211-g3"]
+    assert games[0] == validated(EVENING)[0] and games[1] == validated(EVENING)[2]
     # Near miss: an id that only begins like one the file holds is another game's.
     code, _, err = piped(tmp_path / "e.fmn", "game fri-1211-g10\nplayers alice bob carol\n")
     assert code == 0 and [r["id"] for r in validated(tmp_path / "e.fmn")] == ["fri-1211-g1", "fri-1211-g10"], err
