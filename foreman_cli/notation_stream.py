@@ -166,13 +166,17 @@ def syntax_errors(game: str, first_error: int, limit: int = 20) -> list[tuple[st
     at the next `deal` line, so that one bad trick does not make each later one a trick too many;
     after a line the rest depends on (game, players, cards, rules) it does not resume at all."""
     lines = game.split("\n")
+    opening = next(notation.read_games(lines), None)
+    if opening is None or opening.error_line is None:
+        return []
+    base = first_error - opening.error_line  # read as the file numbers them, "line 4 wrote" included
     errors: list[tuple[str, int, int | None]] = []
     while len(errors) < limit:
-        first = next(notation.read_games(lines), None)
+        first = next(notation.read_games(lines, first=base + 1), None)
         if first is None or first.record is not None or first.error_line is None or first.error is None:
             break
         errors.append((first.error, first.error_line, first.column))
-        at = first.error_line - 1
+        at = first.error_line - base - 1
         words = lines[at].split() if at < len(lines) else []
         if not words or words[0] in _DEPENDED_ON:
             break
@@ -180,8 +184,7 @@ def syntax_errors(game: str, first_error: int, limit: int = 20) -> list[tuple[st
         if resume is None:
             break
         lines[at:resume] = [""] * (resume - at)  # blanked, not cut: the lines keep their numbers
-    shift = first_error - errors[0][1] if errors else 0
-    return [(message, line + shift, column) for message, line, column in errors]
+    return errors
 
 
 def line_of(game: str, first: int, path: str) -> int | None:

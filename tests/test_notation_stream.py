@@ -184,3 +184,14 @@ def test_every_error_of_a_game_begins_with_the_one_the_stream_reads(i, seed, edi
         assert errors[0] == (r.error, r.line, r.column)
         lines = [line for _, line, _ in errors]
         assert lines == sorted(set(lines)), errors  # in the order of the file, each line told once
+
+
+@pytest.mark.parametrize("before, wrote", [("\ngame x\n", 4), ("", 2)])  # after another game; first in its file
+def test_an_error_that_names_an_earlier_line_names_it_as_the_file_numbers_it(tmp_path, before, wrote):
+    from typer.testing import CliRunner
+    from foreman_cli.cli import app
+    path = tmp_path / "evening.fmn"
+    path.write_text(before + "game y\nplayers bob erin frank\ndeal bob\nplayers a b c\n")
+    out = CliRunner().invoke(app, ["validate", "--json", str(path)]).stdout
+    messages = [v["message"] for line in out.splitlines() for v in json.loads(line)["violations"]]
+    assert f"players: a b c here, but line {wrote} wrote bob erin frank; write it once" in " ".join(messages), messages
