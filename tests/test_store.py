@@ -529,6 +529,22 @@ def test_an_archive_analysed_before_the_split_gains_its_columns(tmp_path):
     assert dict((r[0], r[1:]) for r in rows) == {"fri-01-clean": (0, 0), "fri-09-claim": (3, 3)}
 
 
+
+def test_an_archive_whose_games_were_hashed_otherwise_is_hashed_again_and_its_analyses_kept(tmp_path):
+    import hashlib
+    db = str(tmp_path / "a.duckdb")
+    records = [str(Path(SAMPLES) / name) for name in ("01-clean-win.json", "09-contested-claim.json")]
+    store.load_paths(records, db, analyze=5000)
+    with duckdb.connect(db) as con:  # the games as an earlier foreman hashed them (BLAKE2b)
+        for game_id, raw in con.execute("SELECT id, raw FROM games").fetchall():
+            old = hashlib.blake2b(raw.encode(), digest_size=16).hexdigest()
+            con.execute("UPDATE games SET content_hash = ? WHERE id = ?", [old, game_id])
+        con.execute("COMMENT ON COLUMN games.content_hash IS NULL")
+    rep = store.load_paths(records, db, analyze=5000)
+    assert (rep.added, rep.unchanged, rep.conflicts, rep.analysed) == (0, 2, [], 0)
+    stored = store.query(db, "SELECT content_hash, raw FROM games").rows
+    assert [h for h, _ in stored] == [audit.fingerprint(raw).hex() for _, raw in stored]
+
 # --- Hardening II: the query sandbox ---
 
 @pytest.fixture

@@ -226,9 +226,24 @@ def init(con: duckdb.DuckDBPyConnection, path: str = ":memory:") -> None:
                                  "answers query, stats and export")
     con.execute("BEGIN TRANSACTION")
     con.execute(SCHEMA)
+    _hash_as_foreman_does(con)
     con.execute(UNFOLDED)
     con.execute(VIEWS)
     con.execute("COMMIT")
+
+
+CONTENT_HASH = "SHA-256 of the record text as read, its first 16 bytes in hex"
+
+
+def _hash_as_foreman_does(con: duckdb.DuckDBPyConnection) -> None:
+    """An archive whose games were hashed otherwise (BLAKE2b, before 2026-12) hashed again from
+    their stored text, once, so a load finds its games unchanged and its analyses done."""
+    said = con.execute("SELECT comment FROM duckdb_columns() WHERE database_name = current_database() "
+                       "AND table_name = 'games' AND column_name = 'content_hash'").fetchall()
+    if said == [(CONTENT_HASH,)]:
+        return
+    con.execute("UPDATE games SET content_hash = left(sha256(raw), 32) WHERE raw IS NOT NULL")
+    con.execute(f"COMMENT ON COLUMN games.content_hash IS '{CONTENT_HASH}'")
 
 
 def _refuse_other_files(path: str) -> None:
