@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from . import audit, convert, engine, notation
-from .findings import ClaimDoubtful, ClaimMismatch, ClaimRefuted, Finding, Revoke, TrickSize, Unfinished
+from .findings import ClaimDoubtful, ClaimMismatch, ClaimRefuted, Finding, PassSequence, Revoke, TrickSize, Unfinished
 from .journal import Journal
 from .reader import RawRecord
 from .results import GameResult
@@ -16,6 +16,7 @@ from . import scoreboard
 from .words import undecoded_at
 
 COMMANDS = ("undo", "show", "help", "quit")
+SeriesPlaces = dict[tuple[str, int], list[tuple[str, int, dict[str, Any]]]]  # a place -> (id, line, facts)
 _VERDICTS = (ClaimRefuted, ClaimDoubtful, ClaimMismatch)  # what the table asked to be judged, not a slip of the pen
 
 
@@ -32,7 +33,10 @@ class GameState:
 
     @property
     def texts(self) -> set[str]:
-        return {f.text() for f in self.result.findings} if self.result is not None else set()
+        """What the replay finds in the game, but what only waits for lines still to come."""
+        if self.result is None:
+            return set()
+        return {f.text() for f in self.result.findings if not _awaited(f, self.record)}
 
 
 @dataclass(slots=True)
@@ -66,7 +70,8 @@ class Scorer:
         self.journal = Journal(path)
         self.by_card = by_card  # a line of fewer than 3 cards continues the trick (the terminal's way)
         self.pending: list[str] = []  # the words of the trick being typed, not yet in the journal
-        self.state = replay_lines(self._game_lines(self.journal.lines))
+        self._earlier: tuple[int, tuple[set[str], SeriesPlaces]] | None = None  # by the lines they end at
+        self.state = self._replay(self._game_lines(self.journal.lines))
         self.live = self.state  # the state with the trick being typed
 
     # --- what the journal holds ---
@@ -88,6 +93,58 @@ class Scorer:
                 if len(toks) > 1:
                     ids.setdefault(toks[1].text, n)
         return ids
+
+    # --- the games before this one, for the checks across games ---
+
+    def _replay(self, lines: list[str], after_all: bool = False) -> GameState:
+        """A game's lines replayed, with the check across games that validate would make of the
+        file: a series game's first dealer against the game before it (DEALER_SUCCESSION).
+        `after_all`: the game follows every game the file holds (a `game` line being entered)."""
+        state = replay_lines(lines)
+        res = state.result
+        if res is None or res.series is None:
+            return state
+        ids, places = self._earlier_games(after_all)
+        sid, seq = res.series
+        before, here = places.get((sid, seq - 1), []), places.get((sid, seq), [])
+        if res.id in ids or len(before) != 1 or here:
+            return state  # a repeat, or a place not held once: validate judges no succession there
+        found = audit.succession_finding(before[0][2], audit.series_facts(res))
+        if found is not None:
+            state.result = res.with_findings((found,))
+        return state
+
+    def _place_held(self, state: GameState, after_all: bool) -> list[str]:
+        """A question when the series place just written is another game's in the file: with two
+        games in one place, neither one's dealer is checked against the game before."""
+        series = (state.record or {}).get("series")
+        if not isinstance(series, dict):
+            return []
+        _, places = self._earlier_games(after_all)
+        held = places.get((series["id"], series["seq"]))
+        if not held:
+            return []
+        game_id, line, _ = held[0]
+        following = max(seq for sid, seq in places if sid == series["id"]) + 1
+        return [f"series {convert.word(series['id'])} {series['seq']} is the place of game {game_id} already "
+                f"(line {line}): with two games in one place neither one's dealer can be checked; the series' "
+                f"next place is {following}"]
+
+    def _asked_before(self) -> set[str]:
+        """What the replay found before the line, as the table was asked it: in the game's last state
+        that made a record (the first of three `hand` lines makes none, yet what was asked stays asked)."""
+        state = self.state
+        while state.result is None and state.lines and _first_word(state.lines[-1]) == "hand":
+            state = self._replay(state.lines[:-1])
+        return state.texts
+
+    def _earlier_games(self, after_all: bool) -> tuple[set[str], SeriesPlaces]:
+        """The ids of the games before this one, and where each series game of them sits."""
+        lines = self.journal.lines
+        end = len(lines) if after_all else len(lines) - len(self._game_lines(lines))
+        if self._earlier is None or self._earlier[0] != end:
+            self._earlier = (end, _series_places(lines[:end]))
+        return self._earlier[1]
 
     # --- entering a line ---
 
@@ -157,7 +214,7 @@ class Scorer:
         read or breaks the format at the new lines; flag what the replay finds that it did not."""
         base = [] if new_game else self.state.lines
         candidate = base + lines + ([" ".join(pending)] if pending else [])
-        state = replay_lines(candidate)
+        state = self._replay(candidate, after_all=new_game)
         first_new = len(base) + 1
         one_of_three = [_first_word(line) for line in lines] == ["hand"]  # the others' hands are still to come
         if state.problem is not None and state.problem_line is not None and state.problem_line >= first_new \
@@ -168,8 +225,10 @@ class Scorer:
         if state.result is None and tricks + bool(pending):
             refused = self.what_is_broken() or f"the game is not a valid record yet: {state.problem}"
             return Attempt(refused=refused, pending=self.pending)
-        before = set() if new_game else self.state.texts
+        before = set() if new_game else self._asked_before()
         flags = [] if state.result is None else _flags(state, before, bool(pending))
+        if any(_first_word(line) == "series" for line in lines):
+            flags += self._place_held(state, after_all=new_game)
         return Attempt(lines=kept, pending=pending, flags=flags, state=state, new_game=new_game)
 
     def commit(self, attempt: Attempt) -> list[Said]:
@@ -188,7 +247,7 @@ class Scorer:
             self.state = GameState(lines, attempt.state.record, attempt.state.result, attempt.state.problem,
                                    attempt.state.problem_line)
         elif attempt.lines:
-            self.state = replay_lines(self._game_lines(self.journal.lines))
+            self.state = self._replay(self._game_lines(self.journal.lines))
         self.live = attempt.state if self.pending else self.state
         said = [Said("kept", f) for f in attempt.flags]
         if attempt.new_game and before.result is not None and before.result.status != "won" and before.record:
@@ -204,12 +263,13 @@ class Scorer:
             dropped = self.pending.pop()
             if all(_is_prefix(w) for w in self.pending):
                 self.pending = []
-            self.live = replay_lines(self.state.lines + [" ".join(self.pending)]) if self.pending else self.state
+            self.live = self._replay(self.state.lines + [" ".join(self.pending)]) if self.pending else self.state
             return Said("note", f"took back {dropped}")
         line = self.journal.take_back()
         if line is None:
             return Said("refused", "nothing to take back")
-        self.state = self.live = replay_lines(self._game_lines(self.journal.lines))
+        self._earlier = None  # the lines before the game may be others now
+        self.state = self.live = self._replay(self._game_lines(self.journal.lines))
         return Said("note", f"took back: {line}")
 
     def turn(self) -> scoreboard.Turn:
@@ -267,6 +327,23 @@ def _next_id(last: str, taken: set[str]) -> str:
     while f"{head}{number:0{width}d}" in taken:
         number += 1
     return f"{head}{number:0{width}d}"
+
+
+def _series_places(lines: list[str]) -> tuple[set[str], SeriesPlaces]:
+    """The ids of the games `lines` hold, and where each series game among them sits: its series
+    place -> [(its id, the line of its `game` line, what dealer succession needs of it)]. A
+    repeated id is no game, as validate reads a file."""
+    ids: set[str] = set()
+    places: SeriesPlaces = {}
+    starts = [n for n, line in enumerate(lines) if _first_word(line) == "game"]
+    for start, end in zip(starts, [*starts[1:], len(lines)]):
+        res = replay_lines(lines[start:end]).result
+        if res is None or res.id in ids:
+            continue
+        ids.add(res.id)
+        if res.series is not None:
+            places.setdefault(res.series, []).append((res.id, start + 1, audit.series_facts(res)))
+    return ids, places
 
 
 def replay_lines(lines: list[str]) -> GameState:
@@ -358,12 +435,23 @@ def _flags(state: GameState, before: set[str], partial: bool) -> list[str]:
     last = len(state.result.deals)
     out = []
     for f in state.result.findings:
-        if f.text() in before or isinstance(f, (Unfinished, *_VERDICTS)):
+        if f.text() in before or isinstance(f, _VERDICTS) or _awaited(f, state.record):
             continue
         if partial and isinstance(f, TrickSize) and f.deal == last:
             continue
         out.append(_flag_words(f, state))
     return out
+
+
+def _awaited(finding: Finding, record: dict[str, Any] | None) -> bool:
+    """A finding that only says what the table has not typed yet: the game not finished, or a pass
+    of the last deal while its passes are still being entered (before its first trick)."""
+    if isinstance(finding, Unfinished):
+        return True
+    if not isinstance(finding, PassSequence) or finding.recorded is not None or not record:
+        return False
+    deals = record.get("deals") or []
+    return finding.deal == len(deals) and not deals[-1].get("tricks")
 
 
 def _flag_words(finding: Finding, state: GameState) -> str:

@@ -20,6 +20,7 @@ from typer.testing import CliRunner
 
 from foreman_cli import audit
 from foreman_cli.cli import app
+from foreman_cli.convert import write_game
 from foreman_cli.errors import InputError
 from foreman_cli.generate import INJECTABLE, as_seen, generate
 from foreman_cli.reader import read_records
@@ -154,6 +155,55 @@ def test_a_game_id_the_file_holds_already_is_refused_with_the_next_free_one(tmp_
     # Near miss: an id that only begins like one the file holds is another game's.
     code, _, err = piped(tmp_path / "e.fmn", "game fri-1211-g10\nplayers alice bob carol\n")
     assert code == 0 and [r["id"] for r in validated(tmp_path / "e.fmn")] == ["fri-1211-g1", "fri-1211-g10"], err
+
+
+def _evening_in_a_series(second_place: str) -> str:
+    """The sample evening's first two games, the first as game 1 of series fri and the second at
+    `second_place` (carol deals it; alice won game 1 and bob took fewest tricks)."""
+    first, second = EVENING.read_text().split("\ngame fri-1211-g3")[0].split("\ngame fri-1211-g2")
+    return (first.replace("stake 1.00 GBP", "stake 1.00 GBP\nseries fri 1")
+            + "\ngame fri-1211-g2" + second.replace("stake 1.00 GBP", f"stake 1.00 GBP\nseries {second_place}"))
+
+
+def test_a_series_game_dealt_by_one_the_series_does_not_allow_is_asked_once_as_validate_finds_it(tmp_path):
+    code, out, err = piped(tmp_path / "s.fmn", _evening_in_a_series("fri 2"))
+    said = out + err
+    assert code == 0 and said.count("(DEALER_SUCCESSION)") == 1, said
+    assert "kept as played: deal 1: carol dealt game 2 of series fri; under next_dealer 'winner-or-loser' " \
+           "the dealer is alice or bob" in said
+    found = [v["code"] for g in validated(tmp_path / "s.fmn") for v in g["violations"]]
+    assert found.count("DEALER_SUCCESSION") == 1
+    # Near miss: the first game of another series follows no game of it.
+    code, out, err = piped(tmp_path / "other.fmn", _evening_in_a_series("sat 1"))
+    assert code == 0 and "DEALER_SUCCESSION" not in out + err and "series" not in out + err
+
+
+def test_a_series_place_the_file_holds_already_is_asked_with_the_next_free_one(tmp_path):
+    code, out, err = piped(tmp_path / "s.fmn", _evening_in_a_series("fri 1"))
+    said = out + err
+    assert code == 0 and said.count("is the place of game") == 1, said
+    assert "series fri 1 is the place of game fri-1211-g1 already (line 3): with two games in one place neither " \
+           "one's dealer can be checked; the series' next place is 2" in said
+    assert "DEALER_SUCCESSION" not in said  # validate judges no succession for a place held twice either
+    assert "DEALER_SUCCESSION" not in json.dumps(validated(tmp_path / "s.fmn"))
+
+
+def test_what_was_asked_before_the_hands_is_not_asked_again_when_they_are_entered_one_by_one(tmp_path):
+    rec = next(r for r, _ in generate(1, 7, inject="WRONG_DEALER", max_deals=4))
+    text = write_game(rec)
+    assert "\nhand " in text
+    code, out, err = piped(tmp_path / "w.fmn", text)
+    assert code == 0 and (out + err).count("(WRONG_DEALER)") == 1, out + err
+
+
+def test_passes_entered_a_line_each_are_not_asked_about_until_a_trick_shows_one_missing(tmp_path):
+    rec = next(r for r, _ in generate(1, 8, max_deals=1))
+    code, out, err = piped(tmp_path / "p.fmn", write_game(rec))
+    assert code == 0 and "PASS_SEQUENCE" not in out + err, out + err
+    # Near miss: the deal's third pass never entered is asked about, once, when its first trick is.
+    rec["deals"][0]["passes"].pop()
+    code, out, err = piped(tmp_path / "q.fmn", write_game(rec))
+    assert (out + err).count("pass 3 is missing") == 1, out + err
 
 
 def test_a_card_already_played_is_flagged_and_kept_only_when_the_table_says_so(tmp_path):
