@@ -8,7 +8,8 @@ from pathlib import Path
 from typing import Any
 
 from . import audit, convert, engine, notation
-from .findings import ClaimDoubtful, ClaimMismatch, ClaimRefuted, Finding, PassSequence, Revoke, TrickSize, Unfinished
+from .findings import (ClaimDoubtful, ClaimMismatch, ClaimRefuted, DiscardNotHeld, Finding, PassSequence, Revoke,
+                       TrickSize, Unfinished)
 from .journal import Journal
 from .reader import RawRecord
 from .results import GameResult
@@ -444,14 +445,19 @@ def _flags(state: GameState, before: set[str], partial: bool) -> list[str]:
 
 
 def _awaited(finding: Finding, record: dict[str, Any] | None) -> bool:
-    """A finding that only says what the table has not typed yet: the game not finished, or a pass
-    of the last deal while its passes are still being entered (before its first trick)."""
+    """A finding that only says what the table has not typed yet: the game not finished; in the last
+    deal before its first trick, a pass still to come, or a discard of a card that a pass still to
+    come may bring (passes come before the kitty in play, and are often typed after it)."""
     if isinstance(finding, Unfinished):
         return True
-    if not isinstance(finding, PassSequence) or finding.recorded is not None or not record:
+    if not record or not isinstance(finding, (PassSequence, DiscardNotHeld)):
         return False
     deals = record.get("deals") or []
-    return finding.deal == len(deals) and not deals[-1].get("tricks")
+    if finding.deal != len(deals) or deals[-1].get("tricks"):
+        return False
+    if isinstance(finding, PassSequence):
+        return finding.recorded is None
+    return len(deals[-1].get("passes") or []) < 3
 
 
 def _flag_words(finding: Finding, state: GameState) -> str:

@@ -11,6 +11,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -23,7 +24,7 @@ from foreman_cli.cli import app
 from foreman_cli.convert import write_game
 from foreman_cli.errors import InputError
 from foreman_cli.generate import INJECTABLE, as_seen, generate
-from foreman_cli.reader import read_records
+from foreman_cli.reader import RawRecord, read_records
 from foreman_cli.record_session import run_piped
 from foreman_cli.rules import HouseRules
 from foreman_cli.scorer import Scorer
@@ -204,6 +205,20 @@ def test_passes_entered_a_line_each_are_not_asked_about_until_a_trick_shows_one_
     rec["deals"][0]["passes"].pop()
     code, out, err = piped(tmp_path / "q.fmn", write_game(rec))
     assert (out + err).count("pass 3 is missing") == 1, out + err
+
+
+_VERDICTS = {"UNFINISHED", "CLAIM_MISMATCH", "CLAIM_REFUTED", "CLAIM_DOUBTFUL"}  # judged for the table, not asked
+
+
+@pytest.mark.parametrize("code", [None, *INJECTABLE])
+def test_each_breach_is_asked_once_as_the_lines_are_entered_and_a_clean_game_asks_nothing(tmp_path, code):
+    for seed in (0, 1):
+        rec = next(r for r, _ in generate(1, 700 + seed, inject=code, max_deals=3))
+        _, out, err = piped(tmp_path / f"{seed}.fmn", write_game(rec))  # hands, kitty, discard, passes, tricks
+        asked = Counter(line.rsplit("(", 1)[-1].rstrip(")") for line in (out + err).splitlines()
+                        if line.startswith("kept as played"))
+        found = audit.check_record(RawRecord("x", 1, json.dumps(rec))).findings
+        assert asked == Counter(f.code for f in found if f.code not in _VERDICTS), out + err
 
 
 def test_a_card_already_played_is_flagged_and_kept_only_when_the_table_says_so(tmp_path):
