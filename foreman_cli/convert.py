@@ -151,12 +151,12 @@ def _deal_lines(deal: dict[str, Any], players: list[str], table: dict[str, int],
     out = [f"deal {word(deal['dealer'])}"]
     for name, cards in (deal.get("hands") or {}).items():
         out.append(" ".join(["hand", word(name), *cards]))
+    if deal.get("passes") is not None:  # in the order of play: the passes, then the kitty and the discards
+        out += [f"pass {word(p['from'])} {word(p['to'])} {p['card']} {p['returned']}" for p in deal["passes"]] \
+            or ["pass none"]
     for key, keyword in (("kitty", "kitty"), ("discards", "discard")):
         if deal.get(key) is not None:
             out.append(" ".join([keyword, *deal[key]]) if deal[key] else f"{keyword} none")
-    if deal.get("passes") is not None:
-        out += [f"pass {word(p['from'])} {word(p['to'])} {p['card']} {p['returned']}" for p in deal["passes"]] \
-            or ["pass none"]
     out += _tricks_written(deal, players, table, ranks)
     if deal.get("claim") is not None:
         claim = deal["claim"]

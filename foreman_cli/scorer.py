@@ -33,11 +33,12 @@ class GameState:
     problem_line: int | None = None  # counted from the game's first line
 
     @property
-    def texts(self) -> set[str]:
-        """What the replay finds in the game, but what only waits for lines still to come."""
+    def breaches(self) -> set[tuple]:
+        """What the replay finds in the game (each by its code and place, since its words may change
+        as more of the deal is entered), but what only waits for lines still to come."""
         if self.result is None:
             return set()
-        return {f.text() for f in self.result.findings if not _awaited(f, self.record)}
+        return {_breach(f) for f in self.result.findings if not _awaited(f, self.record)}
 
 
 @dataclass(slots=True)
@@ -131,13 +132,13 @@ class Scorer:
                 f"(line {line}): with two games in one place neither one's dealer can be checked; the series' "
                 f"next place is {following}"]
 
-    def _asked_before(self) -> set[str]:
+    def _asked_before(self) -> set[tuple]:
         """What the replay found before the line, as the table was asked it: in the game's last state
         that made a record (the first of three `hand` lines makes none, yet what was asked stays asked)."""
         state = self.state
         while state.result is None and state.lines and _first_word(state.lines[-1]) == "hand":
             state = self._replay(state.lines[:-1])
-        return state.texts
+        return state.breaches
 
     def _earlier_games(self, after_all: bool) -> tuple[set[str], SeriesPlaces]:
         """The ids of the games before this one, and where each series game of them sits."""
@@ -430,18 +431,23 @@ def _canonical(lines: list[str], state: GameState, tricks: int, partial: bool) -
     return [next(fresh) if _first_word(line) not in notation.KEYWORDS else line for line in lines]
 
 
-def _flags(state: GameState, before: set[str], partial: bool) -> list[str]:
+def _flags(state: GameState, before: set[tuple], partial: bool) -> list[str]:
     """What the replay finds in the game that it did not find before the line: the slips of the pen
     a scorer is asked about (not the verdicts on a claim, nor the game not being finished yet)."""
     last = len(state.result.deals)
     out = []
     for f in state.result.findings:
-        if f.text() in before or isinstance(f, _VERDICTS) or _awaited(f, state.record):
+        if _breach(f) in before or isinstance(f, _VERDICTS) or _awaited(f, state.record):
             continue
         if partial and isinstance(f, TrickSize) and f.deal == last:
             continue
         out.append(_flag_words(f, state))
     return out
+
+
+def _breach(finding: Finding) -> tuple:
+    """A finding as one breach: its code and its place, whatever its words say of it."""
+    return finding.code, finding.deal, finding.pass_, finding.trick, finding.player, finding.card
 
 
 def _awaited(finding: Finding, record: dict[str, Any] | None) -> bool:
