@@ -333,17 +333,21 @@ def _next_id(last: str, taken: set[str]) -> str:
 
 def _series_places(lines: list[str]) -> tuple[set[str], SeriesPlaces]:
     """The ids of the games `lines` hold, and where each series game among them sits: its series
-    place -> [(its id, the line of its `game` line, what dealer succession needs of it)]. A
-    repeated id is no game, as validate reads a file."""
+    place -> [(its id, the line of its `game` line, what dealer succession needs of it)]. As
+    validate reads a file, the first game of an id stands and a repeat of it is no game."""
     ids: set[str] = set()
     places: SeriesPlaces = {}
-    starts = [n for n, line in enumerate(lines) if _first_word(line) == "game"]
+    words = [_first_word(line) for line in lines]
+    starts = [n for n, word in enumerate(words) if word == "game"]
     for start, end in zip(starts, [*starts[1:], len(lines)]):
-        res = replay_lines(lines[start:end]).result
-        if res is None or res.id in ids:
+        toks = notation.tokens(lines[start])
+        game_id = toks[1].text if len(toks) > 1 else None
+        repeat = game_id in ids
+        ids.add(game_id)
+        if repeat or "series" not in words[start:end]:
             continue
-        ids.add(res.id)
-        if res.series is not None:
+        res = replay_lines(lines[start:end]).result
+        if res is not None and res.series is not None:
             places.setdefault(res.series, []).append((res.id, start + 1, audit.series_facts(res)))
     return ids, places
 
@@ -453,7 +457,7 @@ def _breach(finding: Finding) -> tuple:
 def _awaited(finding: Finding, record: dict[str, Any] | None) -> bool:
     """A finding that only says what the table has not typed yet: the game not finished; in the last
     deal before its first trick, a pass still to come, or a discard of a card that a pass still to
-    come may bring (passes come before the kitty in play, and are often typed after it)."""
+    come may bring (passes come before the kitty in play, but may be typed after it)."""
     if isinstance(finding, Unfinished):
         return True
     if not record or not isinstance(finding, (PassSequence, DiscardNotHeld)):
