@@ -166,23 +166,28 @@ def _evening_in_a_series(second_place: str) -> str:
             + "\ngame fri-1211-g2" + second.replace("stake 1.00 GBP", f"stake 1.00 GBP\nseries {second_place}"))
 
 
+def said_to(path: Path, text: str) -> str:
+    """What the scorer tells the table of `text` piped into `path`, every line kept."""
+    code, out, err = piped(path, text)
+    assert code == 0, err
+    return out + err
+
+
 def test_a_series_game_dealt_by_one_the_series_does_not_allow_is_asked_once_as_validate_finds_it(tmp_path):
-    code, out, err = piped(tmp_path / "s.fmn", _evening_in_a_series("fri 2"))
-    said = out + err
-    assert code == 0 and said.count("(DEALER_SUCCESSION)") == 1, said
+    said = said_to(tmp_path / "s.fmn", _evening_in_a_series("fri 2"))
+    assert said.count("(DEALER_SUCCESSION)") == 1, said
     assert "kept as played: deal 1: carol dealt game 2 of series fri; under next_dealer 'winner-or-loser' " \
            "the dealer is alice or bob" in said
     found = [v["code"] for g in validated(tmp_path / "s.fmn") for v in g["violations"]]
     assert found.count("DEALER_SUCCESSION") == 1
     # Near miss: the first game of another series follows no game of it.
-    code, out, err = piped(tmp_path / "other.fmn", _evening_in_a_series("sat 1"))
-    assert code == 0 and "DEALER_SUCCESSION" not in out + err and "series" not in out + err
+    said = said_to(tmp_path / "other.fmn", _evening_in_a_series("sat 1"))
+    assert "DEALER_SUCCESSION" not in said and "series" not in said
 
 
 def test_a_series_place_the_file_holds_already_is_asked_with_the_next_free_one(tmp_path):
-    code, out, err = piped(tmp_path / "s.fmn", _evening_in_a_series("fri 1"))
-    said = out + err
-    assert code == 0 and said.count("is the place of game") == 1, said
+    said = said_to(tmp_path / "s.fmn", _evening_in_a_series("fri 1"))
+    assert said.count("is the place of game") == 1, said
     assert "series fri 1 is the place of game fri-1211-g1 already (line 3): with two games in one place neither " \
            "one's dealer can be checked; the series' next place is 2" in said
     assert "DEALER_SUCCESSION" not in said  # validate judges no succession for a place held twice either
@@ -193,18 +198,18 @@ def test_what_was_asked_before_the_hands_is_not_asked_again_when_they_are_entere
     rec = next(r for r, _ in generate(1, 7, inject="WRONG_DEALER", max_deals=4))
     text = write_game(rec)
     assert "\nhand " in text
-    code, out, err = piped(tmp_path / "w.fmn", text)
-    assert code == 0 and (out + err).count("(WRONG_DEALER)") == 1, out + err
+    said = said_to(tmp_path / "w.fmn", text)
+    assert said.count("(WRONG_DEALER)") == 1, said
 
 
 def test_passes_entered_a_line_each_are_not_asked_about_until_a_trick_shows_one_missing(tmp_path):
     rec = next(r for r, _ in generate(1, 8, max_deals=1))
-    code, out, err = piped(tmp_path / "p.fmn", write_game(rec))
-    assert code == 0 and "PASS_SEQUENCE" not in out + err, out + err
+    said = said_to(tmp_path / "p.fmn", write_game(rec))
+    assert "PASS_SEQUENCE" not in said, said
     # Near miss: the deal's third pass never entered is asked about, once, when its first trick is.
     rec["deals"][0]["passes"].pop()
-    code, out, err = piped(tmp_path / "q.fmn", write_game(rec))
-    assert (out + err).count("pass 3 is missing") == 1, out + err
+    said = said_to(tmp_path / "q.fmn", write_game(rec))
+    assert said.count("pass 3 is missing") == 1, said
 
 
 _VERDICTS = {"UNFINISHED", "CLAIM_MISMATCH", "CLAIM_REFUTED", "CLAIM_DOUBTFUL"}  # judged for the table, not asked
@@ -229,11 +234,11 @@ def test_each_breach_is_asked_once_as_the_lines_are_entered_and_a_clean_game_ask
     for seed, kitty_first in ((0, False), (1, False), (0, True), (1, True)):  # as convert writes it, or not
         rec = next(r for r, _ in generate(1, 700 + seed, inject=code, max_deals=3))
         text = _kitty_first(write_game(rec)) if kitty_first else write_game(rec)
-        _, out, err = piped(tmp_path / f"{seed}-{kitty_first}.fmn", text)
-        asked = Counter(line.rsplit("(", 1)[-1].rstrip(")") for line in (out + err).splitlines()
+        said = said_to(tmp_path / f"{seed}-{kitty_first}.fmn", text)
+        asked = Counter(line.rsplit("(", 1)[-1].rstrip(")") for line in said.splitlines()
                         if line.startswith("kept as played"))
         found = audit.check_record(RawRecord("x", 1, json.dumps(rec))).findings
-        assert asked == Counter(f.code for f in found if f.code not in _VERDICTS), out + err
+        assert asked == Counter(f.code for f in found if f.code not in _VERDICTS), said
 
 
 def test_a_card_already_played_is_flagged_and_kept_only_when_the_table_says_so(tmp_path):
