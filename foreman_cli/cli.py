@@ -512,21 +512,26 @@ def convert(
     cannot be read is named on stderr and left out (exit status 1).
     """
     paths = inputs(paths, from_)
-    from .convert import output_form, write_converted
+    from .convert import output_form, repeats_said, write_converted
     from .files import write_atomically
     to = output_form(to, output)
     if output:
-        problems = []
+        problems, repeats = [], []
 
         def fill(temporary: str) -> None:
             with open(temporary, "w", encoding="utf-8") as f:
-                problems.extend(write_converted(paths, to, f))
+                found, again = write_converted(paths, to, f)
+                problems.extend(found)
+                repeats.extend(again)
         write_atomically(output, fill, paths)
     else:
         render.utf8_stdout()  # records, which foreman reads as UTF-8
-        problems = write_converted(paths, to, sys.stdout)
+        problems, repeats = write_converted(paths, to, sys.stdout)
     for c in problems:
         render.warning(f"{c.source}: {c.problem}", "it is left out of the conversion")
+    if repeats:  # written as given: each may be its game written another way, or another record
+        render.warning(repeats_said(repeats), "every command counts a game's first record; validate says "
+                                              "whether the others agree with it")
     raise typer.Exit(1 if problems else 0)
 
 

@@ -30,6 +30,7 @@ class Converted:
     source: str
     text: str | None = None
     problem: str | None = None
+    repeat: str | None = None  # a game of its id was read before: said, and written as given
 
 
 def output_form(to: str | None, output: str | None) -> str:
@@ -52,6 +53,7 @@ def output_form(to: str | None, output: str | None) -> str:
 
 def convert(paths: list[str], to: str, max_record_bytes: int = DEFAULT_MAX_RECORD_BYTES) -> Iterator[Converted]:
     """Every game of the input (JSON or notation, mixed) as JSON Lines (`to='json'`) or notation."""
+    first_read: dict[str, str] = {}  # where each id was read first
     for raw in read_records(paths, max_record_bytes):
         if raw.text is None:
             yield Converted(raw.where, problem=raw.error)
@@ -63,27 +65,48 @@ def convert(paths: list[str], to: str, max_record_bytes: int = DEFAULT_MAX_RECOR
             continue
         if not isinstance(rec, dict):
             yield Converted(raw.where, problem=f"not a game object but a JSON {type(rec).__name__}")
-        elif to == "json":
-            yield Converted(raw.where, text=json.dumps(rec, ensure_ascii=False) + "\n")
+            continue
+        repeat = _repeat(rec.get("id"), raw.where, first_read)
+        if to == "json":
+            yield Converted(raw.where, text=json.dumps(rec, ensure_ascii=False) + "\n", repeat=repeat)
         else:
             try:
-                yield Converted(raw.where, text=write_game(rec))
+                yield Converted(raw.where, text=write_game(rec), repeat=repeat)
             except (KeyError, TypeError, ValueError, AttributeError) as e:
                 yield Converted(raw.where, problem=f"cannot be written as notation: missing or mistyped {e}")
 
 
-def write_converted(paths: list[str], to: str, out: IO[str]) -> list[Converted]:
+def _repeat(game_id: Any, where: str, first_read: dict[str, str]) -> str | None:
+    """What to say of a game whose id was read before (every command counts the first record of an
+    id); None for the first."""
+    if not isinstance(game_id, str):
+        return None
+    first = first_read.setdefault(game_id, where)
+    return None if first == where else f"game {game_id} was read before, at {first}"
+
+
+def write_converted(paths: list[str], to: str, out: IO[str]) -> tuple[list[Converted], list[Converted]]:
     """Write every game of the input to `out` in the form asked for, as it is read (notation's games
-    a blank line apart); return the games that could not be converted."""
+    a blank line apart); return the games that could not be converted, and the repeats written."""
     problems: list[Converted] = []
+    repeats: list[Converted] = []
     first = True
     for c in convert(paths, to):
         if c.text is None:
             problems.append(c)
             continue
+        if c.repeat is not None:
+            repeats.append(c)
         out.write(c.text if first or to == "json" else "\n" + c.text)
         first = False
-    return problems
+    return problems, repeats
+
+
+def repeats_said(repeats: list[Converted], named: int = 3) -> str:
+    """The repeats a conversion wrote, in one line: how many, and the first few where they were read."""
+    said = "; ".join(f"{c.source}: {c.repeat}" for c in repeats[:named])
+    more = f"; and {len(repeats) - named:,} more" if len(repeats) > named else ""
+    return f"{len(repeats):,} games of the input were read before in it, and are written again: {said}{more}"
 
 
 def write_game(rec: dict[str, Any]) -> str:

@@ -249,6 +249,19 @@ def test_validate_reads_notation_and_json_mixed_and_converts_both_ways(tmp_path)
     assert len(lines(fmn, back)) == 2 * len(lines(SAMPLES))  # both read, each id twice: the copies are repeats
 
 
+def test_convert_says_which_games_it_read_again_and_writes_them_as_given(tmp_path):
+    fmn, both = tmp_path / "evening.fmn", tmp_path / "both.jsonl"
+    res = runner.invoke(app, ["convert", str(SAMPLES), "-o", str(fmn)])
+    assert res.exit_code == 0 and "read before" not in res.output  # near miss: each game once
+    res = runner.invoke(app, ["convert", str(SAMPLES), str(fmn), "-o", str(both)])
+    games = len(list(read_records([str(SAMPLES)])))
+    assert res.exit_code == 0, res.output
+    assert f"{games} games of the input were read before in it, and are written again: {fmn}:1: game " \
+           f"fri-01-clean was read before, at {SAMPLES / '01-clean-win.json'}:1;" in res.output
+    assert f"and {games - 3} more" in res.output and "validate says whether the others agree" in res.output
+    assert len(both.read_text().splitlines()) == 2 * games
+
+
 def test_convert_writes_the_form_the_output_is_named_for_and_refuses_a_name_it_would_misread(tmp_path):
     one = str(SAMPLES / "01-clean-win.json")
     fmn, jsonl = tmp_path / "g.fmn", tmp_path / "g.jsonl"
