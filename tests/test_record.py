@@ -231,7 +231,7 @@ def _kitty_first(text: str) -> str:
 
 @pytest.mark.parametrize("code", [None, *INJECTABLE])
 def test_each_breach_is_asked_once_as_the_lines_are_entered_and_a_clean_game_asks_nothing(tmp_path, code):
-    for seed, kitty_first in ((0, False), (1, False), (0, True), (1, True)):  # as convert writes it, or not
+    for seed, kitty_first in ((0, False), (1, True)):  # as convert writes it, or the kitty first
         rec = next(r for r, _ in generate(1, 700 + seed, inject=code, max_deals=3))
         text = _kitty_first(write_game(rec)) if kitty_first else write_game(rec)
         said = said_to(tmp_path / f"{seed}-{kitty_first}.fmn", text)

@@ -587,10 +587,10 @@ def test_the_table_of_all_rows_holds_a_bounded_number(hostile_archive):
     more, and --csv streams them all."""
     clean, _ = hostile_archive
     con = duckdb.connect(str(clean), read_only=True)
-    rows = con.execute("SELECT count(*) FROM plays").fetchone()[0] ** 2  # the samples' plays, squared
+    assert con.execute("SELECT count(*) FROM plays").fetchone()[0] ** 2 > 150_000  # the samples' plays, squared
     con.close()
-    assert rows > 200_000
-    sql = "SELECT a.card FROM plays a, plays b"
+    rows = 150_000  # half as many again as a table shows
+    sql = f"SELECT a.card FROM plays a, plays b LIMIT {rows}"
     done = subprocess.run([FOREMAN, "query", sql, "--limit", "0", "--db", str(clean)], capture_output=True, text=True,
                           timeout=300)
     assert done.returncode == 0 and done.stdout.count("\n") == 100_001
