@@ -439,10 +439,7 @@ def query_table(res, title: str | None = None, out: IO[str] | None = None, con: 
             table.add_row(*row)
         con.print(table)
     else:
-        widths = [max([len(c), *(len(row[i]) for row in cells)]) for i, c in enumerate(res.columns)]
-        for row in [list(res.columns), *cells]:
-            line = "  ".join(v.rjust(w) if r else v.ljust(w) for v, w, r in zip(row, widths, right))
-            con.print(line.rstrip(), soft_wrap=True)
+        _plain_table(con, [[visible(v) for v in row] for row in [list(res.columns), *cells]], right)
     if not rows:
         con.print("(no rows)")  # a header alone could pass for output cut short
     if more:
@@ -452,6 +449,20 @@ def query_table(res, title: str | None = None, out: IO[str] | None = None, con: 
         else:
             warning(f"{said} not shown: a table shows at most {TABLE_ROWS_AT_MOST:,}",
                     "--csv or --json stream any number of rows")
+
+
+def _plain_table(con: Console, rows: list[list[str]], right: list[bool]) -> None:
+    """Rows of shown text (the header first) aligned by the columns each takes on a screen (a CJK
+    character two), every value whole."""
+    from rich.cells import cell_len
+    widths = [max(cell_len(row[i]) for row in rows) for i in range(len(right))]
+    for row in rows:
+        pads = [" " * (w - cell_len(v)) for v, w in zip(row, widths)]
+        line = "  ".join(p + v if r else v + p for v, p, r in zip(row, pads, right)).rstrip()
+        if "\t" in line:  # rich expands a tab by the cells before it
+            con.print(line, soft_wrap=True)
+        else:  # what rich prints of a plain line, written without rich's cost of a line
+            con.file.write(line + "\n")
 
 
 def _is_number(value: Any) -> bool:

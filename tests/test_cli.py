@@ -519,6 +519,16 @@ def test_query_table_off_a_terminal_never_cuts_a_value(tmp_path):
     assert header.index("n") == row.index("7")  # numbers sit on the right of their column
 
 
+def test_query_table_off_a_terminal_aligns_its_columns_as_a_screen_shows_them(tmp_path):
+    db = str(tmp_path / "a.duckdb")
+    runner.invoke(app, ["load", f"{SAMPLES}/01-clean-win.json", "--db", db])
+    sql = ("SELECT '日本語' AS name, 12 AS n UNION ALL SELECT 'a' || chr(27) || 'b', 3 "
+           "UNION ALL SELECT 'ab', 100 ORDER BY n")
+    res = runner.invoke(app, ["query", sql, "--db", db])
+    # Three characters two columns wide each, and an escape shown as the four characters \x1b.
+    assert res.stdout.splitlines() == ["name      n", "a\\x1bb    3", "日本語   12", "ab      100"]
+
+
 def test_a_line_break_in_a_value_keeps_the_table_one_line_a_row(tmp_path):
     db = str(tmp_path / "a.duckdb")
     runner.invoke(app, ["load", f"{SAMPLES}/01-clean-win.json", "--db", db])
