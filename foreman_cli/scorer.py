@@ -89,11 +89,10 @@ class Scorer:
     def earlier_ids(self) -> dict[str, int]:
         """The id of each game the file holds, and the line of its `game` line."""
         ids: dict[str, int] = {}
-        for n, line in enumerate(self.journal.lines, 1):
-            if _first_word(line) == "game":
-                toks = notation.tokens(line)
-                if len(toks) > 1:
-                    ids.setdefault(toks[1].text, n)
+        lines = self.journal.lines
+        for start, _, game_id in _games_in(lines, [_first_word(line) for line in lines]):
+            if game_id is not None:
+                ids.setdefault(game_id, start + 1)
         return ids
 
     # --- the games before this one, for the checks across games ---
@@ -331,6 +330,17 @@ def _next_id(last: str, taken: set[str]) -> str:
     return f"{head}{number:0{width}d}"
 
 
+def _games_in(lines: list[str], words: list[str]) -> list[tuple[int, int, str | None]]:
+    """Each game of `lines` (`words`: each line's first word): where its `game` line is, where the
+    game ends, and its id as that line writes it."""
+    starts = [n for n, word in enumerate(words) if word == "game"]
+    games = []
+    for start, end in zip(starts, [*starts[1:], len(lines)]):
+        toks = notation.tokens(lines[start])
+        games.append((start, end, toks[1].text if len(toks) > 1 else None))
+    return games
+
+
 def _series_places(lines: list[str]) -> tuple[set[str], SeriesPlaces]:
     """The ids of the games `lines` hold, and where each series game among them sits: its series
     place -> [(its id, the line of its `game` line, what dealer succession needs of it)]. As
@@ -338,10 +348,7 @@ def _series_places(lines: list[str]) -> tuple[set[str], SeriesPlaces]:
     ids: set[str] = set()
     places: SeriesPlaces = {}
     words = [_first_word(line) for line in lines]
-    starts = [n for n, word in enumerate(words) if word == "game"]
-    for start, end in zip(starts, [*starts[1:], len(lines)]):
-        toks = notation.tokens(lines[start])
-        game_id = toks[1].text if len(toks) > 1 else None
+    for start, end, game_id in _games_in(lines, words):
         repeat = game_id in ids
         ids.add(game_id)
         if repeat or "series" not in words[start:end]:
