@@ -17,7 +17,8 @@ from . import engine, lane, records
 from .chunks import ChunkText, LineChunk, is_plain_lines, line_chunks
 from .reader import DEFAULT_MAX_RECORD_BYTES, RawRecord, Unreadable, expand, read_records
 from .repeats import RecordsReadAgain
-from .findings import ERROR, DealerSuccession, DuplicateGame, Finding, RecordSchema, RecordSyntax, repeat_mark
+from .findings import (ERROR, DealerSuccession, DuplicateGame, Finding, RecordSchema, RecordSyntax, SeriesSeqShared,
+                       repeat_mark)
 from .results import GameLine, GameResult, Status
 from .workers import ordered_map
 
@@ -156,6 +157,10 @@ class CrossChecks(msgspec.Struct):
                 by_key[result.series].append(i)
         out, self.pending = self.pending, []
         for (sid, seq), places in by_key.items():
+            for later in places[1:]:  # a place held twice: said on each game after the first, in input order
+                first, game = out[places[0]], out[later]
+                out[later] = game.with_findings((SeriesSeqShared(game=game.id, series=(sid, seq), first_game=first.id,
+                                                                 first=first.source),))
             prev = by_key.get((sid, seq - 1))
             if len(places) != 1 or not prev or len(prev) != 1:
                 continue

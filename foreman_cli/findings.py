@@ -477,6 +477,31 @@ class DealerSuccession(Finding):
     evidence_fields = ("previous_game", "allowed", "next_dealer")
 
 
+@_code("SERIES_SEQ_SHARED", "two games of a series give the same seq",
+       severity=WARNING,
+       rule=("Each place of a series holds one game. Dealer succession is checked only between places held once, so a "
+             "place held twice is checked neither from the game before nor to the game after. A warning: no breach is "
+             "shown, but none of those dealers is known to be right."),
+       shows="the series and place, and the game read there first",
+       sample={"game": "g7", "series": ("fri", 3), "first_game": "g3", "first": "friday.jsonl:3"},
+       disputes=False,
+       cross_game=True,
+       shown_at="game")
+class SeriesSeqShared(Finding):
+    game: str
+    series: tuple[str, int]
+    first_game: str
+    first: str  # where the first game of the place was read
+
+    @property
+    def message(self) -> str:
+        sid, seq = self.series
+        return (f"game {self.game} is game {seq} of series {sid}, as game {self.first_game} (read at {self.first}) is: "
+                f"dealer succession is checked neither into game {seq} nor out of it")
+
+    evidence_fields = ("series", "first_game", "first")
+
+
 @_code("DUPLICATE_GAME", "the same game id appears again in the input",
        rule=("Each game id is unique. The first record of an id stands; a later one takes part in nothing else "
              "(series checks, settlement, archive, statistics, fairness) and this is its only finding."),

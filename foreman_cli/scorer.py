@@ -9,7 +9,7 @@ from typing import Any
 
 from . import audit, convert, engine, notation
 from .findings import (ClaimDoubtful, ClaimMismatch, ClaimRefuted, DiscardNotHeld, Finding, PassSequence, Revoke,
-                       TrickSize, Unfinished)
+                       SeriesSeqShared, TrickSize, Unfinished)
 from .journal import Journal
 from .reader import RawRecord
 from .results import GameResult
@@ -129,7 +129,7 @@ class Scorer:
         following = max(seq for sid, seq in places if sid == series["id"]) + 1
         return [f"series {convert.word(series['id'])} {series['seq']} is the place of game {game_id} already "
                 f"(line {line}): with two games in one place neither one's dealer can be checked; the series' "
-                f"next place is {following}"]
+                f"next place is {following} ({SeriesSeqShared.code}, as validate will say)"]
 
     def _asked_before(self) -> set[tuple]:
         """What the replay found before the line, as the table was asked it: in the game's last state

@@ -22,6 +22,7 @@ from typing import Any
 import pyarrow as pa
 
 from .audit import check_record, duplicate_finding, series_facts, succession_finding
+from .findings import ERROR, SeriesSeqShared
 from .repeats import record_digest
 from .reader import DEFAULT_MAX_RECORD_BYTES, SUFFIXES, WIDE_MARKS, RawRecord, line_record, read_named
 
@@ -230,30 +231,47 @@ def _arrow_schema(schema: StructType) -> pa.Schema:
 
 
 def _successions(games):
-    """DEALER_SUCCESSION findings, by record: each (series, seq) held by exactly one game, and its
-    predecessor likewise, among the games given (the caller leaves repeats out, as `audit.CrossChecks`)."""
+    """The series checks' findings, by record, among the games given (the caller leaves repeats out, as
+    `audit.CrossChecks`): SERIES_SEQ_SHARED on each game after the first at one (series, seq), and
+    DEALER_SUCCESSION between two places held by exactly one game each."""
     from pyspark.sql import functions as F
     from pyspark.sql.window import Window
     series = games.where(F.col("facts").isNotNull())
-    alone = (series.withColumn("n", F.count("*").over(Window.partitionBy("series_id", "series_seq")))
-             .where("n = 1").drop("n"))
+    place = Window.partitionBy("series_id", "series_seq")
+    in_order = place.orderBy("file_index", "line")
+    counted = series.withColumn("n", F.count("*").over(place))
+    alone = counted.where("n = 1").drop("n")
+    held = F.to_json(F.struct(F.first("id").over(in_order).alias("id"),
+                              F.first(F.get_json_object("result", "$.source")).over(in_order).alias("source")))
+    nothing = F.lit(None).cast(StringType())
+    shared = (counted.where("n > 1").withColumn("rank", F.row_number().over(in_order)).withColumn("first", held)
+              .where("rank > 1").select("file_index", "line", "facts", nothing.alias("prev_facts"), "first"))
     prev = alone.select(F.col("series_id"), (F.col("series_seq") + 1).alias("series_seq"),
                         F.col("facts").alias("prev_facts"))
-    pairs = alone.join(prev, ["series_id", "series_seq"]).select("file_index", "line", "facts", "prev_facts")
+    pairs = (alone.join(prev, ["series_id", "series_seq"])
+             .select("file_index", "line", "facts", "prev_facts", nothing.alias("first")))
 
     def check(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         for b in batches:
             out: dict[str, list] = {"file_index": [], "line": [], "finding": []}
-            for i, ln, cur, prv in zip(*(b.column(c).to_pylist() for c in ("file_index", "line", "facts",
-                                                                          "prev_facts"))):
-                f = succession_finding(json.loads(prv), json.loads(cur))
+            for i, ln, cur, prv, first in zip(*(b.column(c).to_pylist() for c in ("file_index", "line", "facts",
+                                                                                  "prev_facts", "first"))):
+                f = _series_finding(json.loads(cur), prv and json.loads(prv), first and json.loads(first))
                 if f is not None:
                     out["file_index"].append(i)
                     out["line"].append(ln)
                     out["finding"].append(json.dumps(f.to_dict(), ensure_ascii=False))
             yield pa.RecordBatch.from_pydict(out, schema=_arrow_schema(_FINDING))
 
-    return pairs.mapInArrow(check, _FINDING)
+    return pairs.unionByName(shared).mapInArrow(check, _FINDING)
+
+
+def _series_finding(cur: dict[str, Any], prev: dict[str, Any] | None, first: dict[str, Any] | None):
+    """A game's place shared with `first` (the game read there first), or its dealer against `prev`'s result."""
+    if first is not None:
+        return SeriesSeqShared(game=cur["id"], series=tuple(cur["series"]), first_game=first["id"],
+                               first=first["source"])
+    return succession_finding(prev, cur)
 
 
 # ---- validate ---------------------------------------------------------------------------------
@@ -385,7 +403,7 @@ def _tables(records, overrides: dict[str, Any] | None, analyze: int | None) -> d
 
 
 def _add_late(tables: dict[str, Any], late) -> dict[str, Any]:
-    """Dealer succession's findings into `findings`, and what they change in `games` and `payouts`."""
+    """The series checks' findings into `findings`, and what a breach among them changes in `games` and `payouts`."""
     from pyspark.sql import functions as F
     from . import archive
     findings_schema = tables["findings"].schema
@@ -399,7 +417,8 @@ def _add_late(tables: dict[str, Any], late) -> dict[str, Any]:
             yield pa.RecordBatch.from_pylist(out, schema=arrow)
 
     late = late.persist()
-    ids = late.select(F.col("id").alias("_late")).distinct()
+    # A warning (a place held twice) is no breach and disputes nothing.
+    ids = late.where(F.get_json_object("finding", "$.severity") == ERROR).select(F.col("id").alias("_late")).distinct()
     out = dict(tables)
     out["findings"] = tables["findings"].unionByName(late.select("id", "finding").mapInArrow(rows, findings_schema))
     games = tables["games"]

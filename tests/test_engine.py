@@ -411,6 +411,25 @@ def test_dealer_succession_out_of_order_and_present_once():
 # --- legal cards ---
 
 
+
+def test_series_seq_shared_and_near_miss():
+    """Two games at one place of a series: a warning on the later one, which names the first; the
+    succession into and out of that place goes unchecked, and no money is disputed for it."""
+    g1, g1_other = _series(1, 0, "s1"), _series(1, 0, "s1-other")
+    g2 = _series(2, 0, "s2", rules={"next_dealer": "winner"})  # dealt by someone game 1's result does not allow
+    rs = run_many([g1, g1_other, g2])
+    f = only(rs[1], "SERIES_SEQ_SHARED")
+    assert (f.severity, f.evidence) == ("warning", {"series": ["fri", 1], "first_game": "s1", "first": "test.jsonl:1"})
+    assert "game s1-other is game 1 of series fri, as game s1 (read at test.jsonl:1)" in f.message
+    assert codes(rs[0]) == [] and codes(rs[2]) == [] and rs[1].disputes == [] and rs[1].status == "won"
+    rs = run_many([g1, _series(1, 1, "s1-third"), g1_other])  # three at one place: each after the first says so
+    assert [only(r, "SERIES_SEQ_SHARED").evidence["first_game"] for r in rs[1:]] == ["s1", "s1"]
+    # The near misses: a repeat of the same id is not present at all, and places 1 and 2 are two places.
+    assert codes(run_many([g1, g1])[1]) == ["DUPLICATE_GAME"]
+    assert "SERIES_SEQ_SHARED" not in codes(run_many([g1, g2])[1])
+    assert codes(run_many([g1, _series(1, 0, "s1-elsewhere") | {"series": {"id": "sat", "seq": 1}}])[1]) == []
+
+
 def test_legal_cards_and_position():
     rec = short(1)
     pos = position(rec, 1, 2)

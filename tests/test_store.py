@@ -699,6 +699,23 @@ def test_load_judges_dealer_succession_and_repeats_as_validate_does(tmp_path, jo
         assert (rep.added, rep.unchanged) == (2, len(recs) - 2)
 
 
+def test_a_series_place_held_twice_is_stored_as_a_warning_that_disputes_no_money(tmp_path):
+    """SERIES_SEQ_SHARED comes at the end of the input, as dealer succession does, but is no breach:
+    the game keeps no breach and its payouts stay undisputed, while game 2's wrong dealer goes unjudged."""
+    recs = [_series_game(1, 0, "s1", stake="1.00"), _series_game(1, 0, "s1-other", stake="1.00"),
+            _series_game(2, 0, "s2", rules={"next_dealer": "winner"})]
+    path = tmp_path / "evening.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in recs))
+    db = str(tmp_path / "a.duckdb")
+    store.load_paths([str(path)], db, batch_games=1)
+    con = duckdb.connect(db, read_only=True)
+    assert con.execute("SELECT game_id, code, severity FROM findings").fetchall() == \
+        [("s1-other", "SERIES_SEQ_SHARED", "warning")]
+    assert con.execute("SELECT breaches FROM games WHERE id = 's1-other'").fetchone() == (0,)
+    assert con.execute("SELECT count(*), count(*) FILTER (disputed) FROM payouts WHERE game_id = 's1-other'")\
+        .fetchone() == (3, 0)
+
+
 def test_an_archive_whose_plays_are_rows_is_read_but_not_added_to(tmp_path):
     """An earlier foreman stored each play as a row; this one stores each deal once (docs/schema.md)."""
     db = str(tmp_path / "old.duckdb")

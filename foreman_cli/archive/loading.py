@@ -14,7 +14,7 @@ import duckdb
 from ..audit import (Batch, BatchInterrupt, CrossChecks, checked_batches, chunked, fingerprint, pieces, record_batches,
                      staged_line)
 from ..errors import DatabaseError
-from ..findings import repeat_mark
+from ..findings import ERROR, repeat_mark
 from ..chunks import FileMap, FileSeen
 from ..reader import DEFAULT_MAX_RECORD_BYTES, RawRecord, read_records
 from ..repeats import RecordsReadAgain, record_digest
@@ -389,15 +389,16 @@ def _finish(con: duckdb.DuckDBPyConnection, report: LoadReport, stop: BatchInter
 
 
 def _add_late_findings(con: duckdb.DuckDBPyConnection, results: list[GameResult]) -> None:
-    """Dealer succession is known only at the end of the input: add it to the games it concerns."""
+    """The series checks are known only at the end of the input: add their findings to the games they concern."""
     rows = [(r.id, f) for r in results for f in r.findings if f.cross_game]
     if not rows:
         return
     con.execute("BEGIN TRANSACTION")
     for gid, f in rows:
         con.execute("INSERT INTO findings VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", list(finding_row(gid, f.to_dict())))
-        con.execute("UPDATE games SET breaches = breaches + 1 WHERE id = ?", [gid])
-        con.execute("UPDATE payouts SET disputed = true WHERE game_id = ?", [gid])
+        if f.severity == ERROR:  # a warning (a place held twice) is no breach and disputes nothing
+            con.execute("UPDATE games SET breaches = breaches + 1 WHERE id = ?", [gid])
+            con.execute("UPDATE payouts SET disputed = true WHERE game_id = ?", [gid])
     con.execute("COMMIT")
 
 
