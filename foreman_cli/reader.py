@@ -178,6 +178,10 @@ def read_stream(stream: BinaryIO, name: str, max_record_bytes: int = DEFAULT_MAX
     if head == b"\x1f\x8b":
         import gzip  # loaded for a gzip input only: start-up stays light
         src, corrupt = gzip.GzipFile(fileobj=buffered, mode="rb"), (gzip.BadGzipFile, *corrupt)
+        damage = _gzip_damage(buffered, corrupt, name)
+        if damage is not None:
+            yield damage
+            return
     line = 0
     try:
         if src is not buffered and is_notation(src.peek(NOTATION_SNIFF)):  # one error, not one a line
@@ -191,6 +195,28 @@ def read_stream(stream: BinaryIO, name: str, max_record_bytes: int = DEFAULT_MAX
                         error=f"corrupt or truncated gzip data ({e}); the rest of the file is not read")
     except OSError as e:
         raise InputError(f"{name}: {e.strerror or e}") from None
+
+
+def _gzip_damage(buffered: BinaryIO, corrupt: tuple[type[Exception], ...], name: str) -> RawRecord | None:
+    """The error for a gzip file whose own checks fail (its CRC and length, or an end before its end),
+    found by reading it through once before any record is read; None for a whole file, or for a
+    stream that cannot be read twice (a pipe), whose records before the damage are then read.
+    A damaged byte can decode into other valid text, so no record of a damaged file is trusted."""
+    import gzip
+    if not buffered.seekable():
+        return None
+    start, lines = buffered.tell(), 0
+    try:
+        with gzip.GzipFile(fileobj=buffered, mode="rb") as whole:
+            while chunk := whole.read(CHUNK):
+                lines += chunk.count(b"\n")
+    except corrupt as e:
+        return RawRecord(name, 1, None, error=f"damaged gzip data ({e}; at least {lines} lines came whole before "
+                         "it): the file fails its own check, so none of its records is read; 'gzip -dc' recovers the "
+                         "text before the damage, to be read knowing that it is unchecked")
+    finally:
+        buffered.seek(start)
+    return None
 
 
 TOO_LONG = "the record is longer than {limit} bytes (--max-record-bytes); it is not read"

@@ -126,13 +126,34 @@ def test_gzip_of_each_layout_and_stdin(tmp_path):
     assert [r.source for r in got] == ["<stdin>:1", "<stdin>:2", "<stdin>:3"]
 
 
-def test_truncated_gzip_keeps_what_came_before(tmp_path):
+def test_a_damaged_gzip_file_is_one_error_and_none_of_its_records_is_read(tmp_path):
+    """A byte damaged in gzip data can decode into another valid record (a card changed, a breach
+    made up) before the damage shows: a file that fails its own check is read for none of its records."""
     body = "\n".join(json.dumps(r) for r in recs()).encode()
-    p = tmp_path / "x.jsonl.gz"
-    p.write_bytes(gzip.compress(body)[:-20])
-    out = results(p)
-    assert out[-1][1] == "invalid" and out[-1][3] == ["RECORD_SYNTAX"]
-    assert [o[1] for o in out[:-1]] == ["won"] * (len(out) - 1)
+    whole = gzip.compress(body)
+    flipped = bytearray(whole)
+    flipped[-6] ^= 0x55  # the trailer's CRC: every record decodes, and the check fails at the end
+    for name, data, why in (("cut", whole[:-20], "ended before"), ("crc", bytes(flipped), "CRC check failed")):
+        p = tmp_path / f"{name}.jsonl.gz"
+        p.write_bytes(data)
+        (only,) = list(audit.audit_paths([str(p)]))
+        assert (only.status, only.source, [f.code for f in only.findings]) == ("invalid", f"{p}:1", ["RECORD_SYNTAX"])
+        assert why in only.findings[0].message and "none of its records is read" in only.findings[0].message
+    (tmp_path / "whole.jsonl.gz").write_bytes(whole)  # the near miss: a whole file reads every record
+    assert [o[1] for o in results(tmp_path / "whole.jsonl.gz")] == ["won"] * len(recs())
+
+
+class _Pipe(io.BytesIO):
+    def seekable(self) -> bool:
+        return False
+
+
+def test_damaged_gzip_on_a_pipe_keeps_the_records_before_the_damage():
+    """A pipe cannot be read twice to check it first: its records before the damage are read, then one error."""
+    body = "\n".join(json.dumps(r) for r in recs()).encode()
+    out = list(audit.audit_paths(["-"], stdin=_Pipe(gzip.compress(body)[:-20])))
+    assert out[-1].status == "invalid" and "the rest of the file is not read" in out[-1].findings[0].message
+    assert [r.status for r in out[:-1]] == ["won"] * (len(out) - 1) and len(out) > 1
 
 
 def test_directory_walk_sorted_with_suffixes(tmp_path):
