@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gc
+from bisect import bisect_left
 from contextlib import contextmanager
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator
@@ -17,8 +18,8 @@ from . import engine, lane, records
 from .chunks import ChunkText, LineChunk, is_plain_lines, line_chunks
 from .reader import DEFAULT_MAX_RECORD_BYTES, RawRecord, Unreadable, expand, read_records
 from .repeats import RecordsReadAgain
-from .findings import (ERROR, DealerSuccession, DuplicateGame, Finding, RecordSchema, RecordSyntax, SeriesSeqShared,
-                       repeat_mark)
+from .findings import (ERROR, DealerSuccession, DuplicateGame, Finding, RecordSchema, RecordSyntax, SeriesGap,
+                       SeriesSeqShared, repeat_mark)
 from .results import GameLine, GameResult, Status
 from .workers import ordered_map
 
@@ -156,11 +157,19 @@ class CrossChecks(msgspec.Struct):
             if result.series is not None and result.status != "invalid" and not result.repeat:
                 by_key[result.series].append(i)
         out, self.pending = self.pending, []
+        present: dict[str, list[int]] = defaultdict(list)
+        for sid, seq in sorted(by_key):
+            present[sid].append(seq)
         for (sid, seq), places in by_key.items():
             for later in places[1:]:  # a place held twice: said on each game after the first, in input order
                 first, game = out[places[0]], out[later]
                 out[later] = game.with_findings((SeriesSeqShared(game=game.id, series=(sid, seq), first_game=first.id,
                                                                  first=first.source),))
+            below = bisect_left(present[sid], seq)
+            if below and present[sid][below - 1] < seq - 1:  # places missing between two games of the input
+                missing = (present[sid][below - 1] + 1, seq - 1)
+                for at in places:
+                    out[at] = out[at].with_findings((SeriesGap(game=out[at].id, series=(sid, seq), missing=missing),))
             prev = by_key.get((sid, seq - 1))
             if len(places) != 1 or not prev or len(prev) != 1:
                 continue

@@ -477,19 +477,24 @@ class DealerSuccession(Finding):
     evidence_fields = ("previous_game", "allowed", "next_dealer")
 
 
+class _SeriesWarning(Finding):
+    """A warning about a game's place in its series: found across games, shown at the top of the
+    game, and disputing no money."""
+    severity = WARNING
+    disputes = False
+    cross_game = True
+    shown_at = "game"
+    game: str
+    series: tuple[str, int]
+
+
 @_code("SERIES_SEQ_SHARED", "two games of a series give the same seq",
-       severity=WARNING,
        rule=("Each place of a series holds one game. Dealer succession is checked only between places held once, so a "
              "place held twice is checked neither from the game before nor to the game after. A warning: no breach is "
              "shown, but none of those dealers is known to be right."),
        shows="the series and place, and the game read there first",
-       sample={"game": "g7", "series": ("fri", 3), "first_game": "g3", "first": "friday.jsonl:3"},
-       disputes=False,
-       cross_game=True,
-       shown_at="game")
-class SeriesSeqShared(Finding):
-    game: str
-    series: tuple[str, int]
+       sample={"game": "g7", "series": ("fri", 3), "first_game": "g3", "first": "friday.jsonl:3"})
+class SeriesSeqShared(_SeriesWarning):
     first_game: str
     first: str  # where the first game of the place was read
 
@@ -500,6 +505,26 @@ class SeriesSeqShared(Finding):
                 f"dealer succession is checked neither into game {seq} nor out of it")
 
     evidence_fields = ("series", "first_game", "first")
+
+
+@_code("SERIES_GAP", "places of a series missing between two games of the input",
+       rule=("A series' games are numbered 1, 2, 3... When the input holds games on both sides of a missing place, the "
+             "game after it is said: its dealer cannot be checked, and whatever the missing game moved is not in the "
+             "input. A warning: the record may simply not have been brought."),
+       shows="the series, the places missing and the place before them",
+       sample={"game": "g4", "series": ("fri", 4), "missing": (3, 3)})
+class SeriesGap(_SeriesWarning):
+    missing: tuple[int, int]  # the first and last place missing
+
+    @property
+    def message(self) -> str:
+        (sid, seq), (first, last) = self.series, self.missing
+        gone = f"game {first}" if first == last else f"games {first}-{last}"
+        return (f"{gone} of series {sid} {'is' if first == last else 'are'} not in the input, which holds games "
+                f"{first - 1} and {seq}: game {self.game}'s dealer is not checked against the game before it, and a "
+                f"settlement of this input leaves {gone} out")
+
+    evidence_fields = ("series", "missing")
 
 
 @_code("DUPLICATE_GAME", "the same game id appears again in the input",

@@ -9,7 +9,7 @@ from typing import Any
 
 from . import audit, convert, engine, notation
 from .findings import (ClaimDoubtful, ClaimMismatch, ClaimRefuted, DiscardNotHeld, Finding, PassSequence, Revoke,
-                       SeriesSeqShared, TrickSize, Unfinished)
+                       SeriesGap, SeriesSeqShared, TrickSize, Unfinished)
 from .journal import Journal
 from .reader import RawRecord
 from .results import GameResult
@@ -115,21 +115,28 @@ class Scorer:
             state.result = res.with_findings((found,))
         return state
 
-    def _place_held(self, state: GameState, after_all: bool) -> list[str]:
-        """A question when the series place just written is another game's in the file: with two
-        games in one place, neither one's dealer is checked against the game before."""
+    def _series_place(self, state: GameState, after_all: bool) -> list[str]:
+        """A question when the series place just written is another game's in the file (neither one's
+        dealer can then be checked), or lies past places the file does not hold (nor can its dealer)."""
         series = (state.record or {}).get("series")
         if not isinstance(series, dict):
             return []
         _, places = self._earlier_games(after_all)
-        held = places.get((series["id"], series["seq"]))
-        if not held:
-            return []
-        game_id, line, _ = held[0]
-        following = max(seq for sid, seq in places if sid == series["id"]) + 1
-        return [f"series {convert.word(series['id'])} {series['seq']} is the place of game {game_id} already "
-                f"(line {line}): with two games in one place neither one's dealer can be checked; the series' "
-                f"next place is {following} ({SeriesSeqShared.code}, as validate will say)"]
+        sid, seq = series["id"], series["seq"]
+        seqs = [n for s, n in places if s == sid]
+        following = max(seqs, default=0) + 1
+        if held := places.get((sid, seq)):
+            game_id, line, _ = held[0]
+            return [f"series {convert.word(sid)} {seq} is the place of game {game_id} already (line {line}): with "
+                    f"two games in one place neither one's dealer can be checked; the series' next place is "
+                    f"{following} ({SeriesSeqShared.code}, as validate will say)"]
+        below = max((n for n in seqs if n < seq), default=None)
+        if below is not None and below < seq - 1:
+            gone = f"game {below + 1}" if below + 1 == seq - 1 else f"games {below + 1}-{seq - 1}"
+            return [f"series {convert.word(sid)} {seq}: {gone} of the series {'is' if below + 1 == seq - 1 else 'are'} "
+                    f"not in this file, so this game's dealer cannot be checked; the series' next place is "
+                    f"{following} ({SeriesGap.code}, as validate will say)"]
+        return []
 
     def _asked_before(self) -> set[tuple]:
         """What the replay found before the line, as the table was asked it: in the game's last state
@@ -229,7 +236,7 @@ class Scorer:
         before = set() if new_game else self._asked_before()
         flags = [] if state.result is None else _flags(state, before, bool(pending))
         if any(_first_word(line) == "series" for line in lines):
-            flags += self._place_held(state, after_all=new_game)
+            flags += self._series_place(state, after_all=new_game)
         return Attempt(lines=kept, pending=pending, flags=flags, state=state, new_game=new_game)
 
     def commit(self, attempt: Attempt) -> list[Said]:

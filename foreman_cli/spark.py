@@ -22,7 +22,7 @@ from typing import Any
 import pyarrow as pa
 
 from .audit import check_record, duplicate_finding, series_facts, succession_finding
-from .findings import ERROR, SeriesSeqShared
+from .findings import CODES, ERROR, SeriesGap, SeriesSeqShared
 from .repeats import record_digest
 from .reader import DEFAULT_MAX_RECORD_BYTES, SUFFIXES, WIDE_MARKS, RawRecord, line_record, read_named
 
@@ -52,6 +52,7 @@ _CONTENT = _struct(("file_index", I), ("line", L), ("content", BinaryType()))
 _BLOBS = _struct(("name", S), ("ipc", BinaryType()))
 _OUT_ROWS = 500  # rows per Arrow batch handed back to Spark: results are a few kB each
 _LINES = (".jsonl", ".jsonl.gz")
+_CODE_ORDER = {code: n for n, code in enumerate(CODES)}
 
 
 # ---- input ------------------------------------------------------------------------------------
@@ -232,8 +233,9 @@ def _arrow_schema(schema: StructType) -> pa.Schema:
 
 def _successions(games):
     """The series checks' findings, by record, among the games given (the caller leaves repeats out, as
-    `audit.CrossChecks`): SERIES_SEQ_SHARED on each game after the first at one (series, seq), and
-    DEALER_SUCCESSION between two places held by exactly one game each."""
+    `audit.CrossChecks`): SERIES_SEQ_SHARED on each game after the first at one (series, seq),
+    SERIES_GAP on the games after places missing, and DEALER_SUCCESSION between two places held by
+    exactly one game each. A game may have two (a place shared after a gap)."""
     from pyspark.sql import functions as F
     from pyspark.sql.window import Window
     series = games.where(F.col("facts").isNotNull())
@@ -243,34 +245,45 @@ def _successions(games):
     alone = counted.where("n = 1").drop("n")
     held = F.to_json(F.struct(F.first("id").over(in_order).alias("id"),
                               F.first(F.get_json_object("result", "$.source")).over(in_order).alias("source")))
-    nothing = F.lit(None).cast(StringType())
+    nothing, no_place = F.lit(None).cast(StringType()), F.lit(None).cast(LongType())
     shared = (counted.where("n > 1").withColumn("rank", F.row_number().over(in_order)).withColumn("first", held)
-              .where("rank > 1").select("file_index", "line", "facts", nothing.alias("prev_facts"), "first"))
+              .where("rank > 1").select("file_index", "line", "facts", nothing.alias("prev_facts"), "first",
+                                        no_place.alias("before")))
+    below = Window.partitionBy("series_id").orderBy("series_seq").rowsBetween(Window.unboundedPreceding, -1)
+    gaps = (series.select("series_id", "series_seq").distinct().withColumn("before", F.max("series_seq").over(below))
+            .where("before < series_seq - 1"))
+    gapped = series.join(gaps, ["series_id", "series_seq"]).select("file_index", "line", "facts",
+                                                                    nothing.alias("prev_facts"), nothing.alias("first"),
+                                                                    "before")
     prev = alone.select(F.col("series_id"), (F.col("series_seq") + 1).alias("series_seq"),
                         F.col("facts").alias("prev_facts"))
     pairs = (alone.join(prev, ["series_id", "series_seq"])
-             .select("file_index", "line", "facts", "prev_facts", nothing.alias("first")))
+             .select("file_index", "line", "facts", "prev_facts", nothing.alias("first"), no_place.alias("before")))
 
     def check(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         for b in batches:
             out: dict[str, list] = {"file_index": [], "line": [], "finding": []}
-            for i, ln, cur, prv, first in zip(*(b.column(c).to_pylist() for c in ("file_index", "line", "facts",
-                                                                                  "prev_facts", "first"))):
-                f = _series_finding(json.loads(cur), prv and json.loads(prv), first and json.loads(first))
+            for i, ln, cur, prv, first, before in zip(*(b.column(c).to_pylist() for c in (
+                    "file_index", "line", "facts", "prev_facts", "first", "before"))):
+                f = _series_finding(json.loads(cur), prv and json.loads(prv), first and json.loads(first), before)
                 if f is not None:
                     out["file_index"].append(i)
                     out["line"].append(ln)
                     out["finding"].append(json.dumps(f.to_dict(), ensure_ascii=False))
             yield pa.RecordBatch.from_pydict(out, schema=_arrow_schema(_FINDING))
 
-    return pairs.unionByName(shared).mapInArrow(check, _FINDING)
+    return pairs.unionByName(shared).unionByName(gapped).mapInArrow(check, _FINDING)
 
 
-def _series_finding(cur: dict[str, Any], prev: dict[str, Any] | None, first: dict[str, Any] | None):
-    """A game's place shared with `first` (the game read there first), or its dealer against `prev`'s result."""
+def _series_finding(cur: dict[str, Any], prev: dict[str, Any] | None, first: dict[str, Any] | None,
+                    before: int | None):
+    """A game's place shared with `first` (the game read there first), the places missing after
+    `before` (the last place held below it), or its dealer against `prev`'s result."""
+    series = tuple(cur["series"])
     if first is not None:
-        return SeriesSeqShared(game=cur["id"], series=tuple(cur["series"]), first_game=first["id"],
-                               first=first["source"])
+        return SeriesSeqShared(game=cur["id"], series=series, first_game=first["id"], first=first["source"])
+    if before is not None:
+        return SeriesGap(game=cur["id"], series=series, missing=(before + 1, series[1] - 1))
     return succession_finding(prev, cur)
 
 
@@ -290,12 +303,13 @@ def validate(records, overrides: dict[str, Any] | None = None):
               .withColumn("first_at", F.when(F.col("id").isNotNull(),
                                              F.first(F.get_json_object("result", "$.source")).over(by_id))))
     # A repeat of an earlier id is not present for the series checks (docs/game.md §11).
-    succ = _successions(marked.where("status != 'invalid' AND (rank IS NULL OR rank = 1)"))
+    succ = (_successions(marked.where("status != 'invalid' AND (rank IS NULL OR rank = 1)"))
+            .groupBy("file_index", "line").agg(F.collect_list("finding").alias("findings")))
     joined = marked.join(succ, ["file_index", "line"], "left")
     return joined.select(*_FINISH).mapInArrow(_finish_results, RESULTS)
 
 
-_FINISH = ("rank", "fingerprint", "first_fp", "content", "first_content", "first_at", "finding", "result")
+_FINISH = ("rank", "fingerprint", "first_fp", "content", "first_content", "first_at", "findings", "result")
 
 
 def _with_contents(records, games):
@@ -331,8 +345,8 @@ def _finish_results(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatc
                 same = fp is not None and first_fp is not None and fp == first_fp
                 alike = True if same else None if None in (content, first_content) else content == first_content
                 data["violations"] = [duplicate_finding(data["id"], first_at, same, alike).to_dict()]
-            elif succ is not None:
-                data["violations"].append(json.loads(succ))
+            elif succ:  # in the registry's order, as audit.CrossChecks adds them
+                data["violations"] += sorted(map(json.loads, succ), key=lambda v: _CODE_ORDER[v["code"]])
             rows.append(_result_row(data))
         yield pa.RecordBatch.from_pylist(rows, schema=schema)
 

@@ -394,6 +394,26 @@ def test_dealer_succession():
     assert codes(run_many([g1, _series(2, 1, "s2", rules={"next_dealer": "free"})])[1]) == []
 
 
+def test_series_gap_and_near_miss():
+    """Places missing between two games of the input: a warning on the game after them; no dealer
+    is judged across the gap, and no money is disputed for it."""
+    g1, g2 = _series(1, 0, "s1"), _series(2, 0, "s2")
+    g4 = _series(4, 0, "s4", rules={"next_dealer": "winner"})  # dealt by someone no game 3 could allow
+    rs = run_many([g1, g2, g4])
+    f = only(rs[2], "SERIES_GAP")
+    assert (f.severity, f.evidence) == ("warning", {"series": ["fri", 4], "missing": [3, 3]})
+    assert f.message.startswith("game 3 of series fri is not in the input, which holds games 2 and 4")
+    assert codes(rs[2]) == ["SERIES_GAP"] and rs[2].disputes == [] and codes(rs[0]) == codes(rs[1]) == []
+    rs = run_many([g4, g1])  # input order does not matter; games 2-3 are missing
+    assert only(rs[0], "SERIES_GAP").evidence["missing"] == [2, 3]
+    unreadable = {"id": "s3", "series": {"id": "fri", "seq": 3}}  # an invalid record holds no place
+    assert "SERIES_GAP" in codes(run_many([g1, g2, unreadable, g4])[3])
+    # The near misses: places 1-4 all held; a series whose first game here is its second; another series.
+    assert "SERIES_GAP" not in codes(run_many([g1, g2, _series(3, 1, "s3"), g4])[3])
+    assert codes(run_many([g2, _series(3, 1, "s3")])[1]) == []
+    assert codes(run_many([g1, _series(3, 1, "sat-3") | {"series": {"id": "sat", "seq": 3}}])[1]) == []
+
+
 def test_dealer_succession_out_of_order_and_present_once():
     g1 = _series(1, 0, "s1")
     g2 = _series(2, 0, "s2", rules={"next_dealer": "winner"})

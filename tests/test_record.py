@@ -173,13 +173,17 @@ def said_to(path: Path, text: str) -> str:
     return out + err
 
 
+def validated_codes(path: Path) -> list[str]:
+    """The finding codes `validate` gives the file, game after game."""
+    return [v["code"] for game in validated(path) for v in game["violations"]]
+
+
 def test_a_series_game_dealt_by_one_the_series_does_not_allow_is_asked_once_as_validate_finds_it(tmp_path):
     said = said_to(tmp_path / "s.fmn", _evening_in_a_series("fri 2"))
     assert said.count("(DEALER_SUCCESSION)") == 1, said
     assert "kept as played: deal 1: carol dealt game 2 of series fri; under next_dealer 'winner-or-loser' " \
            "the dealer is alice or bob" in said
-    found = [v["code"] for g in validated(tmp_path / "s.fmn") for v in g["violations"]]
-    assert found.count("DEALER_SUCCESSION") == 1
+    assert validated_codes(tmp_path / "s.fmn").count("DEALER_SUCCESSION") == 1
     # Near miss: the first game of another series follows no game of it.
     said = said_to(tmp_path / "other.fmn", _evening_in_a_series("sat 1"))
     assert "DEALER_SUCCESSION" not in said and "series" not in said
@@ -191,8 +195,18 @@ def test_a_series_place_the_file_holds_already_is_asked_with_the_next_free_one(t
     assert "series fri 1 is the place of game fri-1211-g1 already (line 3): with two games in one place neither " \
            "one's dealer can be checked; the series' next place is 2 (SERIES_SEQ_SHARED, as validate will say)" in said
     assert "DEALER_SUCCESSION" not in said  # validate judges no succession for a place held twice either
-    found = [v["code"] for d in validated(tmp_path / "s.fmn") for v in d["violations"]]
+    found = validated_codes(tmp_path / "s.fmn")
     assert "DEALER_SUCCESSION" not in found and found.count("SERIES_SEQ_SHARED") == 1
+
+
+def test_a_series_place_past_places_the_file_lacks_is_asked_with_the_next_free_one(tmp_path):
+    said = said_to(tmp_path / "g.fmn", _evening_in_a_series("fri 4"))
+    assert said.count("(SERIES_GAP, as validate will say)") == 1, said
+    assert "series fri 4: games 2-3 of the series are not in this file, so this game's dealer cannot be checked; " \
+           "the series' next place is 2" in said
+    found = validated_codes(tmp_path / "g.fmn")
+    assert found.count("SERIES_GAP") == 1 and "DEALER_SUCCESSION" not in found
+    assert "SERIES_GAP" not in said_to(tmp_path / "n.fmn", _evening_in_a_series("fri 2"))  # the near miss
 
 
 def test_what_was_asked_before_the_hands_is_not_asked_again_when_they_are_entered_one_by_one(tmp_path):
