@@ -177,11 +177,12 @@ def read_stream(stream: BinaryIO, name: str, max_record_bytes: int = DEFAULT_MAX
     corrupt: tuple[type[Exception], ...] = (EOFError, zlib.error)
     if head == b"\x1f\x8b":
         import gzip  # loaded for a gzip input only: start-up stays light
-        src, corrupt = gzip.GzipFile(fileobj=buffered, mode="rb"), (gzip.BadGzipFile, *corrupt)
+        corrupt = (gzip.BadGzipFile, *corrupt)
         damage = _gzip_damage(buffered, corrupt, name)
         if damage is not None:
             yield damage
             return
+        src = gzip.GzipFile(fileobj=buffered, mode="rb")
     line = 0
     try:
         if src is not buffered and is_notation(src.peek(NOTATION_SNIFF)):  # one error, not one a line

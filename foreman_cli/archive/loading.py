@@ -396,7 +396,7 @@ def _add_late_findings(con: duckdb.DuckDBPyConnection, results: list[GameResult]
     con.execute("BEGIN TRANSACTION")
     for gid, f in rows:
         con.execute("INSERT INTO findings VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", list(finding_row(gid, f.to_dict())))
-        if f.severity == ERROR:  # a warning (a place held twice) is no breach and disputes nothing
+        if f.severity == ERROR:  # a warning (a series place shared or missing) is no breach, disputes nothing
             con.execute("UPDATE games SET breaches = breaches + 1 WHERE id = ?", [gid])
             con.execute("UPDATE payouts SET disputed = true WHERE game_id = ?", [gid])
     con.execute("COMMIT")
