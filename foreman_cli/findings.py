@@ -516,10 +516,15 @@ class SeriesSeqShared(_SeriesWarning):
 class SeriesGap(_SeriesWarning):
     missing: tuple[int, int]  # the first and last place missing
 
+    @staticmethod
+    def places(first: int, last: int) -> str:
+        """The places missing in words: 'game 3', 'games 3-5'."""
+        return f"game {first}" if first == last else f"games {first}-{last}"
+
     @property
     def message(self) -> str:
         (sid, seq), (first, last) = self.series, self.missing
-        gone = f"game {first}" if first == last else f"games {first}-{last}"
+        gone = self.places(first, last)
         return (f"{gone} of series {sid} {'is' if first == last else 'are'} not in the input, which holds games "
                 f"{first - 1} and {seq}: game {self.game}'s dealer is not checked against the game before it, and a "
                 f"settlement of this input leaves {gone} out")

@@ -132,7 +132,7 @@ class Scorer:
                     f"{following} ({SeriesSeqShared.code}, as validate will say)"]
         below = max((n for n in seqs if n < seq), default=None)
         if below is not None and below < seq - 1:
-            gone = f"game {below + 1}" if below + 1 == seq - 1 else f"games {below + 1}-{seq - 1}"
+            gone = SeriesGap.places(below + 1, seq - 1)
             return [f"series {convert.word(sid)} {seq}: {gone} of the series {'is' if below + 1 == seq - 1 else 'are'} "
                     f"not in this file, so this game's dealer cannot be checked; the series' next place is "
                     f"{following} ({SeriesGap.code}, as validate will say)"]

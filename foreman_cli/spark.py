@@ -431,7 +431,7 @@ def _add_late(tables: dict[str, Any], late) -> dict[str, Any]:
             yield pa.RecordBatch.from_pylist(out, schema=arrow)
 
     late = late.persist()
-    # A warning (a place held twice) is no breach and disputes nothing.
+    # A warning (a series place shared or missing) is no breach and disputes nothing.
     ids = late.where(F.get_json_object("finding", "$.severity") == ERROR).select(F.col("id").alias("_late")).distinct()
     out = dict(tables)
     out["findings"] = tables["findings"].unionByName(late.select("id", "finding").mapInArrow(rows, findings_schema))
