@@ -498,14 +498,19 @@ def session(master: str | None = None):
     builder = SparkSession.builder.appName("foreman")
     if master:
         builder = builder.master(master)
-    if (master or "").startswith("local"):
+    local = (master or "").startswith("local")
+    if local:
         os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
-    return (builder.config("spark.sql.execution.arrow.maxRecordsPerBatch", "1000")
-            .config("spark.sql.session.timeZone", "UTC")
-            .config("spark.ui.showConsoleProgress", "false")
-            # Parquet timestamps marked as UTC instants, as DuckDB's export writes them.
-            .config("spark.sql.parquet.outputTimestampType", "TIMESTAMP_MICROS")
-            .getOrCreate())
+    spark = (builder.config("spark.sql.execution.arrow.maxRecordsPerBatch", "1000")
+             .config("spark.sql.session.timeZone", "UTC")
+             .config("spark.ui.showConsoleProgress", "false")
+             # Parquet timestamps marked as UTC instants, as DuckDB's export writes them.
+             .config("spark.sql.parquet.outputTimestampType", "TIMESTAMP_MICROS")
+             .getOrCreate())
+    if local and not spark.sparkContext.getConf().contains("spark.sql.shuffle.partitions"):
+        # Spark's 200 shuffle partitions suit a cluster; on one machine each is a Python task of a few games.
+        spark.conf.set("spark.sql.shuffle.partitions", str(spark.sparkContext.defaultParallelism))
+    return spark
 
 
 def _budget_ok(budget: str | None, command: str) -> bool:
