@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import decimal
+import io
 import itertools
 import json
 import os
@@ -45,13 +46,11 @@ def _load_rich() -> None:
     global Console, Segment, Table, Text, Progress, BarColumn, TextColumn, TimeElapsedColumn, _SafeConsole
     if _SafeConsole is not None:
         return
-    from rich.console import Console
+    from rich.console import Console, RenderHook
     from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
     from rich.segment import Segment
     from rich.table import Table
     from rich.text import Text
-
-    from rich.console import RenderHook
 
     class _Visible:
         """A renderable drawn as another, with the control characters of its content escaped."""
@@ -86,7 +85,8 @@ def console(file: IO[str] | None = None) -> Console:
                         emoji=False)
 
 
-_encode = msgspec.json.Encoder().encode
+_encoder = msgspec.json.Encoder()
+_encode, _encode_lines = _encoder.encode, _encoder.encode_lines
 
 
 def plain(text: str, out: IO[str] | None = None) -> None:
@@ -96,8 +96,7 @@ def plain(text: str, out: IO[str] | None = None) -> None:
 
 def json_line(obj: Any, out: IO[str]) -> None:
     """Write one object as a JSON line."""
-    out.write(_encode(obj).decode())
-    out.write("\n")
+    out.write(_encode(obj).decode() + "\n")
 
 
 def validation_json(results: Iterable[GameResult | GameLine | LineRun], out: IO[str] | None = None) -> Summary:
@@ -489,25 +488,30 @@ def _cell(column: str, value: Any, people: bool) -> str:
     return str(_plain(value)).replace("\r\n", "\\n").replace("\n", "\\n").replace("\r", "\\r")
 
 
-# Values written as they are: most of a large result, and the test is one lookup.
-_AS_IS = frozenset((str, int, float, bool, type(None)))
+_AS_IS = frozenset((str, int, float, bool, type(None)))  # values written as they are: most of a result, one lookup
 
 
 def query_json(res, out: IO[str] | None = None) -> None:
     """A query result as JSON Lines, one object per row, written as the rows come."""
-    out = out or sys.stdout
-    cols = res.columns
-    for row in res.rows:
-        json_line(dict(zip(cols, [v if type(v) in _AS_IS else _plain(v) for v in row])), out)
+    out, cols, rows = out or sys.stdout, res.columns, iter(res.rows)
+    while batch := [dict(zip(cols, [v if type(v) in _AS_IS else _plain(v) for v in row]))
+                    for row in itertools.islice(rows, 1024)]:
+        _write_utf8(out, _encode_lines(batch))  # a run of lines at once: a write a row took as long
 
 
 def query_csv(res, out: IO[str] | None = None) -> None:
     """A query result as CSV with a header, written as the rows come."""
     import csv  # CSV output only
-    writer = csv.writer(out or sys.stdout, lineterminator="\n")
+    out, text = out or sys.stdout, io.StringIO()
+    writer = csv.writer(text, lineterminator="\n")
     writer.writerow(res.columns)
-    for row in res.rows:
-        writer.writerow(["" if v is None else v if type(v) in _AS_IS else _csv_value(v) for v in row])
+    rows = iter(res.rows)
+    while text.tell():  # rows written a run at a time, made in memory: a write a row took as long
+        out.write(text.getvalue())
+        text.seek(0)
+        text.truncate()
+        writer.writerows(["" if v is None else v if type(v) in _AS_IS else _csv_value(v) for v in row]
+                         for row in itertools.islice(rows, 1024))
 
 
 def _csv_value(value: Any) -> Any:

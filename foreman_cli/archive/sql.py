@@ -194,7 +194,8 @@ def _stream(cur: duckdb.DuckDBPyConnection, first: list[tuple]) -> Iterator[tupl
     rows, size = first, 1
     while rows:
         yield from rows
-        per_row = max(1, sum(_row_bytes(r) for r in rows) // len(rows))
+        sample = rows[::max(1, len(rows) // 64)]  # sizing by every row took as long as writing it
+        per_row = max(1, sum(_row_bytes(r) for r in sample) // len(sample))
         size = max(1, min(FETCH_ROWS, size * 2, FETCH_BYTES // per_row))
         rows = cur.fetchmany(size)
 
