@@ -448,6 +448,9 @@ def _add_late(tables: dict[str, Any], late) -> dict[str, Any]:
 
 # ---- the job ----------------------------------------------------------------------------------
 
+_JOB_HINT = ("Spark's log above says more; a damaged .jsonl.gz stops a job, and --whole-files reads it as foreman "
+             "does: one error for the file")
+
 USAGE = """usage: spark-submit foreman_cli/spark_submit.py validate|load INPUT... OUTPUT [--whole-files] [--rule KEY=VALUE]
            [--analyze NODES]
        python -m foreman_cli.spark [--master local[2]] validate|load INPUT... OUTPUT
@@ -481,15 +484,43 @@ def main(argv: list[str] | None = None) -> int:
     command, inputs, output = args[0], args[1:-1], args[-1]
     spark = session(master)
     try:
-        frame = records_frame(spark, inputs, whole_files=whole)
-        if command == "validate":
-            validate(frame, rules).write.mode("overwrite").parquet(output)
-        else:
-            for name, df in load(frame, rules, None if budget is None else int(budget)).items():
-                df.write.mode("overwrite").parquet(os.path.join(output, name))
+        return run_job(spark, command, inputs, output, rules, None if budget is None else int(budget), whole)
     finally:
         spark.stop()
+
+
+def run_job(spark, command: str, inputs: list[str], output: str, overrides: dict[str, Any] | None = None,
+            analyze: int | None = None, whole_files: bool = False) -> int:
+    """Write `validate`'s or `load`'s Parquet for the inputs with a session of the caller's; return the
+    exit status. A job Spark stops (a damaged `.jsonl.gz`, an output it cannot write) is one line on
+    stderr, with Spark's reason, not a traceback."""
+    from py4j.protocol import Py4JError
+    from pyspark.errors import PySparkException
+    try:
+        frame = records_frame(spark, inputs, whole_files=whole_files)
+        if command == "validate":
+            validate(frame, overrides).write.mode("overwrite").parquet(output)
+        else:
+            for name, df in load(frame, overrides, analyze).items():
+                df.write.mode("overwrite").parquet(os.path.join(output, name))
+    except (PySparkException, Py4JError) as e:
+        print(f"foreman: the Spark job stopped: {_reason(e)}", file=sys.stderr)
+        print(f"hint: {_JOB_HINT}", file=sys.stderr)
+        return 2
     return 0
+
+
+def _reason(error: Exception) -> str:
+    """Spark's reason in one line: the Java error's message and, after it, its first cause's."""
+    said, cause = [], getattr(error, "java_exception", None)
+    try:
+        while cause is not None and len(said) < 2:
+            said.append(" ".join(str(cause.getMessage() or cause.getClass().getName()).split()))
+            cause = cause.getCause()
+    except Exception:  # noqa: BLE001 - the JVM itself may be gone; Python's text is then all there is
+        pass
+    said = said or [next((line.strip() for line in str(error).splitlines() if line.strip()), type(error).__name__)]
+    return said[0] + "".join(f" ({more})" for more in said[1:])
 
 
 def session(master: str | None = None):

@@ -199,3 +199,17 @@ def test_spark_submit_runs_the_job_file_and_duckdb_reads_its_parquet(inputs, tmp
     n = duckdb.connect().execute(f"SELECT count(*), count(*) FILTER (status = 'won') "
                                  f"FROM read_parquet('{out}/*.parquet')").fetchone()
     assert n[0] == 200 and n[1] > 0
+
+
+def test_a_job_spark_stops_is_one_line_and_whole_files_reads_the_file_as_foreman_does(spark, inputs, tmp_path, capsys):
+    cut = tmp_path / "cut.jsonl.gz"
+    cut.write_bytes((inputs / "c-repeats.jsonl.gz").read_bytes()[:-20])  # a gzip file cut short
+    out = tmp_path / "results"
+    assert fspark.run_job(spark, "validate", [str(cut)], str(out)) == 2
+    said = capsys.readouterr().err.splitlines()
+    assert len(said) == 2 and said[0].startswith("foreman: the Spark job stopped: ") and "cut.jsonl.gz" in said[0]
+    assert said[1].startswith("hint: ") and "--whole-files" in said[1]
+    # The near miss: read whole by foreman's reader, the same file is one error and the job ends well.
+    assert fspark.run_job(spark, "validate", [str(cut)], str(out), whole_files=True) == 0
+    rows = duckdb.connect().execute(f"SELECT status, violations[1].code FROM read_parquet('{out}/*.parquet')").fetchall()
+    assert rows == [("invalid", "RECORD_SYNTAX")]
