@@ -6,6 +6,7 @@ import json
 import sys
 from typing import IO, Any
 
+import msgspec
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
@@ -118,7 +119,8 @@ def _repeats(con: Console, ledger) -> None:
 
 def _nested(value: Any, level: int) -> str:
     """JSON of a value as json.dumps(indent=2) writes it `level` levels down in a document."""
-    return json.dumps(value, indent=2, ensure_ascii=False).replace("\n", "\n" + "  " * level)
+    # msgspec writes the same text (UTF-8 kept, the same escapes); json's indenting encoder is pure Python
+    return msgspec.json.format(msgspec.json.encode(value), indent=2).decode().replace("\n", "\n" + "  " * level)
 
 
 class SettlementJSON:
