@@ -105,6 +105,22 @@ def test_cli_settle(tmp_path):
     assert CliRunner().invoke(app, ["settle", "--json", "--csv", str(p)]).exit_code == 2
 
 
+def test_settle_json_is_the_document_json_dumps_indents_whatever_the_names_hold(tmp_path):
+    """--json is written as it goes, yet reads as json.dumps(indent=2) writes the whole document: a
+    name with an accent, a quote, a backslash and an emoji kept as it is; an unreadable record's id
+    with U+2028 and a control character, quoted in its reason among the excluded."""
+    name = 'alicé "o\\ 😀'
+    deal = json.loads(json.dumps(base_deal()).replace('"alice"', json.dumps(name)))
+    p = tmp_path / "odd.jsonl"
+    p.write_text(json.dumps(game([deal], id="g1", stake="1.00", players=[name, "bob", "carol"])) + "\n"
+                 + json.dumps({"id": "broken\u2028\x1b"}) + "\n", encoding="utf-8")
+    r = CliRunner().invoke(app, ["settle", "--json", str(p)])
+    doc = json.loads(r.stdout)
+    assert [g["id"] for g in doc["games"]] == ["g1", "broken\u2028\x1b"] and doc["games"][0]["counted"]
+    assert name in doc["games"][0]["net"] and doc["excluded"][0]["id"] == "broken\u2028\x1b"
+    assert r.stdout == json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
+
+
 def _brute_min(bal):
     """The fewest transfers by trying every partition into zero-sum groups (small n only)."""
     names = [p for p, v in bal.items() if v != 0]
