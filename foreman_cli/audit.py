@@ -560,8 +560,8 @@ class Summary(msgspec.Struct):
 
     def merge(self, other: Summary) -> None:
         """Add the counts of another run of results."""
-        for f in msgspec.structs.fields(self):
-            if f.name != "by_code":
-                setattr(self, f.name, getattr(self, f.name) + getattr(other, f.name))
+        for name in self.__struct_fields__:  # msgspec.structs.fields resolves the type hints on each call
+            if name != "by_code":
+                setattr(self, name, getattr(self, name) + getattr(other, name))
         for code, n in other.by_code.items():
             self.by_code[code] = self.by_code.get(code, 0) + n
