@@ -4,6 +4,10 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 FOREMAN := $(BIN)/foreman
+# The package's bytecode, written as pip writes it for a package it installs. An editable install
+# is compiled by no one, so where PYTHONDONTWRITEBYTECODE is set (many container images set it) every
+# foreman process, each of the test suite's hundreds among them, would compile it again.
+COMPILE := $(BIN)/python -m compileall -q foreman_cli
 
 .PHONY: demo test golden bench bench-solver bench-fairness bench-ratings bench-season sanitize fuzz schema clean
 
@@ -24,6 +28,7 @@ $(STAMP): $(DEMO_STAMP)
 # contested claim, cost the cards of a deal, load the archive and print its statistics and
 # ratings, then settle the evening.
 demo: $(DEMO_STAMP)
+	@$(COMPILE)
 	@echo '$$ foreman validate samples/'
 	@$(FOREMAN) validate samples/ || true
 	@echo
@@ -65,6 +70,7 @@ demo: $(DEMO_STAMP)
 PARALLEL := -n auto --dist loadfile
 
 test: $(STAMP)
+	$(COMPILE)
 	$(BIN)/python -m pytest $(PARALLEL)
 	FOREMAN_PURE=1 $(BIN)/python -m pytest $(PARALLEL) -p no:cacheprovider -m 'not reference_only' \
 	    tests/test_claims.py tests/test_analysis.py tests/test_solver.py tests/test_properties.py \
@@ -83,6 +89,7 @@ fuzz: $(STAMP)
 	FOREMAN_FUZZ_EXAMPLES=$${FOREMAN_FUZZ_EXAMPLES:-5000} $(BIN)/python -m pytest tests/test_fuzz.py tests/test_decoders.py -q
 
 bench: $(STAMP)
+	$(COMPILE)
 	$(BIN)/python bench/run.py
 	$(BIN)/python bench/solver.py
 
