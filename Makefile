@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed-stamp
 FOREMAN := $(BIN)/foreman
 # The package's bytecode, written as pip writes it for a package it installs. An editable install
 # is compiled by no one, so where PYTHONDONTWRITEBYTECODE is set (many container images set it) every
-# foreman process, each of the test suite's hundreds among them, would compile it again.
+# foreman process, and each one the test suite starts, would compile it again.
 COMPILE := $(BIN)/python -m compileall -q foreman_cli
 
 .PHONY: demo test golden bench bench-solver bench-fairness bench-ratings bench-season sanitize fuzz schema clean
