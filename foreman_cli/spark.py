@@ -479,7 +479,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         rules = parse_overrides(items) if items else None  # the names and values checked as the CLI does
     except ForemanError as e:
-        print(f"foreman: {e.message}", file=sys.stderr)
+        from . import render
+        render.error(e.message)  # the CLI's hint names foreman's --help, not this job's
         return e.exit_code
     command, inputs, output = args[0], args[1:-1], args[-1]
     spark = session(master)
@@ -504,8 +505,8 @@ def run_job(spark, command: str, inputs: list[str], output: str, overrides: dict
             for name, df in load(frame, overrides, analyze).items():
                 df.write.mode("overwrite").parquet(os.path.join(output, name))
     except (PySparkException, Py4JError) as e:
-        print(f"foreman: the Spark job stopped: {_reason(e)}", file=sys.stderr)
-        print(f"hint: {_JOB_HINT}", file=sys.stderr)
+        from . import render
+        render.error(f"the Spark job stopped: {_reason(e)}", _JOB_HINT)
         return 2
     return 0
 
