@@ -120,7 +120,12 @@ def _repeats(con: Console, ledger) -> None:
 def _nested(value: Any, level: int) -> str:
     """JSON of a value as json.dumps(indent=2) writes it `level` levels down in a document."""
     # msgspec writes the same text (UTF-8 kept, the same escapes); json's indenting encoder is pure Python
-    return msgspec.json.format(msgspec.json.encode(value), indent=2).decode().replace("\n", "\n" + "  " * level)
+    return _indented(msgspec.json.encode(value), level)
+
+
+def _indented(compact: bytes, level: int) -> str:
+    """JSON text, indented as json.dumps(indent=2) indents it `level` levels down in a document."""
+    return msgspec.json.format(compact, indent=2).decode().replace("\n", "\n" + "  " * level)
 
 
 class SettlementJSON:
@@ -134,7 +139,7 @@ class SettlementJSON:
         import tempfile
         self.out = out or sys.stdout
         self.games = 0
-        self.spool = tempfile.TemporaryFile("w+", encoding="utf-8")
+        self.spool = tempfile.TemporaryFile("w+b")  # a line of compact JSON per excluded game
         self.excluded = 0
 
     def line(self, game) -> None:
@@ -142,7 +147,7 @@ class SettlementJSON:
         self.out.write(('{\n  "games": [\n    ' if not self.games else ",\n    ") + _nested(game.to_dict(), 2))
         self.games += 1
         if not game.counted:
-            self.spool.write(json.dumps({"id": game.id, "reason": game.reason or ""}, ensure_ascii=False) + "\n")
+            self.spool.write(msgspec.json.encode({"id": game.id, "reason": game.reason or ""}) + b"\n")
             self.excluded += 1
 
     def finish(self, ledger) -> None:
@@ -154,7 +159,7 @@ class SettlementJSON:
         write(',\n  "excluded": ' + ("[]" if not self.excluded else "["))
         self.spool.seek(0)
         for i, row in enumerate(self.spool):
-            write(("\n    " if not i else ",\n    ") + _nested(json.loads(row), 2))
+            write(("\n    " if not i else ",\n    ") + _indented(row, 2))
         write("\n  ]" if self.excluded else "")
         write(',\n  "as_played": ' + json.dumps(data["as_played"]))
         write(',\n  "repeats": ' + _nested(data["repeats"], 1))
