@@ -20,10 +20,11 @@ from .visitor import Visitor
 if TYPE_CHECKING:  # the event classes load only where a replay is traced
     from .events import ClaimJudged, DealStarted, FindingMade, GameEnded, KittyExchanged, PassMade, TrickWon
 from .words import plural, shown_id
-from .render import _ROLE_QUOTA, _game_title, console, json_line, rate
+from .render import _game_title, console, json_line, rate
 
 
 _SYMBOL = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}
+_ROLE_QUOTA = "{p} {role} (quota {q})"
 
 
 def _use_symbols(con: Console) -> bool:

@@ -12,8 +12,11 @@ from rich.table import Table
 from rich.text import Text
 
 from . import money
-from .render import LISTED_UP_TO, PER_GAME_UP_TO, _fitted, _say_dropped, console, name_clash, warning
+from .render import _fitted, _say_dropped, console, name_clash, warning
 from .words import plural, shown_id
+
+PER_GAME_UP_TO = 50  # games a settlement lists one by one unless asked; above, its summary
+LISTED_UP_TO = 20  # lines of a section the summary shows before "and N more"
 
 
 def settlement(ledger, out: IO[str] | None = None, per_game: bool = False) -> None:

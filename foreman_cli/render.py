@@ -286,18 +286,6 @@ def _say_dropped(con: Console, dropped: list[str]) -> None:
                        "or --json shows them)", style="dim"))
 
 
-PER_GAME_UP_TO = 50  # games a settlement lists one by one unless asked; above, its summary
-LISTED_UP_TO = 20  # lines of a section the summary shows before "and N more"
-
-
-# --- the replay view ---
-
-_ROLE_QUOTA = "{p} {role} (quota {q})"
-
-
-# --- the archive ---
-
-
 class WorkProgress:
     """A progress bar on standard error for long work, on a terminal only: it appears once the work
     has taken a second and is gone when it ends. Not while the command writes its results to the
@@ -474,8 +462,8 @@ def rate(share: float) -> str:
 
 
 def _cell(column: str, value: Any, people: bool) -> str:
-    if value is None:
-        return ""
+    if value is None or isinstance(value, bool):
+        return "" if value is None else "true" if value else "false"  # SQL's spelling, not Python's
     if isinstance(value, (list, tuple)):  # as SQL writes a list ([judy, erin, frank]), not as Python does
         return "[" + ", ".join("NULL" if v is None else _cell(column, v, people) for v in value) + "]"
     if people and isinstance(value, (float, Decimal)) and (column.endswith("_rate") or column == "accuracy"):
@@ -489,6 +477,7 @@ def _cell(column: str, value: Any, people: bool) -> str:
 
 
 _AS_IS = frozenset((str, int, float, bool, type(None)))  # values written as they are: most of a result, one lookup
+_CSV_AS_IS = _AS_IS - {bool}
 
 
 def query_json(res, out: IO[str] | None = None) -> None:
@@ -510,12 +499,15 @@ def query_csv(res, out: IO[str] | None = None) -> None:
         out.write(text.getvalue())
         text.seek(0)
         text.truncate()
-        writer.writerows(["" if v is None else v if type(v) in _AS_IS else _csv_value(v) for v in row]
+        writer.writerows(["" if v is None else v if type(v) in _CSV_AS_IS else _csv_value(v) for v in row]
                          for row in itertools.islice(rows, 1024))
 
 
 def _csv_value(value: Any) -> Any:
-    """A value of a CSV cell: a list or a struct as its JSON text, which a sheet or a script can read back."""
+    """A value of a CSV cell: a list or a struct as its JSON text, which a sheet or a script can read back;
+    a boolean true or false, as in that JSON text."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
     plain = _plain(value)
     return _encode(plain).decode() if isinstance(plain, (list, dict)) else plain
 

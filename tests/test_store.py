@@ -565,6 +565,20 @@ def test_a_list_in_a_query_is_written_as_sql_writes_it_in_a_table_and_as_json_in
     assert [json.loads(cell) for cell in cells] == list(row.values())  # CSV: each list as its JSON text
 
 
+def test_a_boolean_in_a_query_is_written_true_or_false_as_sql_and_json_write_it(archive, tmp_path):
+    sql = "SELECT true AS yes, false AS no, [true, false] AS both FROM games WHERE id = 'fri-01-clean'"
+    table = CliRunner().invoke(app, ["query", sql, "--db", archive]).stdout
+    assert table.split() == ["yes", "no", "both", "true", "false", "[true,", "false]"], table
+    import csv
+    written = CliRunner().invoke(app, ["query", sql, "--db", archive, "--csv"]).stdout
+    cells = list(csv.reader(written.splitlines()))
+    assert cells == [["yes", "no", "both"], ["true", "false", "[true,false]"]]  # one spelling in a cell and a list
+    (tmp_path / "q.csv").write_text(written)
+    assert duckdb.sql(f"SELECT yes, no FROM read_csv('{tmp_path / 'q.csv'}', header = true)").fetchall() == [(True, False)]
+    row = json.loads(CliRunner().invoke(app, ["query", sql, "--db", archive, "--json"]).stdout)
+    assert row == {"yes": True, "no": False, "both": [True, False]}
+
+
 def test_a_query_with_no_rows_says_so_under_its_header(archive):
     none = CliRunner().invoke(app, ["query", "SELECT id, status FROM games WHERE false", "--db", archive])
     assert none.exit_code == 0 and none.stdout.splitlines() == ["id  status", "(no rows)"]
