@@ -20,7 +20,7 @@ from .visitor import Visitor
 if TYPE_CHECKING:  # the event classes load only where a replay is traced
     from .events import ClaimJudged, DealStarted, FindingMade, GameEnded, KittyExchanged, PassMade, TrickWon
 from .words import plural, shown_id
-from .render import _game_title, console, json_line, rate
+from .render import game_title, console, json_line, rate
 
 
 _SYMBOL = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}
@@ -276,7 +276,7 @@ def analysis_view(items, out: IO[str] | None = None) -> Summary:
     for g in items:
         if not isinstance(g, GameAnalysis):
             summary.add(g)
-            con.print(_game_title(g))
+            con.print(game_title(g))
             for f in g.findings:
                 con.print(Text("  " + f.text()))
             continue

@@ -143,7 +143,7 @@ def _is_utf8(encoding: str | None) -> bool:
         return False
 
 
-def _game_title(result: GameResult) -> Text:
+def game_title(result: GameResult) -> Text:
     title = Text()
     title.append(result.source, style="bold")
     title.append(f"  game {shown_id(result.id) if result.id else '(no id)'}  ")
@@ -164,7 +164,7 @@ def validation_human(results: Iterable[GameResult], out: IO[str] | None = None, 
         summary.add(r)
         if not r.findings:
             continue
-        con.print(_game_title(r))
+        con.print(game_title(r))
         for f in r.findings:
             line = Text("  ")
             if f.place:
@@ -256,7 +256,7 @@ def _to_stderr(prefix: str, style: str, message: str, hint: str) -> None:
         con.print(Text(f"hint: {shown_text(hint)}", style="dim"))
 
 
-def _fitted(con: Console, columns: list[tuple[str, str]], rows: list[list[Any]], whole: set[str],
+def fitted_table(con: Console, columns: list[tuple[str, str]], rows: list[list[Any]], whole: set[str],
             optional: list[str], **table_args: Any) -> tuple[Any, list[str]]:
     """A table that fits the terminal without cutting a number, an id or a word: each column keeps
     its longest word (the `whole` columns their widest cell) on one line. Where even that is too
@@ -280,7 +280,7 @@ def _fitted(con: Console, columns: list[tuple[str, str]], rows: list[list[Any]],
         dropped.append(left[0])
 
 
-def _say_dropped(con: Console, dropped: list[str]) -> None:
+def say_dropped(con: Console, dropped: list[str]) -> None:
     if dropped:
         con.print(Text(f"(a terminal {con.width} columns wide: {', '.join(dropped)} left out; a wider terminal "
                        "or --json shows them)", style="dim"))
@@ -582,11 +582,11 @@ def fairness_view(screen, out: IO[str] | None = None) -> None:
         rows.append([x.player, x.as_, x.test, str(x.deals), f"{x.observed:.2f}", f"{x.expected:.2f}",
                      signed(x.effect), f"{x.p:.2g}", Text(f"{x.p_adjusted:.2g}", style="bold red" if x.flagged else ""),
                      f"{need:,}" if need else "-"])
-    table, dropped = _fitted(con, columns, rows, set(names[3:]) | {"player"},
+    table, dropped = fitted_table(con, columns, rows, set(names[3:]) | {"player"},
                          ["deals for 90%", "chance", "p", "mean", "as"])
     con.print()
     con.print(table)
-    _say_dropped(con, dropped)
+    say_dropped(con, dropped)
     if "deals for 90%" not in dropped:
         con.print(Text("'deals for 90%': how many deals it would take to see an edge of that size at alpha with 90% "
                        "power.", style="dim"))

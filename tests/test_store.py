@@ -197,7 +197,7 @@ def test_the_rows_kept_of_a_batch_are_those_of_the_games_kept():
     for keep in ([0], [29], list(range(0, 12)), list(range(12, 30)), list(range(5, 6)), [1, 2, 7, 20], list(range(30))):
         for name, t in tables.items():
             want = t.filter(pc.is_in(t["_n"], value_set=pa.array(keep, type=pa.int32())))
-            assert staging._kept(t, keep).equals(want), (name, keep)
+            assert staging.kept_rows(t, keep).equals(want), (name, keep)
 
 
 def _contents(db: str) -> dict[str, list]:

@@ -20,8 +20,8 @@ from ..reader import DEFAULT_MAX_RECORD_BYTES, RawRecord, read_records
 from ..repeats import RecordsReadAgain, record_digest
 from ..results import GameLine, GameResult
 from .schema import ANALYSIS_TABLES, NO_EXTENSIONS, STORED, TABLES, connect, init
-from .staging import (BATCH_BYTES, BATCH_GAMES, _concat, _kept, _part_rows, _text_kind, _unfolded_rows, finding_row,
-                      stage_tables)
+from .staging import (BATCH_BYTES, BATCH_GAMES, finding_row, joined_tables, kept_rows, part_rows, stage_tables,
+                      text_kind, unfolded_rows)
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -86,11 +86,11 @@ def _write(con: duckdb.DuckDBPyConnection, parts: list[tuple[dict[str, pa.Table]
     if not parts:
         return
     placed: list[tuple[FileSeen, int, int]] = []  # the text viewed in the file: as it was, and where
-    kept = [_part_rows(tables, keep, files, placed) for tables, keep in parts]
-    tables = kept[0] if len(kept) == 1 else {name: _concat([k[name] for k in kept]) for name in kept[0]}
+    kept = [part_rows(tables, keep, files, placed) for tables, keep in parts]
+    tables = kept[0] if len(kept) == 1 else {name: joined_tables([k[name] for k in kept]) for name in kept[0]}
     _insert_staged(con, tables, report)
     deals = report.rows.pop("deal_facts", 0)
-    for name, rows in _unfolded_rows(tables["_deals"] if deals else None).items():
+    for name, rows in unfolded_rows(tables["_deals"] if deals else None).items():
         report.rows[name] = report.rows.get(name, 0) + rows
     report.rows["game_players"] = 3 * report.rows.get("games", 0)
     for seen, lo, hi in placed:
@@ -219,7 +219,7 @@ class _Transaction:
         row_bytes = (sum(t.get_total_buffer_size() for t in batch.staged.values()) / max(len(batch.results), 1)
                      if batch.staged else 0)
         try:
-            if keep and self.pending and _text_kind(self.pending[0][0]) != _text_kind(batch.staged):
+            if keep and self.pending and text_kind(self.pending[0][0]) != text_kind(batch.staged):
                 self.write()  # another file, or text carried rather than taken from the file
             while keep:
                 self.begin()
@@ -537,5 +537,5 @@ def _add_analysis(con: duckdb.DuckDBPyConnection, batch: Batch, keep: list[int],
 def _write_analysis(con: duckdb.DuckDBPyConnection, staged: dict[str, pa.Table], places: list[int],
                     report: LoadReport) -> None:
     """The analysis rows of the games at `places` (stored before without them), in the open transaction."""
-    _insert_staged(con, {f"_{t}": _kept(staged[f"_{t}"], places).drop_columns(["_n"]) for t in ANALYSIS_TABLES},
+    _insert_staged(con, {f"_{t}": kept_rows(staged[f"_{t}"], places).drop_columns(["_n"]) for t in ANALYSIS_TABLES},
                    report)

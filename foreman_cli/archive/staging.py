@@ -51,7 +51,7 @@ _ACCURACY_COLS = ("game_id", "deal", "player", "cards_analysed", "cost", "accura
 _PAYOUT_COLS = ("game_id", "player", "net", "net_text", "currency", "short_of_quota", "winner", "disputed")
 
 
-def _unfolded_rows(deals: pa.Table | None) -> dict[str, int]:
+def unfolded_rows(deals: pa.Table | None) -> dict[str, int]:
     """The rows a batch adds to the views that unfold deal_facts, counted from its staged deals."""
     if deals is None:
         return {}
@@ -361,12 +361,12 @@ def _text_views(data, places: pa.StructArray) -> tuple[pa.Array, int, int]:
     return pa.Array.from_buffers(pa.string_view(), len(at), buffers), lo, hi
 
 
-def _part_rows(tables: dict[str, pa.Table], keep: list[int], files: FileMap | None,
+def part_rows(tables: dict[str, pa.Table], keep: list[int], files: FileMap | None,
                placed: list[tuple[FileSeen, int, int]]) -> dict[str, pa.Table]:
     """A batch's staged tables cut to the games at places `keep`, their text taken from the file
     where it is there (its range appended to `placed`)."""
     every = len(keep) == len(tables["_games"])  # the usual case: nothing to drop
-    tables = {name: (t if every else _kept(t, keep)).drop_columns(["_n"]) for name, t in tables.items()}
+    tables = {name: (t if every else kept_rows(t, keep)).drop_columns(["_n"]) for name, t in tables.items()}
     games = tables["_games"]
     meta = games.schema.metadata or {}
     if _TEXT_FILE in meta:  # the text is in the file, where the records lie: viewed, never copied
@@ -380,7 +380,7 @@ def _part_rows(tables: dict[str, pa.Table], keep: list[int], files: FileMap | No
     return tables
 
 
-def _concat(tables: list[pa.Table]) -> pa.Table:
+def joined_tables(tables: list[pa.Table]) -> pa.Table:
     """The tables' rows, chunks side by side (copying none); a column of an empty batch may be
     typed null (_arrow), and a null column takes its type from the others."""
     import pyarrow as pa
@@ -388,13 +388,13 @@ def _concat(tables: list[pa.Table]) -> pa.Table:
     return pa.concat_tables(rows, promote_options="default") if rows else tables[0]
 
 
-def _text_kind(tables: dict[str, pa.Table]) -> tuple:
+def text_kind(tables: dict[str, pa.Table]) -> tuple:
     """What parts written together must share: their games' columns and the file their text is in."""
     games = tables["_games"]
     return games.schema.remove_metadata(), (games.schema.metadata or {}).get(_TEXT_FILE)
 
 
-def _kept(table: pa.Table, keep: list[int]) -> pa.Table:
+def kept_rows(table: pa.Table, keep: list[int]) -> pa.Table:
     """The staged rows of the games at places `keep` (ascending) of their batch.
 
     A table's rows are in the order of their games' places ("_n", which _Batch appends in order),
