@@ -18,7 +18,7 @@ except ImportError:
 NAME = "C" if _core is not None else "Python"
 # The replay's fast path for a plain deal; the pure path replays every deal in full.
 clean_deal = _core.clean_deal if _core is not None else None
-# A deal's cards as codes for the archive (store.deal_codes is the reference).
+# A deal's cards as codes for the archive (archive/staging.py's deal_codes is the reference).
 deal_codes = _core.deal_codes if _core is not None else None
 # The same from the compiled lane's blocks (there are blocks only where the lane read a record).
 lane_codes = _core.lane_codes if _core is not None else None
