@@ -121,6 +121,7 @@ def test_generated_corpus_twice_same_counts(tmp_path):
     assert store.counts(db) == first and rep.unchanged == 300 and first["games"] == 300
 
 
+@pytest.mark.reference_only
 def test_a_load_writes_row_groups_of_the_size_it_asks_for(tmp_path, monkeypatch):
     # DuckDB keeps no row group size in the file: a load asks for its own at each ATTACH.
     recs = [r for r, _ in generate(1600, 12)]
@@ -165,6 +166,7 @@ def _commits(monkeypatch, **load_kw) -> tuple[int, "_Counting"]:
     return store.load_paths(**load_kw), made[0]
 
 
+@pytest.mark.reference_only
 def test_a_transaction_holds_batches_until_it_holds_batch_games(tmp_path, monkeypatch):
     import gzip
     recs = [r for r, _ in generate(1000, 13, max_deals=4)]
@@ -327,6 +329,7 @@ def test_a_failed_query_keeps_duckdbs_guess_at_the_name_and_says_how_to_list_the
     assert res.exit_code == 0 and "games" in res.output.splitlines()
 
 
+@pytest.mark.reference_only
 def test_query_refuses_what_would_change_only_its_own_session(tmp_path):
     """A statement that is not a read is refused by its kind, not run against the session's own
     views and reported as a success that changed nothing; every kind of read still runs."""
@@ -919,6 +922,7 @@ def test_the_load_progress_bar_is_drawn_where_rich_takes_stderr_for_a_terminal(m
         assert bar.progress is None
 
 
+@pytest.mark.reference_only
 def test_a_time_without_an_offset_is_utc_whatever_the_machine_zone(tmp_path):
     """docs/format.md: a played_at without an offset is UTC, so the archive does not depend on TZ."""
     rec = game(id="naive", played_at="2026-01-01T19:00:00")
