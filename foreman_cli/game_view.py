@@ -20,7 +20,7 @@ from .visitor import Visitor
 if TYPE_CHECKING:  # the event classes load only where a replay is traced
     from .events import ClaimJudged, DealStarted, FindingMade, GameEnded, KittyExchanged, PassMade, TrickWon
 from .words import plural, shown_id
-from .render import game_title, console, json_line, rate
+from .render import console, game_title, json_line, rate
 
 
 _SYMBOL = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}

@@ -12,7 +12,7 @@ from rich.table import Table
 from rich.text import Text
 
 from . import money
-from .render import fitted_table, say_dropped, console, name_clash, warning
+from .render import console, fitted_table, name_clash, say_dropped, warning
 from .words import plural, shown_id
 
 PER_GAME_UP_TO = 50  # games a settlement lists one by one unless asked; above, its summary
@@ -85,7 +85,7 @@ def _games_table(con: Console, ledger) -> None:
         rows.append([_named(game), game.status, game.winner or "-", stake, short, nets, counted])
     columns = [(name, "left") for name in ("game", "status", "winner", "stake", "short of quota", "nets", "counted")]
     games, dropped = fitted_table(con, columns, rows, {"game", "stake"}, ["short of quota", "nets", "stake"],
-                             title="Games", title_justify="left")
+                                  title="Games", title_justify="left")
     con.print(games)
     say_dropped(con, dropped)
 

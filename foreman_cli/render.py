@@ -257,7 +257,7 @@ def _to_stderr(prefix: str, style: str, message: str, hint: str) -> None:
 
 
 def fitted_table(con: Console, columns: list[tuple[str, str]], rows: list[list[Any]], whole: set[str],
-            optional: list[str], **table_args: Any) -> tuple[Any, list[str]]:
+                 optional: list[str], **table_args: Any) -> tuple[Any, list[str]]:
     """A table that fits the terminal without cutting a number, an id or a word: each column keeps
     its longest word (the `whole` columns their widest cell) on one line. Where even that is too
     wide, the `optional` columns are left out in turn; the names left out are returned, to say so."""
@@ -462,8 +462,10 @@ def rate(share: float) -> str:
 
 
 def _cell(column: str, value: Any, people: bool) -> str:
-    if value is None or isinstance(value, bool):
-        return "" if value is None else "true" if value else "false"  # SQL's spelling, not Python's
+    if value is None:
+        return ""
+    if isinstance(value, bool):  # SQL's spelling, not Python's
+        return "true" if value else "false"
     if isinstance(value, (list, tuple)):  # as SQL writes a list ([judy, erin, frank]), not as Python does
         return "[" + ", ".join("NULL" if v is None else _cell(column, v, people) for v in value) + "]"
     if people and isinstance(value, (float, Decimal)) and (column.endswith("_rate") or column == "accuracy"):
@@ -583,7 +585,7 @@ def fairness_view(screen, out: IO[str] | None = None) -> None:
                      signed(x.effect), f"{x.p:.2g}", Text(f"{x.p_adjusted:.2g}", style="bold red" if x.flagged else ""),
                      f"{need:,}" if need else "-"])
     table, dropped = fitted_table(con, columns, rows, set(names[3:]) | {"player"},
-                         ["deals for 90%", "chance", "p", "mean", "as"])
+                                  ["deals for 90%", "chance", "p", "mean", "as"])
     con.print()
     con.print(table)
     say_dropped(con, dropped)

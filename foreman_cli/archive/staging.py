@@ -362,7 +362,7 @@ def _text_views(data, places: pa.StructArray) -> tuple[pa.Array, int, int]:
 
 
 def part_rows(tables: dict[str, pa.Table], keep: list[int], files: FileMap | None,
-               placed: list[tuple[FileSeen, int, int]]) -> dict[str, pa.Table]:
+              placed: list[tuple[FileSeen, int, int]]) -> dict[str, pa.Table]:
     """A batch's staged tables cut to the games at places `keep`, their text taken from the file
     where it is there (its range appended to `placed`)."""
     every = len(keep) == len(tables["_games"])  # the usual case: nothing to drop
