@@ -9,9 +9,12 @@ import sys
 import zipfile
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
+@pytest.mark.slow
 def test_without_a_compiler_the_package_builds_and_runs_on_the_python_path(tmp_path):
     env = dict(os.environ, CC="false", CXX="false")  # every compile fails at once
     # From a copy of the sources: a `pip install .` of this tree leaves a build/ directory whose

@@ -6,6 +6,7 @@ import json
 import math
 import random
 
+import pytest
 from typer.testing import CliRunner
 
 from foreman_cli import fairness, stats_exact as sx
@@ -116,6 +117,7 @@ def fair_deals(rng: random.Random, n: int, cheat: str | None = None, peek: int =
         yield fairness.Dealt("g", i + 1, PLAYERS, dealer, tuple(map(tuple, hands)), tuple(kitty))
 
 
+@pytest.mark.slow
 def test_fair_deals_are_flagged_no_more_often_than_alpha():
     # 300 independent screens of 60 fair deals at alpha 0.01 (Holm): the family-wise rate is at
     # most 1%, about 3 screens in 300; 10 or more would happen by chance with p < 0.001.

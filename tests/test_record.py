@@ -101,6 +101,7 @@ def _generated():
 GENERATED = list(_generated())
 
 
+@pytest.mark.slow
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 @given(st.integers(0, len(GENERATED) - 1), st.integers(0, 2**32))
 def test_any_notation_file_piped_into_record_gives_the_same_records(i, seed):

@@ -70,6 +70,7 @@ def check_whole_games(db: str, ref: str) -> int:
     return len(got)
 
 
+@pytest.mark.slow
 def test_load_killed_mid_way_leaves_whole_games_and_resumes(corpus, tmp_path):
     path, ref = corpus
     db = tmp_path / "killed.duckdb"
@@ -101,6 +102,7 @@ def _small_files():
     signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
 
 
+@pytest.mark.slow
 def test_full_disk_is_a_clear_error_and_leaves_whole_games(corpus, tmp_path):
     path, ref = corpus
     db = tmp_path / "full.duckdb"
@@ -184,6 +186,7 @@ def _interrupt_when(args: list[str], ready) -> tuple[int, str]:
     return proc.returncode, err
 
 
+@pytest.mark.slow
 def test_ctrl_c_during_load_with_workers_is_one_line_and_keeps_whole_batches(corpus, tmp_path):
     path, ref = corpus
     db = tmp_path / "interrupted.duckdb"
@@ -277,6 +280,7 @@ def test_ctrl_c_during_validate_with_workers_is_one_line(corpus):
     assert len(out.splitlines()) < 1499
 
 
+@pytest.mark.slow
 def test_settle_json_memory_stays_flat_on_many_bad_lines(tmp_path):
     # 60,000 lines of {} and one game: the ledger keeps the balances, not the lines (before: ~200 MB
     # here and 4.4 GB for a million; now about 45 MB for a million).
@@ -306,6 +310,7 @@ def million_plays(tmp_path_factory) -> str:
     return db
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("fmt", ["--csv", "--json"])
 def test_query_streams_a_million_plays_in_flat_memory(million_plays, tmp_path, fmt):
     out = tmp_path / "plays.out"
@@ -418,6 +423,7 @@ def hostile_archive(tmp_path_factory):
     return clean, hostile
 
 
+@pytest.mark.slow
 def test_a_hostile_archive_reads_nothing_and_its_views_change_nothing(hostile_archive, tmp_path):
     clean, hostile = hostile_archive
     for args in (["stats"], ["stats", "--json"], ["fairness", "--json", "--db"], ["query", "SELECT * FROM player_summary"],
@@ -485,6 +491,7 @@ def test_the_table_of_an_endless_result_ends(hostile_archive):
     assert done.returncode == 2 and done.stderr.count("\n") == 2, done.stderr
 
 
+@pytest.mark.slow
 def test_a_record_far_beyond_the_rules_costs_itself_only(tmp_path):
     """A million discards, or a hand of 64 cards, is RECORD_SCHEMA at its field (one finding, a short
     output), and a load stores every good game around it, whatever the batch."""
@@ -509,6 +516,7 @@ def test_a_record_far_beyond_the_rules_costs_itself_only(tmp_path):
         assert json.loads(done.stdout)["added"] == 4 and done.returncode == 1, done.stderr
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("damage", ["truncated", "bit-flipped", "zeroed"])
 def test_a_broken_archive_is_one_line_in_every_command(hostile_archive, tmp_path, damage):
     """No traceback from stats, fairness --db, query, export or load on a damaged archive: one line."""

@@ -159,6 +159,7 @@ def _html_pages(tmp_path: Path) -> Path:
     return out
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(shutil.which("java") is None, reason="no Java here: .ci/run installs it for the HTML validator")
 def test_every_page_is_valid_html(tmp_path):
     pages = _html_pages(tmp_path)

@@ -179,6 +179,7 @@ def _one_more_decides(b: Board, x: int) -> int | None:
     return t + 1
 
 
+@pytest.mark.slow
 @pytest.mark.reference_only
 @pytest.mark.parametrize("seed", range(2))
 def test_a_trick_x_cannot_be_kept_from_holds_against_brute_force(seed):

@@ -922,6 +922,7 @@ def test_the_load_progress_bar_is_drawn_where_rich_takes_stderr_for_a_terminal(m
         assert bar.progress is None
 
 
+@pytest.mark.slow
 @pytest.mark.reference_only
 def test_a_time_without_an_offset_is_utc_whatever_the_machine_zone(tmp_path):
     """docs/format.md: a played_at without an offset is UTC, so the archive does not depend on TZ."""
