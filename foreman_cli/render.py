@@ -506,12 +506,10 @@ def query_csv(res, out: IO[str] | None = None) -> None:
 
 
 def _csv_value(value: Any) -> Any:
-    """A value of a CSV cell: a list or a struct as its JSON text, which a sheet or a script can read back;
-    a boolean true or false, as in that JSON text."""
-    if isinstance(value, bool):
-        return "true" if value else "false"
+    """A value of a CSV cell: a list, a struct or a boolean as its JSON text (a boolean as it stands in a
+    list's), which a sheet or a script can read back."""
     plain = _plain(value)
-    return _encode(plain).decode() if isinstance(plain, (list, dict)) else plain
+    return _encode(plain).decode() if isinstance(plain, (list, dict, bool)) else plain
 
 
 def stats_report(st, out: IO[str] | None = None) -> None:

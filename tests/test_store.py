@@ -577,7 +577,8 @@ def test_a_boolean_in_a_query_is_written_true_or_false_as_sql_and_json_write_it(
     cells = list(csv.reader(written.splitlines()))
     assert cells == [["yes", "no", "both"], ["true", "false", "[true,false]"]]  # one spelling in a cell and a list
     (tmp_path / "q.csv").write_text(written)
-    assert duckdb.sql(f"SELECT yes, no FROM read_csv('{tmp_path / 'q.csv'}', header = true)").fetchall() == [(True, False)]
+    reread = duckdb.sql(f"SELECT yes, no FROM read_csv('{tmp_path / 'q.csv'}', header = true)").fetchall()
+    assert reread == [(True, False)]
     row = json.loads(CliRunner().invoke(app, ["query", sql, "--db", archive, "--json"]).stdout)
     assert row == {"yes": True, "no": False, "both": [True, False]}
 
