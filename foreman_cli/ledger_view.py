@@ -116,8 +116,9 @@ def _repeats(con: Console, ledger) -> None:
     for r in ledger.repeats:
         con.print(f"  {r.source}: {r.message}")
     if ledger.conflicting:
-        con.print("  A game read again as another record is in doubt: its first record was counted; "
-                  "check with the table which one is right.")
+        # The first record stands whatever its status: it may itself be left out (invalid, disputed).
+        con.print("  A game read again as another record is in doubt: its first record stands, as listed above, and "
+                  "the later one takes part in nothing; check with the table which one is right.")
 
 
 def _nested(value: Any, level: int) -> str:

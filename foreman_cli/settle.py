@@ -74,7 +74,7 @@ class Repeat:
 
     @property
     def in_doubt(self) -> bool:
-        """True when the two records of the game may differ, and the first was counted."""
+        """True when the two records of the game may differ: the first stands, whatever its status."""
         return not (self.identical or self.same_record)
 
     def to_dict(self) -> dict[str, Any]:

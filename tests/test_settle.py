@@ -230,13 +230,23 @@ def test_a_game_read_again_with_other_content_puts_the_settlement_in_doubt(tmp_p
     (tmp_path / "c.jsonl").write_text(json.dumps(first) + "\n")
     differing = runner.invoke(app, ["settle", str(tmp_path / "a.jsonl"), str(tmp_path / "b.jsonl")])
     assert differing.exit_code == 1 and "(a different record)" in differing.output
-    assert "its first record was counted" in differing.output
+    assert "its first record stands" in differing.output
     as_json = runner.invoke(app, ["settle", "--json", str(tmp_path / "a.jsonl"), str(tmp_path / "b.jsonl")])
     repeats = json.loads(as_json.output)["repeats"]
     assert as_json.exit_code == 1 and [(r["identical"], r["same_record"]) for r in repeats] == [(False, False)]
     same = runner.invoke(app, ["settle", str(tmp_path / "a.jsonl"), str(tmp_path / "c.jsonl")])  # the same record twice
-    assert same.exit_code == 0 and "(identical)" in same.output and "first record was counted" not in same.output
+    assert same.exit_code == 0 and "(identical)" in same.output and "first record stands" not in same.output
     assert differing.output.split("Balances")[1] == same.output.split("Balances")[1]  # the first copy counts either way
+
+
+def test_a_game_read_again_after_an_invalid_first_record_is_not_said_to_be_counted(tmp_path):
+    torn = game(id="g1", stake="1.00", currency="GBP")
+    torn["players"] = ["alice", "bob", "alice"]
+    fair = game(id="g1", stake="1.00", currency="GBP")
+    (tmp_path / "a.jsonl").write_text(json.dumps(torn) + "\n" + json.dumps(fair) + "\n")
+    r = runner.invoke(app, ["settle", str(tmp_path / "a.jsonl")], env={"COLUMNS": "200"})
+    assert r.exit_code == 1 and "g1: invalid record" in r.output and "(a different record)" in r.output
+    assert "its first record stands" in r.output and "counted;" not in r.output
 
 
 def test_a_record_without_an_id_is_named_by_where_it_is(tmp_path):
