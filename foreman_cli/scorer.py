@@ -7,6 +7,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import msgspec
+
 from . import audit, convert, engine, notation
 from .findings import (ClaimDoubtful, ClaimMismatch, ClaimRefuted, DiscardNotHeld, Finding, PassSequence, Revoke,
                        SeriesGap, SeriesSeqShared, TrickSize, Unfinished)
@@ -378,8 +380,13 @@ def replay_lines(lines: list[str]) -> GameState:
                     notation="\n".join(lines))
     res = audit.check_record(raw)
     if res.status == "invalid":
-        f = res.findings[0]
-        return GameState(lines, game.record, problem=f.message, problem_line=_line_of(f.path, game.places))
+        # The latest line that breaks the format: a line just typed is judged by its own fault, neither
+        # hidden by one written before it nor by what is still to come (a header has no deal yet).
+        located = [(line, f) for f in res.findings if (line := _line_of(f.path, game.places)) is not None]
+        line, f = max(located, key=lambda found: found[0]) if located else (None, res.findings[0])
+        if "line" in f.__struct_fields__:  # its line counts from the game's start; the scorer says where in the file
+            f = msgspec.structs.replace(f, line=None)
+        return GameState(lines, game.record, problem=f.message, problem_line=line)
     return GameState(lines, game.record, res)
 
 

@@ -402,6 +402,13 @@ def test_a_line_cut_short_by_a_crash_is_dropped_and_a_whole_one_kept(tmp_path):
     assert (tmp_path / "u.fmn").read_text() == HEAD + "1. 7S A 9\n"
 
 
+def test_a_header_line_that_breaks_the_format_is_refused_as_it_is_typed(tmp_path):
+    path = tmp_path / "t.fmn"
+    code, _, err = piped(path, "game s2\nplayers alice bob carol\nstake 1,50 EUR\nstake 1.50 EUR\ndeal alice\n")
+    assert code == 1 and "line 3: $.stake: '1,50' is not valid here" in err and "not kept" in err
+    assert path.read_text() == "game s2\nplayers alice bob carol\nstake 1.50 EUR\ndeal alice\n"
+
+
 def test_a_file_with_a_line_that_does_not_read_says_which_line_and_how_to_go_on(tmp_path):
     path = tmp_path / "t.fmn"
     path.write_text("# friday\n" + HEAD + "1. 7S A 9\n2. KH 2 3X\n")  # 3X: a slip made in an editor
