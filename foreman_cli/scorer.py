@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+import re
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +21,7 @@ from .words import undecoded_at
 
 COMMANDS = ("undo", "show", "help", "quit")
 SeriesPlaces = dict[tuple[str, int], list[tuple[str, int, dict[str, Any]]]]  # a place -> (id, line, facts)
+_HANDS = re.compile(r"\$\.deals\[\d+\]\.hands")  # a deal's hands as a whole: one of them not entered yet
 _VERDICTS = (ClaimRefuted, ClaimDoubtful, ClaimMismatch)  # what the table asked to be judged, not a slip of the pen
 
 
@@ -33,6 +35,7 @@ class GameState:
     result: GameResult | None = None
     problem: str | None = None
     problem_line: int | None = None  # counted from the game's first line
+    awaited: bool = False  # the problem is only a hand still to be entered
 
     @property
     def breaches(self) -> set[tuple]:
@@ -226,7 +229,8 @@ class Scorer:
         candidate = base + lines + ([" ".join(pending)] if pending else [])
         state = self._replay(candidate, after_all=new_game)
         first_new = len(base) + 1
-        one_of_three = [_first_word(line) for line in lines] == ["hand"]  # the others' hands are still to come
+        # The others' hands are still to come after the first or second `hand` line.
+        one_of_three = [_first_word(line) for line in lines] == ["hand"] and state.awaited
         if state.problem is not None and state.problem_line is not None and state.problem_line >= first_new \
                 and not one_of_three:
             return Attempt(refused=state.problem, pending=self.pending)
@@ -254,8 +258,7 @@ class Scorer:
         if attempt.lines and attempt.state is not None and not attempt.pending:
             # The attempt's replay is the journal's game: the same lines, typed or canonical.
             lines = self._game_lines(self.journal.lines)
-            self.state = GameState(lines, attempt.state.record, attempt.state.result, attempt.state.problem,
-                                   attempt.state.problem_line)
+            self.state = replace(attempt.state, lines=lines)
         elif attempt.lines:
             self.state = self._replay(self._game_lines(self.journal.lines))
         self.live = attempt.state if self.pending else self.state
@@ -382,11 +385,14 @@ def replay_lines(lines: list[str]) -> GameState:
     if res.status == "invalid":
         # The latest line that breaks the format: a line just typed is judged by its own fault, neither
         # hidden by one written before it nor by what is still to come (a header has no deal yet).
-        located = [(line, f) for f in res.findings if (line := _line_of(f.path, game.places)) is not None]
-        line, f = max(located, key=lambda found: found[0]) if located else (None, res.findings[0])
+        # At one line, a hand still to come is the last thing to say: a slip in the line comes first.
+        located = [(line, not _HANDS.fullmatch(f.path or ""), f) for f in res.findings
+                   if (line := _line_of(f.path, game.places)) is not None]
+        line, _, f = max(located, key=lambda found: found[:2]) if located else (None, True, res.findings[0])
+        awaited = bool(_HANDS.fullmatch(f.path or ""))
         if "line" in f.__struct_fields__:  # its line counts from the game's start; the scorer says where in the file
             f = msgspec.structs.replace(f, line=None)
-        return GameState(lines, game.record, problem=f.message, problem_line=line)
+        return GameState(lines, game.record, problem=f.message, problem_line=line, awaited=awaited)
     return GameState(lines, game.record, res)
 
 

@@ -407,6 +407,11 @@ def test_a_header_line_that_breaks_the_format_is_refused_as_it_is_typed(tmp_path
     code, _, err = piped(path, "game s2\nplayers alice bob carol\nstake 1,50 EUR\nstake 1.50 EUR\ndeal alice\n")
     assert code == 1 and "line 3: $.stake: '1,50' is not valid here" in err and "not kept" in err
     assert path.read_text() == "game s2\nplayers alice bob carol\nstake 1.50 EUR\ndeal alice\n"
+    # A hand is not refused for the hands still to come, but for a name that is not a player's.
+    hand = "2D 10S QH JS 4S 7S 7H 6C 10C JH 6S AH 8H QS 5S KS"
+    code, _, err = piped(path, f"hand zed {hand}\nhand bob {hand}\n")
+    assert code == 1 and "line 1: $.deals[0].hands['zed']: 'zed' is not one of the players" in err
+    assert path.read_text().endswith(f"deal alice\nhand bob {hand}\n")
 
 
 def test_a_file_with_a_line_that_does_not_read_says_which_line_and_how_to_go_on(tmp_path):
