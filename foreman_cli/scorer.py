@@ -106,7 +106,10 @@ class Scorer:
         """A game's lines replayed, with the check across games that validate would make of the
         file: a series game's first dealer against the game before it (DEALER_SUCCESSION).
         `after_all`: the game follows every game the file holds (a `game` line being entered)."""
-        state = replay_lines(lines)
+        journal = self.journal.lines
+        start = len(journal) + bool(journal and journal[-1].strip()) if after_all \
+            else len(journal) - len(self._game_lines(journal))  # the lines before the game's first
+        state = replay_lines(lines, start + 1)
         res = state.result
         if res is None or res.series is None:
             return state
@@ -365,20 +368,22 @@ def _series_places(lines: list[str]) -> tuple[set[str], SeriesPlaces]:
         ids.add(game_id)
         if repeat or "series" not in words[start:end]:
             continue
-        res = replay_lines(lines[start:end]).result
+        res = replay_lines(lines[start:end], start + 1).result
         if res is not None and res.series is not None:
             places.setdefault(res.series, []).append((res.id, start + 1, audit.series_facts(res)))
     return ids, places
 
 
-def replay_lines(lines: list[str]) -> GameState:
-    """Read a game's lines of notation and replay it, as every other command would."""
+def replay_lines(lines: list[str], first: int = 1) -> GameState:
+    """Read a game's lines of notation and replay it, as every other command would. `first`: the
+    file's number of its first line, which the words name a line by ("where line 14 wrote 7D")."""
     if not lines:
         return GameState(lines)
-    games = list(notation.read_games(lines))
+    games = list(notation.read_games(lines, first))
     game = games[-1]
     if game.record is None:
-        return GameState(lines, problem=game.error, problem_line=game.error_line)
+        at = None if game.error_line is None else game.error_line - first + 1
+        return GameState(lines, problem=game.error, problem_line=at)
     raw = RawRecord("journal", 1, json.dumps(game.record, ensure_ascii=False, separators=(",", ":")),
                     notation="\n".join(lines))
     res = audit.check_record(raw)
@@ -386,11 +391,11 @@ def replay_lines(lines: list[str]) -> GameState:
         # The latest line that breaks the format: a line just typed is judged by its own fault, neither
         # hidden by one written before it nor by what is still to come (a header has no deal yet).
         # At one line, a hand still to come is the last thing to say: a slip in the line comes first.
-        located = [(line, not _HANDS.fullmatch(f.path or ""), f) for f in res.findings
+        located = [(line - first + 1, not _HANDS.fullmatch(f.path or ""), f) for f in res.findings
                    if (line := _line_of(f.path, game.places)) is not None]
         line, _, f = max(located, key=lambda found: found[:2]) if located else (None, True, res.findings[0])
         awaited = bool(_HANDS.fullmatch(f.path or ""))
-        if "line" in f.__struct_fields__:  # its line counts from the game's start; the scorer says where in the file
+        if "line" in f.__struct_fields__:  # the scorer says where, as the file's line or the line typed
             f = msgspec.structs.replace(f, line=None)
         return GameState(lines, game.record, problem=f.message, problem_line=line, awaited=awaited)
     return GameState(lines, game.record, res)

@@ -414,6 +414,13 @@ def test_a_header_line_that_breaks_the_format_is_refused_as_it_is_typed(tmp_path
     assert path.read_text().endswith(f"deal alice\nhand bob {hand}\n")
 
 
+def test_a_refusal_that_names_another_line_names_it_as_the_file_numbers_it(tmp_path):
+    path = tmp_path / "t.fmn"
+    path.write_text("# friday\n" + HEAD + "\n" + HEAD.replace("game t", "game u") + "kitty 6D 4D JC 7D\n")
+    attempt = Scorer(path).attempt("kitty 6D 4D JC 8D")
+    assert attempt.refused == "kitty: 8D here where line 9 wrote 7D; write it once"  # line 4 of its game
+
+
 def test_a_file_with_a_line_that_does_not_read_says_which_line_and_how_to_go_on(tmp_path):
     path = tmp_path / "t.fmn"
     path.write_text("# friday\n" + HEAD + "1. 7S A 9\n2. KH 2 3X\n")  # 3X: a slip made in an editor
