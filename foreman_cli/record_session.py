@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import IO
 
+from .notation import KEYWORDS
 from .scoreboard import HELP, Turn
 from .scorer import COMMANDS, Attempt, Said, Scorer
 
@@ -119,11 +120,16 @@ def run_terminal(scorer: Scorer, path: str) -> int:
         if text.lower() in COMMANDS:
             if text.lower() == "quit":
                 return 0
-            show(scorer.undo().text if text.lower() == "undo" else scorer.show() if text.lower() == "show" else HELP)
+            show(_command_answer(scorer, text.lower()))
             continue
         for line in ([text] if text else offer):
             if not _enter(scorer, line, session, show):
                 break
+
+
+def _command_answer(scorer: Scorer, command: str) -> str:
+    """What `undo`, `show` or `help` does at a terminal, in words."""
+    return scorer.undo().text if command == "undo" else scorer.show() if command == "show" else HELP
 
 
 def _enter(scorer: Scorer, line: str, session, show) -> bool:
@@ -162,17 +168,31 @@ def _offer(scorer: Scorer, turn: Turn) -> list[str]:
 
 
 def _ask_header(scorer: Scorer, session, show) -> bool:
-    """The first game of a file: its lines asked one by one (a line of notation may be typed whole)."""
-    for keyword, question, needed in _HEADER_QUESTIONS:
-        while True:
-            answer = session.prompt(f"{question} › ").strip()
-            if not answer and not needed:
-                break
-            if not answer:
-                continue
-            line = answer if answer.split()[0] == keyword else f"{keyword} {answer}"
-            if _enter(scorer, line, session, show):
-                break
+    """The first game of a file: its lines asked one by one. A whole line of notation may be typed
+    instead: a later question's line skips to it, a `deal` (or any other) line ends the questions, and
+    so does a command, as at any prompt. False when the table quits."""
+    keywords = [keyword for keyword, _, _ in _HEADER_QUESTIONS]
+    asked = 0
+    while asked < len(_HEADER_QUESTIONS):
+        keyword, question, needed = _HEADER_QUESTIONS[asked]
+        answer = session.prompt(f"{question} › ").strip()
+        if not answer:
+            asked += not needed
+            continue
+        if answer.lower() in COMMANDS:  # never a game called 'quit'
+            if answer.lower() == "quit":
+                return False
+            show(_command_answer(scorer, answer.lower()))
+            return True
+        first = answer.split()[0]
+        if not _enter(scorer, answer if first in KEYWORDS else f"{keyword} {answer}", session, show):
+            continue
+        if first in keywords[asked:]:
+            asked = keywords.index(first, asked) + 1
+        elif first in KEYWORDS:
+            return True  # a deal, a note, an earlier question's line: the game goes on at the usual prompt
+        else:
+            asked += 1
     show("now the first deal: `deal NAME` (the dealer, chosen by lot)")
     return True
 

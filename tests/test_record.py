@@ -563,3 +563,27 @@ def test_an_evening_typed_at_a_terminal_with_a_slip_and_a_kept_revoke_gives_the_
     assert [r["deals"] for r in recs] == [w["deals"] for w in want]
     assert [(r["id"], r["players"], r["stake"]) for r in recs] == [(w["id"], w["players"], w["stake"]) for w in want]
     assert [audit.check_record(r).winner for r in read_records([str(kept)])] == ["alice", "bob"]
+
+
+def test_at_the_first_games_questions_a_command_is_a_command_and_a_whole_line_moves_on(tmp_path):
+    pexpect = pytest.importorskip("pexpect")
+    kept = tmp_path / "t.fmn"
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "TERM": "xterm", "PROMPT_TOOLKIT_NO_CPR": "1"}
+
+    def scorer():
+        return pexpect.spawn(sys.executable, ["-m", "foreman_cli", "record", str(kept)], env=env, encoding="utf-8",
+                             timeout=30, dimensions=(40, 200))
+
+    child = scorer()
+    child.expect("game id")
+    child.sendline("quit")  # not the id of a game
+    child.expect(pexpect.EOF)
+    assert not kept.exists() or "quit" not in kept.read_text()
+    child = scorer()
+    for question, answer in (("game id", "game t"), ("players", "alice bob carol"), ("stake", "deal alice")):
+        child.expect(question)
+        child.sendline(answer)  # at the stake's question, the deal's line: the questions end there
+    child.expect("trick 1 · bob")
+    child.sendline("quit")
+    child.expect(pexpect.EOF)
+    assert kept.read_text() == "game t\nplayers alice bob carol\ndeal alice\n"
