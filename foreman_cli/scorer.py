@@ -393,11 +393,10 @@ def replay_lines(lines: list[str], first: int = 1) -> GameState:
         # At one line, a hand still to come is the last thing to say: a slip in the line comes first.
         located = [(line - first + 1, not _HANDS.fullmatch(f.path or ""), f) for f in res.findings
                    if (line := _line_of(f.path, game.places)) is not None]
-        line, _, f = max(located, key=lambda found: found[:2]) if located else (None, True, res.findings[0])
-        awaited = bool(_HANDS.fullmatch(f.path or ""))
+        line, own_slip, f = max(located, key=lambda found: found[:2]) if located else (None, True, res.findings[0])
         if "line" in f.__struct_fields__:  # the scorer says where, as the file's line or the line typed
             f = msgspec.structs.replace(f, line=None)
-        return GameState(lines, game.record, problem=f.message, problem_line=line, awaited=awaited)
+        return GameState(lines, game.record, problem=f.message, problem_line=line, awaited=not own_slip)
     return GameState(lines, game.record, res)
 
 
