@@ -148,7 +148,10 @@ class Seen:
             mask = 0
             for c in (*held, *self.left[s]):  # or, not a sum: a card may be shown twice (a left repeating it)
                 mask |= BIT[c]
-            size = HAND_SIZE - sum(1 for leader, cards in self.tricks[:tn - 1] if (s - leader) % 3 < len(cards))
             known.append(hand_cards(mask))
-            unknown.append(max(size - mask.bit_count(), 0))
+            unknown.append(max(self.size_at(s, tn) - mask.bit_count(), 0))
         return tuple(known), (unknown[0], unknown[1], unknown[2])
+
+    def size_at(self, seat: int, tn: int) -> int:
+        """How many cards the seat holds before trick tn: a hand of 16 less the cards it has played."""
+        return HAND_SIZE - sum(1 for leader, cards in self.tricks[:tn - 1] if (seat - leader) % 3 < len(cards))

@@ -91,6 +91,10 @@ class Shown:
         if not self.seen.hands_known:
             return NOT_RECORDED
         known, _ = self.seen.known_at(tn)
+        for seat, hand in enumerate(known):  # a left short of a card, or over: not the table's position
+            if len(hand) != (held := self.seen.size_at(seat, tn)):
+                return (f"the cards left do not complete the hands: {self.ctx.players[seat]}'s left shows "
+                        f"{len(hand)} card{'s' if len(hand) != 1 else ''} where {held} remain in that hand")
         masks = [sum(BIT[c] for c in h) for h in known]
         return masks, [m.bit_count() for m in masks]
 

@@ -202,13 +202,42 @@ def test_a_claim_without_the_hands_is_credited_and_not_judged():
     assert "CLAIM_REFUTED" not in codes(r)
 
 
+def _fifteen_tricks(last_won_by: str) -> str:
+    """Fifteen tricks of one suit each, bob, carol and alice winning five apiece (the highest card wins
+    and leads next), the last won by `last_won_by`; left out: 4C, AS, KD, and AH with three clubs."""
+    order = {"bob": ("bob", "carol", "alice"), "carol": ("carol", "alice", "bob"), "alice": ("alice", "bob", "carol")}
+    ranks = ["2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A"]
+    cards = [r + suit for suit, out in (("S", "A"), ("H", "A"), ("D", "K"), ("C", "4")) for r in ranks if r != out]
+    winners = ["bob"] * 5 + ["carol"] * 5 + ["alice"] * 4 + [last_won_by]
+    leaders = ["bob"] + winners[:-1]
+    lines = []
+    for n, (leader, winner) in enumerate(zip(leaders, winners)):
+        low, mid, high = cards[3 * n:3 * n + 3]
+        given = {winner: high, **dict(zip([p for p in order[leader] if p != winner], (low, mid)))}
+        lines.append(" ".join(given[p] for p in order[leader]))
+    return "\n".join(lines) + "\n"
+
+
 def test_a_claim_is_judged_from_the_cards_left():
-    # alice won trick 1 and leads 4C: bob's AS cannot follow, so his claim of the last trick fails.
-    r, _ = seen("2H 3H AH\nclaim bob contested\nleft alice 4C / bob AS / carol KD\n")
+    # alice won trick 15 and leads 4C: bob's AS cannot follow, so his claim of the last trick fails.
+    left = "left alice 4C / bob AS / carol KD\n"
+    r, _ = seen(_fifteen_tricks("alice") + "claim bob contested\n" + left)
     assert only(r, "CLAIM_REFUTED").player == "bob"
-    # carol won trick 1 and leads KD, which nobody can beat.
-    r2, _ = seen("2H AH 3H\nclaim carol contested\nleft alice 4C / bob AS / carol KD\n")
+    # carol won trick 15 and leads KD, which nobody can beat.
+    r2, _ = seen(_fifteen_tricks("carol") + "claim carol contested\n" + left)
     assert r2.deals[0].claim.holds is True and "CLAIM_REFUTED" not in codes(r2)
+
+
+def test_a_claim_is_not_judged_from_cards_left_that_do_not_complete_the_hands():
+    # One trick played: fifteen cards remain in each hand, and a left of one card each is not the table.
+    r, _ = seen("2H 3H AH\nclaim bob contested\nleft alice 4C / bob AS / carol KD\n")
+    claim = r.deals[0].claim
+    assert claim.holds is None and "CLAIM_REFUTED" not in codes(r)
+    assert claim.not_judged == "the cards left do not complete the hands: alice's left shows 1 card where 15 remain " \
+                               "in that hand"
+    # Near miss: after fifteen tricks a card each is the table's position, and the claim is judged.
+    judged, _ = seen(_fifteen_tricks("alice") + "claim bob contested\nleft alice 4C / bob AS / carol KD\n")
+    assert judged.deals[0].claim.holds is False
 
 
 def test_the_replay_view_says_a_claim_is_not_judged(tmp_path):
