@@ -130,7 +130,8 @@ def _start(data: GameData, deal_number: int) -> tuple[Board | None, str | None]:
     if pos is None:
         return None, "the game ended before this deal"
     if any(pos.unknown):  # never guess what the record does not show
-        return None, "the hands are not recorded"
+        left = data.deals and getattr(data.deals[deal_number - 1], "left", None) is not None
+        return None, "the cards left do not complete the hands" if left else "the hands are not recorded"
     masks = [0, 0, 0]
     for s, hand in enumerate(pos.hands):
         for c in hand:

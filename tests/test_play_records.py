@@ -255,6 +255,13 @@ def test_analysis_needs_the_hands(tmp_path):
     assert res.exit_code == 0 and "nothing analysed: the hands are not recorded" in res.output
 
 
+def test_analysis_says_when_the_cards_left_do_not_complete_the_hands(tmp_path):
+    p = tmp_path / "a.fmn"
+    p.write_text("game t\nplayers alice bob carol\ndeal alice\nAH 2H 3H\nleft alice 4C / bob AS / carol KD\n")
+    res = runner.invoke(app, ["analyze", str(p)])
+    assert res.exit_code == 0 and "nothing analysed: the cards left do not complete the hands" in res.output
+
+
 # --- full records with `left`, partial records ---
 
 def _left_of(rec: dict, deal: int) -> dict:
