@@ -260,6 +260,14 @@ def test_analysis_says_when_the_cards_left_do_not_complete_the_hands(tmp_path):
     p.write_text("game t\nplayers alice bob carol\ndeal alice\nAH 2H 3H\nleft alice 4C / bob AS / carol KD\n")
     res = runner.invoke(app, ["analyze", str(p)])
     assert res.exit_code == 0 and "nothing analysed: the cards left do not complete the hands" in res.output
+    # A card over: alice's left shows all sixteen of her cards after she has played one.
+    spades = " ".join(f"{r}S" for r in ("2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A"))
+    hands = f"left alice {spades} 4H 5H 6H / bob " + " ".join(f"{r}D" for r in ("2", "3", "4", "5", "6", "7", "8", "9",
+                                                                                  "10", "J", "Q", "K", "A")) + " 7H 8H"
+    hands += " / carol " + " ".join(f"{r}C" for r in ("2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A"))
+    p.write_text(f"game t\nplayers alice bob carol\ndeal alice\nAH 2H 3H\n{hands} 9H 10H\n")
+    res = runner.invoke(app, ["analyze", str(p)])
+    assert res.exit_code == 0 and "nothing analysed: the cards left do not complete the hands" in res.output
 
 
 # --- full records with `left`, partial records ---
