@@ -147,7 +147,9 @@ def game_title(result: GameResult) -> Text:
     title = Text()
     title.append(result.source, style="bold")
     title.append(f"  game {shown_id(result.id) if result.id else '(no id)'}  ")
-    if result.status == "won":
+    if result.repeat:  # its own status would read as a game counted: it takes part in nothing
+        title.append("read again, not counted", style="yellow")
+    elif result.status == "won":
         title.append(f"won by {result.winner} in deal {result.deals_played}", style="green")
     elif result.status == "unfinished":
         title.append(f"unfinished after {plural(result.deals_played, 'deal')}", style="yellow")

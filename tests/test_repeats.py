@@ -186,6 +186,16 @@ def test_the_summary_counts_repeats_in_the_column_of_the_counts(inputs):
     assert len({len(row.rstrip()) for row in rows}) == 1, rows  # every count ends in one column
 
 
+def test_a_repeats_title_says_it_is_not_counted_not_the_status_its_own_record_would_have(tmp_path):
+    first = json.loads((SAMPLES / "01-clean-win.json").read_text())
+    torn = {**first, "stake": "-1"}  # its own finding (RECORD_SCHEMA) is not shown: the repeat's only one is
+    (tmp_path / "a.jsonl").write_text("".join(json.dumps(r) + "\n" for r in (first, first, torn)))
+    out = run("validate", "-q", tmp_path / "a.jsonl").stdout
+    titles = [line for line in out.splitlines() if not line.startswith("  ")]
+    assert titles == [f"{tmp_path / 'a.jsonl'}:{n}  game fri-01-clean  read again, not counted" for n in (2, 3)], out
+    assert "RECORD_SCHEMA" not in out and "won by" not in out and "invalid" not in out
+
+
 def _kept_twice(tmp_path: Path) -> Path:
     """The evening as its JSON Lines and as its notation (what `convert` writes), side by side."""
     folder = tmp_path / "club"
