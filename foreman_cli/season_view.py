@@ -101,7 +101,8 @@ def player_view(season, out: IO[str] | None = None) -> None:
     con.print()
     if season.rating:
         first, last = season.rating[0], season.rating[-1]
-        con.print(f"Rating (mu - 3 sigma) over {plural(len(season.rating), 'won game')}: "
+        # "won games" alone reads as the games the player won: these are the player's games that anyone won
+        con.print(f"Rating (mu - 3 sigma) over {season.name}'s {plural(len(season.rating), 'game')} with a winner: "
                   f"{first.mu - 3 * first.sigma:.2f} after the first, "
                   f"{last.mu - 3 * last.sigma:.2f} now (mu {last.mu:.2f}, sigma {last.sigma:.2f})")
         con.print()

@@ -73,6 +73,7 @@ def test_the_player_command_prints_the_report_and_refuses_a_stranger(analysed, t
     for title in ("Accuracy by role", "Accuracy by trick of the deal", "Head to head", "Positions to learn from"):
         assert title in res.output
     assert res.output.count("the trick so far:") == 2
+    assert "Rating (mu - 3 sigma) over carol's 3 games with a winner:" in res.output  # not "3 won games": hers
     res = runner.invoke(app, ["player", "zed", "--db", analysed])
     assert res.exit_code == 2 and "no player 'zed'" in res.output and "known: alice, bob, carol" in res.output
 
