@@ -43,7 +43,7 @@ def split_chart(periods: list[PeriodSplit]) -> str:
 
 
 def rating_chart(points) -> str:
-    """His rating (mu - 3 sigma) after each of his won games, with mu as a faint line above."""
+    """His rating (mu - 3 sigma) after each of his games that someone won, with mu as a faint line above."""
     values = [(p.mu - 3 * p.sigma, p.mu) for p in points]
     lo, hi = min(v[0] for v in values), max(v[1] for v in values)
     span = (hi - lo) or 1
@@ -112,7 +112,8 @@ def page(season: PlayerReport) -> str:
         last = season.rating[-1]
         out += ['<h2 id="rating">Rating over time</h2>', rating_chart(season.rating),
                 f"<p>Now {last.mu - 3 * last.sigma:.2f} (mu {last.mu:.2f}, sigma {last.sigma:.2f}) after "
-                f"{plural(len(season.rating), 'won game')}; the dark line is mu - 3 sigma, the light one mu.</p>"]
+                f"{escape(season.name)}'s {plural(len(season.rating), 'game')} with a winner; the dark line is "
+                "mu - 3 sigma, the light one mu.</p>"]
     for anchor, title, res in (("roles", "Accuracy by role", season.by_role),
                                ("tricks", "Accuracy by trick of the deal", season.by_trick),
                                ("rivals", "Head to head", season.head_to_head)):

@@ -144,6 +144,7 @@ def test_the_player_page_shows_the_season_the_terminal_shows(browser, player_pag
     page, problems = _open(browser, player_page)
     text = page.inner_text("body")
     assert page.inner_text("h1") == "carol" and "3 games, 1 win" in text
+    assert "after carol's 3 games with a winner" in text  # not "3 won games": she won 1
     assert page.locator("svg.chart").count() == 2  # luck and skill by evening, rating over time
     for anchor in ("luck", "rating", "roles", "tricks", "rivals", "lessons"):
         assert page.locator(f"h2#{anchor}").is_visible(), anchor
