@@ -425,6 +425,22 @@ def test_an_export_to_a_file_says_it_is_not_a_folder(tmp_path):
     assert runner.invoke(app, ["export", "--parquet", str(tmp_path / "empty"), "--db", db]).exit_code == 0
 
 
+def test_an_export_into_a_folder_holding_another_writers_parquet_writes_nothing(tmp_path):
+    db = str(tmp_path / "a.duckdb")
+    load([SAMPLES], db)
+    out = tmp_path / "pq"
+    assert runner.invoke(app, ["export", "--parquet", str(out), "--db", db]).exit_code == 0
+    before = {p: p.stat().st_mtime_ns for p in out.rglob("*.parquet")}
+    (out / "plays" / "part-00000.snappy.parquet").write_bytes((out / "plays" / "data.parquet").read_bytes())
+    res = runner.invoke(app, ["export", "--parquet", str(out), "--db", db])
+    assert res.exit_code == 2 and f"{out / 'plays'} holds part-00000.snappy.parquet, which foreman does not write" \
+        in res.output, res.output
+    assert {p: p.stat().st_mtime_ns for p in out.rglob("*.parquet") if p.name != "part-00000.snappy.parquet"} == before
+    # Near miss: foreman's own export again (its data.parquet files only) is written over.
+    (out / "plays" / "part-00000.snappy.parquet").unlink()
+    assert runner.invoke(app, ["export", "--parquet", str(out), "--db", db]).exit_code == 0
+
+
 def test_database_in_use_by_another_process(tmp_path):
     db = str(tmp_path / "a.duckdb")
     load([SAMPLES], db)

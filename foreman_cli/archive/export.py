@@ -22,6 +22,7 @@ def export_parquet(path: str, out_dir: str) -> dict[str, int]:
     if Path(out_dir).exists() and not Path(out_dir).is_dir():
         raise OutputError(f"--parquet {out_dir}: a file, not a folder",
                           hint="name a folder (new or not) to write each table into as DIR/<table>/data.parquet")
+    _refuse_other_parquet(Path(out_dir))
     con = read_archive(path)
     rows = {}
     try:
@@ -38,6 +39,19 @@ def export_parquet(path: str, out_dir: str) -> dict[str, int]:
     finally:
         con.close()
     return rows
+
+
+def _refuse_other_parquet(out_dir: Path) -> None:
+    """Refuse, before a file is written, a table's folder holding Parquet files of another writer (a
+    Spark job's parts, say): whoever reads the folder as a dataset would read both and count twice."""
+    for name in TABLES:
+        folder = out_dir / name
+        others = sorted(p.name for p in folder.glob("*.parquet") if p.name != "data.parquet") if folder.is_dir() else []
+        if others:
+            shown = ", ".join(others[:3]) + (f" and {len(others) - 3:,} more" if len(others) > 3 else "")
+            raise OutputError(f"--parquet {out_dir}: {folder} holds {shown}, which foreman does not write: a reader "
+                              f"of the folder would read it with the table's data.parquet; nothing was written",
+                              hint="export into a new folder, or remove the other files first")
 
 
 def _write_parquet(con: duckdb.DuckDBPyConnection, table: str, target: str) -> int:
