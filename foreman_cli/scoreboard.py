@@ -121,9 +121,11 @@ def first_dealer(res: GameResult) -> str | None:
     return res.winner
 
 
-def tallies(res: GameResult, dr: DealResult) -> str:
-    """'alice 3 of 5 · bob 1 of 3 · carol 2 of 8': tricks taken and quota, by seat."""
-    return " · ".join(f"{p} {dr.tricks[s]} of {dr.quotas[s]}" for s, p in enumerate(res.players))
+def tallies(res: GameResult, dr: DealResult, after: int | None = None) -> str:
+    """'alice 3 of 5 · bob 1 of 3 · carol 2 of 8': tricks taken and quota, by seat; `after`: as they
+    stood after that trick (a line of several tricks tells each one's), else as the deal stands."""
+    taken = dr.tricks if after is None else [dr.winners[:after].count(s) for s in range(3)]
+    return " · ".join(f"{p} {taken[s]} of {dr.quotas[s]}" for s, p in enumerate(res.players))
 
 
 def news(before_rec, before: GameResult | None, rec, res: GameResult | None, tricks: int) -> list[tuple[str, str]]:
@@ -160,7 +162,7 @@ def _trick_news(res: GameResult, dr: DealResult, tricks: list[dict[str, Any]], a
             continue
         at = (win - res.players.index(trick["leader"])) % 3
         card = trick["cards"][at] if at < len(trick["cards"]) else "?"
-        out.append(("trick", f"trick {k}: {res.players[win]} wins with {card} · {tallies(res, dr)}"))
+        out.append(("trick", f"trick {k}: {res.players[win]} wins with {card} · {tallies(res, dr, after=k)}"))
     return out
 
 

@@ -213,6 +213,8 @@ class Scorer:
         whole: list[str] = []
         pending = list(self.pending)
         for i, seg in enumerate(segments):
+            if not seg and not pending:  # a ';' with no trick before it, as a notation file reads it
+                continue
             words_ = pending + [_spelled(t) for t in seg]
             complete = not self.by_card or closed[i] or i < len(segments) - 1 or _is_whole(seg, words_)
             if pending and seg and _numbered(seg):
@@ -234,14 +236,17 @@ class Scorer:
         first_new = len(base) + 1
         # The others' hands are still to come after the first or second `hand` line.
         one_of_three = [_first_word(line) for line in lines] == ["hand"] and state.awaited
-        if state.problem is not None and state.problem_line is not None and state.problem_line >= first_new \
-                and not one_of_three:
+        # A fault at a new line, or one an earlier line shows only now (`cards seed` after a trick in
+        # other ranks): either way these lines break a game that read before them.
+        sound_before = new_game or self.state.problem_line is None
+        if state.problem_line is not None and not one_of_three \
+                and (state.problem_line >= first_new or (sound_before and not state.awaited)):
             return Attempt(refused=state.problem, pending=self.pending)
         tricks = sum(1 for line in lines if _first_word(line) not in notation.KEYWORDS)
-        kept = _canonical(lines, state, tricks, bool(pending))
         if state.result is None and tricks + bool(pending):
             refused = self.what_is_broken() or f"the game is not a valid record yet: {state.problem}"
             return Attempt(refused=refused, pending=self.pending)
+        kept = _canonical(lines, state, tricks, bool(pending))
         before = set() if new_game else self._asked_before()
         flags = [] if state.result is None else _flags(state, before, bool(pending))
         if any(_first_word(line) == "series" for line in lines):

@@ -587,3 +587,23 @@ def test_at_the_first_games_questions_a_command_is_a_command_and_a_whole_line_mo
     child.sendline("quit")
     child.expect(pexpect.EOF)
     assert kept.read_text() == "game t\nplayers alice bob carol\ndeal alice\n"
+
+
+def test_a_line_of_several_tricks_tells_the_tallies_after_each(tmp_path):
+    code, out, err = piped(tmp_path / "t.fmn", HEAD + "KC Q A; 2C 3 4\n")
+    assert code == 0 and err == "", err
+    assert "trick 1: alice wins with AC · alice 1 of 8 · bob 0 of 5 · carol 0 of 3" in out  # not trick 2's tallies
+    assert "trick 2: carol wins with 4C · alice 1 of 8 · bob 0 of 5 · carol 1 of 3" in out
+
+
+def test_a_semicolon_with_no_trick_before_it_is_no_trick_as_in_a_file(tmp_path):
+    code, out, err = piped(tmp_path / "t.fmn", HEAD + ";\nKC Q A ; ; 2C 3 4\n;\n")
+    assert code == 0 and err == "" and "trick 2: carol wins with 4C" in out, err
+    assert (tmp_path / "t.fmn").read_text() == HEAD + "1. KC Q A\n2. 2C 3 4\n"
+
+
+def test_a_line_that_breaks_the_lines_before_it_is_refused(tmp_path):
+    # Under `cards seed` the queen is D: the trick written before it no longer reads.
+    code, _, err = piped(tmp_path / "t.fmn", HEAD + "QC 2 3\ncards seed\n4C 5 6\n")
+    assert code == 1 and "line 5: $.deals[0].tricks[0].cards[0]: card 'QC'" in err and "write 'DC'" in err, err
+    assert (tmp_path / "t.fmn").read_text() == HEAD + "1. QC 2 3\n2. 4C 5 6\n"
