@@ -242,7 +242,7 @@ class Scorer:
         if state.problem_line is not None and not one_of_three \
                 and (state.problem_line >= first_new or (sound_before and not state.awaited)):
             return Attempt(refused=state.problem, pending=self.pending)
-        tricks = sum(1 for line in lines if _first_word(line) not in notation.KEYWORDS)
+        tricks = sum(map(_is_trick, lines))
         if state.result is None and tricks + bool(pending):
             refused = self.what_is_broken() or f"the game is not a valid record yet: {state.problem}"
             return Attempt(refused=refused, pending=self.pending)
@@ -273,7 +273,7 @@ class Scorer:
         said = [Said("kept", f) for f in attempt.flags]
         if attempt.new_game and before.result is not None and before.result.status != "won" and before.record:
             said.append(Said("note", f"game {before.record.get('id')} is left without a winner"))
-        tricks = sum(1 for line in attempt.lines if _first_word(line) not in notation.KEYWORDS)
+        tricks = sum(map(_is_trick, attempt.lines))
         old = (None, None) if attempt.new_game else (before.record, before.result)
         said += [Said(kind, text) for kind, text in scoreboard.news(*old, self.state.record, self.state.result, tricks)]
         return said
@@ -419,6 +419,15 @@ def _first_word(line: str) -> str:
     return toks[0].text if toks and not toks[0].quoted else ""
 
 
+def _is_trick(line: str) -> bool:
+    """A line of a trick: words that are not a keyword's line (a comment alone is none)."""
+    try:
+        toks = notation.tokens(line)
+    except notation.NotationError:
+        return False
+    return bool(toks) and (toks[0].quoted or toks[0].text not in notation.KEYWORDS)
+
+
 def _segments(toks: list[notation.Token]) -> tuple[list[list[notation.Token]], list[bool]]:
     """The tricks of a line, split at ';', and whether each was closed by one."""
     segments: list[list[notation.Token]] = [[]]
@@ -468,7 +477,7 @@ def _canonical(lines: list[str], state: GameState, tricks: int, partial: bool) -
     if partial:
         written = written[:-1]
     fresh = iter(written[len(written) - tricks:])
-    return [next(fresh) if _first_word(line) not in notation.KEYWORDS else line for line in lines]
+    return [next(fresh) if _is_trick(line) else line for line in lines]
 
 
 def _flags(state: GameState, before: set[tuple], partial: bool) -> list[str]:

@@ -607,3 +607,12 @@ def test_a_line_that_breaks_the_lines_before_it_is_refused(tmp_path):
     code, _, err = piped(tmp_path / "t.fmn", HEAD + "QC 2 3\ncards seed\n4C 5 6\n")
     assert code == 1 and "line 5: $.deals[0].tricks[0].cards[0]: card 'QC'" in err and "write 'DC'" in err, err
     assert (tmp_path / "t.fmn").read_text() == HEAD + "1. QC 2 3\n2. 4C 5 6\n"
+
+
+def test_a_comment_line_in_a_deal_is_kept_where_it_was_typed_and_is_no_trick(tmp_path):
+    code, out, err = piped(tmp_path / "t.fmn", HEAD + "# bob shuffled\nKC Q A\n# a break\n2C 3 4\n")
+    assert code == 0 and err == "", err
+    assert [line for line in out.splitlines() if line.startswith("trick")] == [
+        "trick 1: alice wins with AC · alice 1 of 8 · bob 0 of 5 · carol 0 of 3",
+        "trick 2: carol wins with 4C · alice 1 of 8 · bob 0 of 5 · carol 1 of 3"]
+    assert (tmp_path / "t.fmn").read_text() == HEAD + "# bob shuffled\n1. KC Q A\n# a break\n2. 2C 3 4\n"
