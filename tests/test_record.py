@@ -114,6 +114,42 @@ def test_any_notation_file_piped_into_record_gives_the_same_records(i, seed):
         assert validated(kept) == validated(typed)
 
 
+_SLIPS = ["undo", "show", "help", ";", "# a note to self", "", "deal", "deal zed", "game g1", "players alice bob",
+          "stake 1,5", "cards seed", "rules x=y", "series s 0", "KX", "10", "A", "QS QS QS QS", "1. 7S",
+          "claim alice contested", "left alice 4C / bob AS / carol KD", "pass bob carol 2S", "kitty 2S 3S",
+          "hand zed 2S", "claimed winner zed", "alice: KS Q J", '"alice": 7S', "ext {", "note \"open"]
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(0, len(GENERATED) - 1), st.lists(st.tuples(st.integers(0, 400), st.sampled_from(_SLIPS)),
+                                                    max_size=8), st.booleans(), st.integers(0, 2**32))
+def test_a_game_typed_with_any_slips_is_answered_line_by_line_and_resumes(i, slips, by_card, seed):
+    """A real game with slips, commands and lines dropped or cut into cards at random: every line is
+    answered (kept or refused), never an internal error, and the file it leaves reads again."""
+    rng = random.Random(seed)
+    lines = styled_notation(GENERATED[i], rng).splitlines()
+    for at, slip in slips:
+        if rng.random() < 0.2 and lines:
+            del lines[at % len(lines)]
+        else:
+            lines.insert(at % (len(lines) + 1), slip)
+    if by_card:  # a few tricks one card a line, as at a terminal
+        lines = [word for line in lines for word in (line.split() if rng.random() < 0.1 and ";" not in line
+                                                     and not line.startswith(("game", "#")) else [line])]
+    with tempfile.TemporaryDirectory() as d:
+        path = Path(d) / "t.fmn"
+        scorer = Scorer(path, by_card=by_card)
+        try:
+            assert run_piped(scorer, lines, io.StringIO(), io.StringIO()) in (0, 1)
+        finally:
+            scorer.journal.close()
+        again = Scorer(path, by_card=by_card)
+        try:
+            again.show(), again.turn(), again.next_game()
+        finally:
+            again.journal.close()
+
+
 # --- checked as typed ---
 
 HEAD = "game t\nplayers alice bob carol\ndeal alice\n"
