@@ -229,7 +229,8 @@ class Scorer:
 
     def _checked(self, lines: list[str], pending: list[str], new_game: bool = False) -> Attempt:
         """Replay the game with the lines (and the trick being typed) added; refuse what cannot be
-        read or breaks the format at the new lines; flag what the replay finds that it did not."""
+        read, or breaks the format at the new lines or makes the lines before them break it; flag
+        what the replay finds that it did not."""
         base = [] if new_game else self.state.lines
         candidate = base + lines + ([" ".join(pending)] if pending else [])
         state = self._replay(candidate, after_all=new_game)
