@@ -10,6 +10,7 @@ from . import core, engine
 from .board import HAND_SIZE, Board
 from .errors import UsageError
 from .cards import BIT, CARD_OF, CANONICAL, hand_cards
+from .claims import LEFT_UNEVEN, NOT_RECORDED
 from .records import GameData
 from .results import DealResult, GameResult
 from .bounds import groups, lowest
@@ -129,11 +130,11 @@ def _start(data: GameData, deal_number: int) -> tuple[Board | None, str | None]:
     pos = engine.position_at(data, deal_number, 1)
     if pos is None:
         return None, "the game ended before this deal"
-    left = data.deals and getattr(data.deals[deal_number - 1], "left", None) is not None
+    left = bool(data.deals) and getattr(data.deals[deal_number - 1], "left", None) is not None
     if left and (any(pos.unknown) or any(len(hand) != HAND_SIZE for hand in pos.hands)):
-        return None, "the cards left do not complete the hands"  # a position that is not the table's
+        return None, LEFT_UNEVEN  # a position that is not the table's
     if any(pos.unknown):  # never guess what the record does not show
-        return None, "the hands are not recorded"
+        return None, NOT_RECORDED
     masks = [0, 0, 0]
     for s, hand in enumerate(pos.hands):
         for c in hand:

@@ -87,13 +87,13 @@ class Shown:
 
     def claim_hands(self, tn: int) -> tuple[list[int], list[int]] | str:
         """The hands a claim before trick tn is judged from, or why it cannot be judged."""
-        from .claims import NOT_RECORDED
+        from .claims import LEFT_UNEVEN, NOT_RECORDED
         if not self.seen.hands_known:
             return NOT_RECORDED
         known, _ = self.seen.known_at(tn)
         for seat, hand in enumerate(known):  # a left short of a card, or over: not the table's position
             if len(hand) != (held := self.seen.size_at(seat, tn)):
-                return (f"the cards left do not complete the hands: {self.ctx.players[seat]}'s left shows "
+                return (f"{LEFT_UNEVEN}: {self.ctx.players[seat]}'s left shows "
                         f"{len(hand)} card{'s' if len(hand) != 1 else ''} where {held} remain in that hand")
         masks = [sum(BIT[c] for c in h) for h in known]
         return masks, [m.bit_count() for m in masks]
