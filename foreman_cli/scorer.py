@@ -240,9 +240,11 @@ class Scorer:
         # A fault at a new line, or one an earlier line shows only now (`cards seed` after a trick in
         # other ranks): either way these lines break a game that read before them.
         sound_before = new_game or self.state.problem_line is None
-        if state.problem_line is not None and not one_of_three \
-                and (state.problem_line >= first_new or (sound_before and not state.awaited)):
-            return Attempt(refused=state.problem, pending=self.pending)
+        if state.problem_line is not None and not one_of_three:
+            if state.problem_line >= first_new or (sound_before and not state.awaited):
+                return Attempt(refused=state.problem, pending=self.pending)
+            if not self.state.awaited:  # broken before by a line the file holds (an editor's slip): undo first
+                return Attempt(refused=self.what_is_broken() or state.problem, pending=self.pending)
         tricks = sum(map(_is_trick, lines))
         if state.result is None and tricks + bool(pending):
             refused = self.what_is_broken() or f"the game is not a valid record yet: {state.problem}"

@@ -472,6 +472,15 @@ def test_a_file_with_a_line_that_does_not_read_says_which_line_and_how_to_go_on(
 
 
 
+def test_after_a_line_the_file_holds_that_does_not_read_no_line_but_undo_is_kept(tmp_path):
+    path = tmp_path / "t.fmn"
+    path.write_text("game t\nplayers alice bob carol\nstake 1,50 GBP\n")  # a slip made in an editor
+    code, out, err = piped(path, "deal alice\nundo\nstake 1.50 GBP\ndeal alice\n")
+    assert code == 1 and err.count("the game so far does not read at line 3") == 2, err  # on opening, at the deal
+    assert "line 1: the game so far does not read" in err and "took back: stake 1,50 GBP" in out
+    assert path.read_text() == "game t\nplayers alice bob carol\nstake 1.50 GBP\ndeal alice\n"
+
+
 def test_a_note_with_a_character_some_readers_take_for_a_line_end_stays_one_line_and_resumes(tmp_path):
     path = tmp_path / "t.fmn"
     typed = ["game g1", "players alice bob carol", 'note "one\u2028two\x85three"', "# a\u2029comment",
