@@ -87,7 +87,8 @@ class Scorer:
     def _game_lines(lines: list[str]) -> list[str]:
         """The lines of the last game: from its `game` line on (none before the first)."""
         for i in range(len(lines) - 1, -1, -1):
-            if _first_word(lines[i]) == "game":
+            # Only a line that begins with the word can be one: the tokens of the others are not needed.
+            if lines[i].lstrip().startswith("game") and _first_word(lines[i]) == "game":
                 return lines[i:]
         return []
 
