@@ -8,6 +8,7 @@ from . import findings as F
 from .board import Position, legal_mask
 from .cards import BIT, CANONICAL, SUIT_OF, SUITS, hand_cards, names, sort_cards
 from .seen import Seen
+from .words import plural
 
 
 class Shown:
@@ -93,8 +94,8 @@ class Shown:
         known, _ = self.seen.known_at(tn)
         for seat, hand in enumerate(known):  # a left short of a card, or over: not the table's position
             if len(hand) != (held := self.seen.size_at(seat, tn)):
-                return (f"{LEFT_UNEVEN}: {self.ctx.players[seat]}'s left shows "
-                        f"{len(hand)} card{'s' if len(hand) != 1 else ''} where {held} remain in that hand")
+                return (f"{LEFT_UNEVEN}: {self.ctx.players[seat]}'s left shows {plural(len(hand), 'card')} "
+                        f"where {held} remain in that hand")
         masks = [sum(BIT[c] for c in h) for h in known]
         return masks, [m.bit_count() for m in masks]
 
