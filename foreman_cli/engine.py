@@ -59,7 +59,8 @@ def replay(game: GameData, source: str = "", trace: ev.Visitor | None = None, te
 def position_at(game: GameData, deal: int, trick: int, source: str = "",
                 trace: ev.Visitor | None = None) -> Position | None:
     """The table just before `trick` of `deal` (trick = recorded tricks + 1: after them), or None
-    when the game ended before that point. `trace` gets the events up to it."""
+    when the game ended in an earlier deal; past the trick that won the game, the table as play
+    stopped. `trace` gets the events up to it."""
     out = _run(game, source, trace, (deal, trick))
     return out if isinstance(out, Position) else None
 
@@ -192,7 +193,7 @@ def _replay_deal(ctx: _Game, dn: int, deal, dealer: int, stop_at: tuple[int, int
     if isinstance(play, Position):
         return play
     if stop_at is not None and stop_at[0] == dn:
-        return table.position(dn, len(deal.tricks) + 1, play.won, play.leader_due, every_copy=True)
+        return table.position(dn, stop_at[1], play.won, play.leader_due, every_copy=True)
     if deal.left is not None:
         table.left_checked(dn, deal)
     won, decided, won_trick = play.won, play.decided, play.won_at

@@ -185,10 +185,12 @@ class PositionReached(_AtTrick):
     legal: tuple[tuple[int, ...], ...]  # by seat
     recorded: tuple[int, ...] | None  # the cards recorded for the trick stopped before
     unknown: tuple[int, int, int] | None = None  # by seat, cards held that the record does not show
+    over: bool = False  # the deal had ended (the game won, or 16 tricks played): nobody is to play
 
     def to_dict(self, players: tuple[str, ...]) -> dict[str, Any]:
         order = [(self.to_move + j) % 3 for j in range(3)]
-        out = {"event": self.kind, "deal": self.deal, "trick": self.trick, "to_move": players[self.to_move],
+        out = {"event": self.kind, "deal": self.deal, "trick": self.trick,
+               "to_move": None if self.over else players[self.to_move], "over": self.over,
                "tricks": _by_seat(players, self.tricks),
                "hands": {players[s]: [CANONICAL[c] for c in self.hands[s]] for s in order},
                "legal": {players[s]: [CANONICAL[c] for c in self.legal[s]] for s in order},

@@ -227,13 +227,18 @@ def _position_block(con: Console, trace, sym: bool) -> None:
     con.print()
     con.print(Text(f"Before deal {pos.deal}, trick {pos.trick}", style="bold underline")
               + Text("  tricks so far: " + ", ".join(f"{p} {n}" for p, n in zip(trace.data.players, pos.tricks))))
-    from .trace import follower_legal
+    from .trace import follower_legal, play_over
     rows = follower_legal(trace)
+    over = play_over(trace)
     for j, (p, hand, legal, unknown) in enumerate(rows):
         line = Text(f"  {p:<10} held ") + _by_suit(hand, sym)
         if unknown:
             line.append(f"{'  ' if hand else ''}+ {plural(unknown, 'card')} not shown", style="dim")
+        elif not hand:
+            line.append("nothing", style="dim")
         con.print(line)
+        if over:
+            continue
         if j == 0:
             con.print(Text(f"             {p} leads: any card is legal", style="dim"))
         elif unknown and trace.position_trick:
@@ -241,6 +246,8 @@ def _position_block(con: Console, trace, sym: bool) -> None:
         elif trace.position_trick:
             lead = trace.position_trick[0]
             con.print(Text(f"             legal on the {CANONICAL[lead]} lead: ", style="dim") + _cards(legal, sym))
+    if over:
+        con.print(Text("  " + _why_over(trace), style="bold"))
     if trace.position_trick:
         played = Text("  recorded: ")
         for j, c in enumerate(trace.position_trick):
@@ -251,6 +258,17 @@ def _position_block(con: Console, trace, sym: bool) -> None:
     for f in trace.result.findings:
         if f.deal == pos.deal and f.trick == pos.trick:
             _print_finding(con, f)
+
+
+def _why_over(trace) -> str:
+    """Why nobody plays at a stopping point after the end of the deal."""
+    pos, target = trace.position, trace.data.rules.target
+    best = max(range(3), key=lambda seat: pos.tricks[seat])
+    if pos.tricks[best] >= target:
+        won_at = len(trace.result.deals[pos.deal - 1].winners)
+        return (f"play had stopped: {trace.data.players[best]} won the game at trick {won_at}, reaching "
+                f"{plural(target, 'trick')}; nobody plays these cards")
+    return "the deal had ended: its 16 tricks are played"
 
 
 def analysis_json(items, out: IO[str] | None = None) -> Summary:

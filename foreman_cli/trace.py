@@ -7,7 +7,7 @@ from typing import Any
 
 from . import engine, records
 from .audit import audit_paths
-from .board import legal_cards
+from .board import deal_over, legal_cards
 from .cards import CANONICAL, CARD_OF, SUIT_NAMES, SUIT_OF, names
 from .errors import UsageError
 from .events import Event, FindingMade, GameEnded, PassMade, PositionReached, Recorder
@@ -99,15 +99,23 @@ def trace_game(paths: list[str], game_id: str | None = None, overrides: dict[str
     return trace
 
 
+def play_over(trace: Trace) -> bool:
+    """At the stopping point the deal has ended (the game won, or its 16 tricks played): nobody is to play."""
+    pos = trace.position
+    return deal_over(pos.tricks, trace.data.rules.target, pos.trick - 1)
+
+
 def _position_event(trace: Trace) -> PositionReached:
     """The table at the stopping point, for `replay --json`: tallies, hands, and each one's legal cards."""
     pos = trace.position
+    over = play_over(trace)
     led = SUIT_OF[trace.position_trick[0]] if trace.position_trick else None
-    legal = [[] if pos.unknown[s] else legal_cards(pos.hands[s], None if s == pos.to_move else led) for s in range(3)]
+    legal = [[] if pos.unknown[s] or over else legal_cards(pos.hands[s], None if s == pos.to_move else led)
+             for s in range(3)]
     return PositionReached(pos.deal, pos.trick, pos.to_move, tuple(pos.tricks), tuple(tuple(h) for h in pos.hands),
                            tuple(tuple(x) for x in legal),
                            tuple(trace.position_trick) if trace.position_trick else None,
-                           pos.unknown if any(pos.unknown) else None)
+                           pos.unknown if any(pos.unknown) else None, over)
 
 
 def _result_event(result: GameResult) -> GameEnded:
@@ -122,15 +130,16 @@ def _result_event(result: GameResult) -> GameEnded:
 
 def follower_legal(trace: Trace) -> list[tuple[str, list[str], list[str], int]]:
     """At a stopping point: each player in turn, the cards he held (as far as the record shows them),
-    those legal on the recorded lead (none when his hand is not wholly known), and how many are not shown."""
+    those legal on the recorded lead (none when his hand is not wholly known or the deal has ended), and how many are not shown."""
     pos = trace.position
     players = trace.data.players
     out = []
     led = SUIT_OF[trace.position_trick[0]] if trace.position_trick else None
+    over = play_over(trace)
     for j in range(3):
         seat = (pos.to_move + j) % 3
         hand = pos.hands[seat]
-        legal = [] if pos.unknown[seat] else legal_cards(hand, None if j == 0 else led)
+        legal = [] if pos.unknown[seat] or over else legal_cards(hand, None if j == 0 else led)
         out.append((players[seat], names(hand), names(legal), pos.unknown[seat]))
     return out
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from builders import base_deal, game
+from builders import base_deal, game, no_win_deal
 from foreman_cli.cli import app
 
 runner = CliRunner()
@@ -450,6 +450,25 @@ def test_replay_json_at_a_stopping_point_has_the_position():
     assert set(pos["hands"]) == set(pos["legal"]) == {"alice", "bob", "carol"}
     assert all(set(pos["legal"][p]) <= set(pos["hands"][p]) for p in pos["hands"])
     assert "QD" in pos["hands"]["alice"] and "QD" not in pos["legal"]["alice"]  # she had to follow hearts
+
+
+def test_a_stopping_point_after_the_deal_ended_says_nobody_plays_and_keeps_its_trick_number(tmp_path):
+    deal = base_deal()  # bob (L) wins the game at trick 12
+    deal["tricks"].append({"leader": "bob", "cards": ["3S", "5S", "AS"]})  # PLAY_AFTER_END
+    path = tmp_path / "g.json"
+    path.write_text(json.dumps(game([deal])))
+    res = runner.invoke(app, ["replay", str(path), "--deal", "1", "--trick", "13"])
+    assert res.exit_code == 1 and "Before deal 1, trick 13" in res.output, res.output
+    assert "bob won the game at trick 12" in res.output and "leads" not in res.output and "legal" not in res.output
+    assert "trick 13: a trick recorded after bob won" in res.output  # the finding at that place is shown
+    pos = json.loads(runner.invoke(app, ["replay", str(path), "--deal", "1", "--trick", "13", "--json"]).stdout)[-1]
+    assert (pos["trick"], pos["to_move"], pos["over"]) == (13, None, True)
+    assert not any(pos["legal"].values()) and pos["hands"]["bob"] == ["7S", "4S", "3S", "2D"]
+    before = json.loads(runner.invoke(app, ["replay", str(path), "--deal", "1", "--trick", "12", "--json"]).stdout)[-1]
+    assert (before["to_move"], before["over"]) == ("bob", False) and before["legal"]["bob"]  # nearly: still to play
+    path.write_text(json.dumps(game([no_win_deal()])))
+    res = runner.invoke(app, ["replay", str(path), "--deal", "1", "--trick", "17"])
+    assert "its 16 tricks are played" in res.output and "leads" not in res.output, res.output
 
 
 def test_replay_of_one_deal_shows_that_deal_only():
