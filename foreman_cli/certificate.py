@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -11,6 +12,7 @@ from decimal import Decimal
 from typing import Any
 
 from .errors import UsageError
+from .money import signed
 from .records import CERTIFICATE_FAMILY, FORMATS
 from .results import GameResult
 
@@ -277,8 +279,14 @@ def _balance_changes(then: dict[str, Any], now: dict[str, Any]) -> list[str]:
     return changes
 
 
+PLAIN_AMOUNT = re.compile(r"-?[0-9]+(\.[0-9]+)?")
+
+
 def _figure(value: Any) -> str:
-    return "none" if value is None else value if isinstance(value, str) else canonical(value)
+    """A balance as settle shows it ('+4.00'); anything else the certificate holds, quoted as it is."""
+    if isinstance(value, str):
+        return signed(Decimal(value)) if PLAIN_AMOUNT.fullmatch(value) else value
+    return "none" if value is None else canonical(value)
 
 
 def _transfer_words(transfer: dict[str, Any]) -> str:

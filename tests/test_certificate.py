@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import random
+from decimal import Decimal
 
 from typer.testing import CliRunner
 
@@ -104,8 +105,11 @@ def test_missing_added_and_a_different_ledger_are_named(tmp_path):
     doc, now = json.loads(cert.read_text()), json.loads(runner.invoke(
         app, ["settle", str(tmp_path / "stake.jsonl"), "--json"]).stdout)
     differ = [p for p in now["balances"]["GBP"] if now["balances"]["GBP"][p] != doc["balances"]["GBP"][p]]
-    assert differ and all(f"the balance of {p} (GBP): certified {doc['balances']['GBP'][p]}, now "
-                          f"{now['balances']['GBP'][p]}" in res.output for p in differ), res.output
+    def shown(amount: str) -> str:  # signed, as settle shows a balance
+        return amount if amount.startswith("-") or Decimal(amount) == 0 else "+" + amount
+    assert differ and all(f"the balance of {p} (GBP): certified {shown(doc['balances']['GBP'][p])}, now "
+                          f"{shown(now['balances']['GBP'][p])}" in res.output for p in differ), res.output
+    assert any(shown(now["balances"]["GBP"][p]).startswith("+") for p in differ)  # a balance with its sign
     gone = [t for t in doc["transfers"] if t not in now["transfers"]]
     assert gone and all(f"a transfer certified is not made now: {t['from']} pays {t['to']} {t['amount']} GBP"
                         in res.output for t in gone)
