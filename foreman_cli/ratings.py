@@ -69,6 +69,7 @@ class Ratings:
     roles: tuple[PlayerRating, ...]  # the role terms (D, L, R) when used, else empty
     log_loss: float | None  # mean -ln(probability the model gave the winner before the game)
     history: dict[str, list[RatingPoint]] = field(default_factory=dict)
+    undated: int = 0  # won games a season left out because they have no time (played_at)
 
 
 def rate_games(games: Iterable[WonGame], role_term: bool = True, history_of: str | None = None) -> Ratings:

@@ -22,10 +22,15 @@ def _rows(ratings: Ratings) -> list[tuple[Any, ...]]:
 def ratings_view(ratings: Ratings, season: str | None = None, out: IO[str] | None = None) -> None:
     """The ratings, best first, and what they rest on."""
     con = console(out)
+    undated = (f"{plural(ratings.undated, 'won game')} {'has' if ratings.undated == 1 else 'have'} no time "
+               "(played_at), so no season holds them; ratings without --season take them in")
     if not ratings.players:
-        where = f"in the season {season}" if season else "in the archive"
-        con.print(f"No won game to rate {where}: only won games are rated (an unfinished game ranks nobody); "
-                  "foreman load PATH adds games.")
+        if ratings.undated:
+            con.print(f"No won game to rate in the season {season}: {undated}.")
+        else:
+            where = f"in the season {season}" if season else "in the archive"
+            con.print(f"No won game to rate {where}: only won games are rated (an unfinished game ranks nobody); "
+                      "foreman load PATH adds games.")
         return
     rows = [(*row[:-1], "yes" if row[-1] else "") for row in _rows(ratings)]
     query_table(QueryResult(RATING_COLUMNS, iter(rows)), con=con, people=True)  # every figure to two places: 26.70, not 26.7
@@ -36,6 +41,8 @@ def ratings_view(ratings: Ratings, season: str | None = None, out: IO[str] | Non
         terms = ", ".join(f"{p.player} {signed(p.mu - 25)}" for p in ratings.roles)
         con.print(f"The role in the deciding deal is rated too (D dealer, L left, R right): {terms} "
                   "against the start of 25.")
+    if ratings.undated:
+        con.print(f"Left out: {undated}.")
     for group in name_clashes(p.player for p in ratings.players):
         con.print(name_clash(group, "rated apart"))
     if ratings.log_loss is not None:
@@ -44,7 +51,8 @@ def ratings_view(ratings: Ratings, season: str | None = None, out: IO[str] | Non
 
 
 def ratings_json(ratings: Ratings, season: tuple[str | None, str | None], out: IO[str] | None = None) -> None:
-    schema({"games": ratings.games, "season": {"from": season[0], "to": season[1]}, "role_term": bool(ratings.roles),
+    schema({"games": ratings.games, "season": {"from": season[0], "to": season[1]}, "undated_left_out": ratings.undated,
+            "role_term": bool(ratings.roles),
             "log_loss": None if ratings.log_loss is None else round(ratings.log_loss, 6),
             "players": [dict(zip(RATING_COLUMNS, row)) for row in _rows(ratings)],
             "roles": [{"role": p.player, "mu": round(p.mu, 4), "sigma": round(p.sigma, 4)} for p in ratings.roles],

@@ -9,6 +9,7 @@ import shutil
 import pytest
 from typer.testing import CliRunner
 
+from builders import base_deal, game
 from foreman_cli import archive
 from foreman_cli.audit import audit_paths
 from foreman_cli.cli import app
@@ -97,6 +98,24 @@ def test_an_archive_of_unfinished_games_says_only_won_games_are_rated(tmp_path):
     assert runner.invoke(app, ["load", str(path), "--db", db]).exit_code in (0, 1)
     res = runner.invoke(app, ["ratings", "--db", db])
     assert res.exit_code == 0 and "No won game to rate in the archive: only won games are rated" in res.output
+
+
+def test_a_season_says_how_many_won_games_it_left_out_for_want_of_a_time(tmp_path):
+    path, db = tmp_path / "t.jsonl", str(tmp_path / "t.duckdb")
+    dated = game(id="dated", played_at="2026-03-01T20:00:00+00:00")
+    path.write_text("".join(json.dumps(r) + "\n" for r in [game(id="undated-1"), game(id="undated-2", deals=[base_deal(1)]),
+                                                            dated]))
+    runner.invoke(app, ["load", str(path), "--db", db])
+    res = runner.invoke(app, ["ratings", "--db", db, "--season", "2026-03-01.."])
+    assert res.exit_code == 0 and "1 won game rated" in res.output
+    assert "2 won games have no time (played_at), so no season holds them" in res.output, res.output
+    doc = json.loads(runner.invoke(app, ["ratings", "--db", db, "--season", "2026-03-01..", "--json"]).output)
+    assert (doc["games"], doc["undated_left_out"]) == (1, 2)
+    empty = runner.invoke(app, ["ratings", "--db", db, "--season", "2027-01-01.."])
+    assert "No won game to rate in the season 2027-01-01..: 2 won games have no time" in empty.output, empty.output
+    whole = runner.invoke(app, ["ratings", "--db", db])  # nearly: without a season every won game is rated
+    assert "3 won games rated" in whole.output and "no time" not in whole.output
+    assert json.loads(runner.invoke(app, ["ratings", "--db", db, "--json"]).output)["undated_left_out"] == 0
 
 
 def test_the_order_of_finish_ranks_the_winner_first_then_by_tricks_ties_tied():

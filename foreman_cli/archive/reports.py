@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import duckdb
 
@@ -93,7 +93,21 @@ def ratings(path: str, season: str | None = None, history_of: str | None = None)
     each of his games too."""
     from ..ratings import rate_games, season_bounds
     start, end = season_bounds(season)
-    return rate_games(won_games(path, start, end), history_of=history_of)
+    rated = rate_games(won_games(path, start, end), history_of=history_of)
+    if start is None and end is None:
+        return rated
+    return replace(rated, undated=_undated_won_games(path))
+
+
+def _undated_won_games(path: str) -> int:
+    """How many won games have no time, so that no season holds them."""
+    con = read_archive(path)
+    try:
+        return con.execute("SELECT count(*) FROM games WHERE status = 'won' AND played_at IS NULL").fetchone()[0]
+    except duckdb.CatalogException as e:
+        raise DatabaseError(f"{path} is not a foreman archive: {str(e).splitlines()[0]}") from None
+    finally:
+        con.close()
 
 
 def won_games(path: str, start: str | None = None, end: str | None = None):
