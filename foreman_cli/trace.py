@@ -10,7 +10,7 @@ from .audit import audit_paths
 from .board import deal_over, legal_cards
 from .cards import CANONICAL, CARD_OF, SUIT_NAMES, SUIT_OF, names
 from .errors import UsageError
-from .events import Event, FindingMade, GameEnded, PassMade, PositionReached, Recorder
+from .events import ClaimJudged, Event, FindingMade, GameEnded, PassMade, PositionReached, Recorder
 from .findings import CROSS_GAME, repeat_mark
 from .results import GameResult
 from .words import GamesRead, plural
@@ -96,6 +96,8 @@ def trace_game(paths: list[str], game_id: str | None = None, overrides: dict[str
     cards = [CARD_OF[c] for c in tricks[stop - 1].cards] if stop <= len(tricks) else None
     trace = Trace(data, full, part.events, pos, cards, doubts)
     trace.events.append(_position_event(trace))
+    # A claim made at this point is what the table did next: shown with the hands it was judged from.
+    trace.events += [e for e in events if isinstance(e, ClaimJudged) and (e.deal, e.trick) == (deal, stop)]
     return trace
 
 

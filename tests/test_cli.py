@@ -471,6 +471,20 @@ def test_a_stopping_point_after_the_deal_ended_says_nobody_plays_and_keeps_its_t
     assert "its 16 tricks are played" in res.output and "leads" not in res.output, res.output
 
 
+def test_a_stopping_point_where_a_claim_was_made_shows_the_claim(tmp_path):
+    deal = base_deal(tricks=10)
+    deal["claim"] = {"by": "bob", "accepted": True}
+    path = tmp_path / "g.json"
+    path.write_text(json.dumps(game([deal], format="foreman/1.1")))
+    res = runner.invoke(app, ["replay", str(path), "--deal", "1", "--trick", "11"])
+    assert "Claim: bob claimed the rest, tricks 11-12 (accepted)" in res.output, res.output
+    assert res.output.index("Claim:") < res.output.index("Before deal 1, trick 11")
+    events = json.loads(runner.invoke(app, ["replay", str(path), "--deal", "1", "--trick", "11", "--json"]).stdout)
+    assert [e["event"] for e in events[-2:]] == ["position", "claim"] and events[-1]["by"] == "bob"
+    earlier = runner.invoke(app, ["replay", str(path), "--deal", "1", "--trick", "10"])  # nearly: before the claim
+    assert "Claim:" not in earlier.output and "Before deal 1, trick 10" in earlier.output
+
+
 def test_replay_of_one_deal_shows_that_deal_only():
     res = runner.invoke(app, ["replay", f"{SAMPLES}/02-four-deals.json", "--deal", "3"])
     deals = [line for line in res.output.splitlines() if line.startswith("Deal ")]
