@@ -152,9 +152,10 @@ class Journal:
 
 
 def _refuse_a_json_name(path: Path) -> None:
-    if path.name.endswith((".json", ".jsonl", ".gz")):  # foreman would read it back as JSON
-        raise UsageError(f"{path}: foreman record keeps a notation file, and this name is one foreman "
-                         "reads as JSON", hint=f"name it {path.name.split('.')[0] or 'evening'}.fmn")
+    if path.name.endswith((".json", ".jsonl", ".gz")):  # foreman would read it back as JSON, or as gzip
+        said = "a compressed file (.gz)" if path.name.endswith(".gz") else "one foreman reads as JSON"
+        raise UsageError(f"{path}: foreman record keeps a plain notation file, and this name is {said}",
+                         hint=f"name it {path.name.split('.')[0] or 'evening'}.fmn")
 
 
 def _lock(held, path: Path) -> None:

@@ -386,6 +386,9 @@ def test_record_never_writes_into_a_file_that_is_not_notation(tmp_path):
     assert res.exit_code == 2 and "not a notation file" in res.output and records.read_bytes() == before
     res = runner.invoke(app, ["record", str(tmp_path / "friday.jsonl")], input="game g1\n")
     assert res.exit_code == 2 and "name it friday.fmn" in res.output and not (tmp_path / "friday.jsonl").exists()
+    assert "one foreman reads as JSON" in res.output
+    res = runner.invoke(app, ["record", str(tmp_path / "friday.fmn.gz")], input="game g1\n")
+    assert res.exit_code == 2 and "a compressed file (.gz)" in res.output and "JSON" not in res.output, res.output
     commented = tmp_path / "new.fmn"
     commented.write_text("# Friday, kept at the table\n\n")  # nothing said yet: a journal to go on with
     res = runner.invoke(app, ["record", str(commented)], input="game g1\nplayers a b c\n")
