@@ -7,7 +7,7 @@ from html import escape
 from .cards import names
 from .player import Lesson, PeriodSplit, PlayerReport
 from .report import CSS, card_html, cards_html, hand_html
-from .words import plural, signed
+from .words import head_to_head_title, plural, signed
 
 W, H, PAD = 560, 200, 28
 PARTS = (("luck", "#7a9cc6"), ("skill", "#c0504d"), ("gifts", "#9bbb59"), ("claims", "#b58900"))
@@ -116,9 +116,9 @@ def page(season: PlayerReport) -> str:
                 "mu - 3 sigma, the light one mu.</p>"]
     for anchor, title, res in (("roles", "Accuracy by role", season.by_role),
                                ("tricks", "Accuracy by trick of the deal", season.by_trick),
-                               ("rivals", "Head to head", season.head_to_head)):
+                               ("rivals", head_to_head_title(season.name), season.head_to_head)):
         if res.rows:
-            out += [f'<h2 id="{anchor}">{title}</h2>', _table(res, "accuracy")]
+            out += [f'<h2 id="{anchor}">{escape(title)}</h2>', _table(res, "accuracy")]
     if season.lessons:
         out += ['<h2 id="lessons">Positions to learn from</h2><ol>', *map(_lesson, season.lessons), "</ol>"]
     out.append("</body></html>\n")

@@ -21,7 +21,7 @@ from . import money
 from .audit import LineRun, Summary
 from .findings import CODES, ERROR
 from .results import GameLine, GameResult
-from .words import plural, shown_id, shown_text, signed
+from .words import head_to_head_title, plural, shown_id, shown_text, signed
 
 
 # Characters of record text (or query results) that a terminal would obey rather than show: C0 and
@@ -521,7 +521,7 @@ def stats_report(st, out: IO[str] | None = None) -> None:
         con.print("No games in the archive yet (or none for that player): foreman load PATH adds them.")
         return
     for title, res in (("Players", st.players), ("By role (D dealer, L left, R right)", st.roles),
-                       ("Findings by player", st.findings), ("Money", st.money), ("Head to head", st.head_to_head),
+                       ("Findings by player", st.findings), ("Money", st.money), (head_to_head_title(), st.head_to_head),
                        ("Accuracy: share of cards that cost no trick (load --analyze)", st.accuracy)):
         if not res.rows:
             continue

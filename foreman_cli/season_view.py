@@ -9,7 +9,7 @@ from .archive.sql import QueryResult
 from .ratings import PROVISIONAL_GAMES, Ratings
 from .records import name_clashes
 from .render import console, name_clash, query_csv, query_table, schema
-from .words import plural, signed
+from .words import head_to_head_title, plural, signed
 
 RATING_COLUMNS = ["rank", "player", "rating", "mu", "sigma", "games", "wins", "provisional"]
 
@@ -115,7 +115,8 @@ def player_view(season, out: IO[str] | None = None) -> None:
                   f"{last.mu - 3 * last.sigma:.2f} now (mu {last.mu:.2f}, sigma {last.sigma:.2f})")
         con.print()
     for title, res in (("Accuracy by role (D dealer, L left, R right)", season.by_role),
-                       ("Accuracy by trick of the deal", season.by_trick), ("Head to head", season.head_to_head)):
+                       ("Accuracy by trick of the deal", season.by_trick),
+                       (head_to_head_title(season.name), season.head_to_head)):
         if res.rows:
             query_table(QueryResult(res.columns, iter(res.rows)), title, con=con, people=True)
             con.print()

@@ -11,6 +11,12 @@ def plural(n: int, word: str, many: str | None = None) -> str:
     return f"{n:,} {word if n == 1 else many or _PLURALS.get(word, word + 's')}"
 
 
+def head_to_head_title(player: str = "the player") -> str:
+    """The head-to-head table's title, saying what its counts are: three play, so a game neither of a pair
+    won is neither's win nor loss."""
+    return f"Head to head (wins: {player} won; losses: the opponent won; the third player won the rest)"
+
+
 def signed(value: float) -> str:
     """A figure with its sign, to two places: one that rounds to nothing is +0.00, never -0.00."""
     return f"{round(value, 2) + 0.0:+.2f}"

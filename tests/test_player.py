@@ -74,6 +74,8 @@ def test_the_player_command_prints_the_report_and_refuses_a_stranger(analysed, t
         assert title in res.output
     assert res.output.count("the trick so far:") == 2
     assert "Rating (mu - 3 sigma) over carol's 3 games with a winner:" in res.output  # not "3 won games": hers
+    # three play: a game neither of a pair won is neither's win nor loss, and the table says so
+    assert "Head to head (wins: carol won; losses: the opponent won; the third player won the rest)" in res.output
     res = runner.invoke(app, ["player", "zed", "--db", analysed])
     assert res.exit_code == 2 and "no player 'zed'" in res.output and "known: alice, bob, carol" in res.output
 

@@ -388,7 +388,7 @@ def test_stats(tmp_path):
     assert {r["player"] for r in doc["players"]} == {"alice"}
     assert {r["code"] for r in doc["findings"]} == {"REVOKE"}
     res = runner.invoke(app, ["stats", "--db", db])
-    assert res.exit_code == 0 and "Head to head" in res.output
+    assert res.exit_code == 0 and "Head to head (wins: the player won; losses: the opponent won;" in res.output
 
 
 def test_parquet_export_reads_back_the_same_rows(tmp_path):
