@@ -7,10 +7,10 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from . import core, engine
-from .board import HAND_SIZE, Board
+from .board import HAND_SIZE, Board, card_in_two_hands
 from .errors import UsageError
 from .cards import BIT, CARD_OF, CANONICAL, hand_cards
-from .claims import LEFT_UNEVEN, NOT_RECORDED
+from .claims import LEFT_UNEVEN, NOT_RECORDED, in_two_hands
 from .records import GameData
 from .results import DealResult, GameResult
 from .bounds import groups, lowest
@@ -141,6 +141,8 @@ def _start(data: GameData, deal_number: int) -> tuple[Board | None, str | None]:
             if masks[s] & BIT[c]:
                 return None, "a hand holds two copies of a card"
             masks[s] |= BIT[c]
+    if (shared := card_in_two_hands(masks)) is not None:  # the search counts each card once
+        return None, in_two_hands(shared)
     return Board(masks, pos.to_move, (0, 0, 0), 0, data.rules.target), None
 
 

@@ -72,6 +72,12 @@ def trick_winner(leader: int, cards: list[int]) -> int:
     return winner
 
 
+def card_in_two_hands(masks) -> int | None:
+    """A card two hands hold at once (the lowest), which no deal of one deck gives: a breach put it there."""
+    shared = (masks[0] & masks[1]) | (masks[0] & masks[2]) | (masks[1] & masks[2])
+    return (shared & -shared).bit_length() - 1 if shared else None
+
+
 def deal_over(tallies, target: int, played: int) -> bool:
     """The deal has ended: a player has reached the target, or all 16 tricks are played."""
     return max(tallies) >= target or played >= TRICKS_PER_DEAL

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from . import core
-from .board import TRICKS_PER_DEAL, Board, trick_winner
+from .board import TRICKS_PER_DEAL, Board, card_in_two_hands, trick_winner
 from .cards import CANONICAL
 from .findings import ClaimDoubtful, ClaimRefuted, Finding
 from .solver import as_tricks
@@ -17,8 +17,9 @@ class ClaimResult:
     """A deal's claim as replayed: who, how many tricks it covered, and whether it holds.
 
     `holds` is None when the position could not be judged, and `not_judged` says why: a hand
-    holding two copies of a card (possible only after a breach of the deal or a pass), or a record
-    of the play that does not show the hands. The tricks are credited either way.
+    holding two copies of a card, or two hands one card (possible only after a breach of the deal
+    or a pass), or a record of the play that does not show the hands. The tricks are credited
+    either way.
     """
 
     by: int
@@ -54,6 +55,8 @@ def adjudicate(masks: list[int], sizes: list[int], by: int, accepted: bool, stat
     line = None
     if covering and multiset:
         return ClaimResult(by, accepted, recorded + 1, covering, rule, None, None, statement, TWO_COPIES)
+    if covering and (shared := card_in_two_hands(masks)) is not None:  # the search counts each card once
+        return ClaimResult(by, accepted, recorded + 1, covering, rule, None, None, statement, in_two_hands(shared))
     if covering:
         board = Board(masks, leader, tallies, recorded, target)
         cards = core.claim_line(board, by, covering, rule == "best-play")
@@ -64,6 +67,11 @@ def adjudicate(masks: list[int], sizes: list[int], by: int, accepted: bool, stat
 
 
 TWO_COPIES = "a hand holds two copies of a card"
+
+
+def in_two_hands(card: int) -> str:
+    """Why a position with a card in two hands is not judged nor analysed."""
+    return f"two hands hold {CANONICAL[card]}"
 NOT_RECORDED = "the hands are not recorded"
 LEFT_UNEVEN = "the cards left do not complete the hands"  # a left short of the cards in a hand, or over
 

@@ -100,6 +100,17 @@ def test_analysis_stops_at_a_breach_of_play(tmp_path):
     assert d.stopped == "trick 4: AC was not a legal card" and max(p.trick for p in d.plays) == 3
 
 
+def test_a_deal_in_which_two_hands_hold_one_card_is_not_analysed(tmp_path):
+    deal = base_deal()
+    deal["passes"][0]["card"] = "AS"  # the kitty's AS passed (PASS_NOT_HELD): carol holds it, alice too after the kitty
+    d = analysis.analyze_game(run(game([deal]))).deals[0]
+    assert not d.plays and d.stopped == "two hands hold AS", d
+    res = runner.invoke(app, ["analyze", write(tmp_path, game([deal]))])
+    assert res.exit_code == 0 and "nothing analysed: two hands hold AS" in res.output, res.output
+    legal = analysis.analyze_game(run(game([base_deal()]))).deals[0]  # nearly: the pass as dealt
+    assert legal.plays and legal.stopped is None
+
+
 def test_analysis_spread_over_workers_gives_the_same_output_in_input_order(tmp_path):
     from foreman_cli.generate import generate
     games = [rec for rec, _ in generate(3, 11, stacked=0.0, max_deals=2)]
@@ -140,6 +151,23 @@ def test_every_analysed_deal_splits_its_tricks_into_par_cost_and_gifts(seed, tar
             assert sp.par == d.plays[0].sure_before[s] if d.plays else True
             assert sp.luck == sp.par - sp.quota and sp.skill == -sp.cost
             assert (sp.claim is not None) == claimed
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 10_000), breach=st.sampled_from(["DEAL_DUPLICATE", "PASS_NOT_HELD", "RETURN_NOT_HELD"]))
+def test_a_breach_that_puts_a_card_in_two_hands_is_never_analysed_as_a_deck(seed, breach):
+    from foreman_cli.generate import generate
+    from foreman_cli.rules import HouseRules
+    (rec, _), = generate(1, seed, inject=breach, rules=HouseRules(target=4), max_deals=2, stacked=0.0)
+    res = run(rec)
+    for d, played in zip(analysis.analyze_game(res).deals, res.deals):
+        dealt = position_at(res.data, d.deal, 1).hands
+        shared = set(dealt[0]) & set(dealt[1]) | set(dealt[0]) & set(dealt[2]) | set(dealt[1]) & set(dealt[2])
+        copies = any(len(set(hand)) < len(hand) for hand in dealt)
+        if shared and not copies:
+            assert not d.plays and d.stopped.startswith("two hands hold "), (seed, d.deal)
+        elif not shared and not copies and d.split is not None:  # a deck: the identity holds
+            assert all(sp.tricks == sp.par - sp.cost + sp.gifts + (sp.claim or 0) for sp in d.split)
 
 
 def test_a_deal_analysed_in_part_has_no_split(tmp_path):

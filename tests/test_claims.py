@@ -41,6 +41,19 @@ def test_same_claim_holds_under_best_play():
     assert codes(r) == [] and r.winner == "bob" and r.deals[0].claim.holds is True
 
 
+def test_a_claim_from_hands_that_share_a_card_is_not_judged():
+    # bob passes the kitty's AS (PASS_NOT_HELD): carol holds it, and so does alice after the kitty.
+    # The search counts each card once, so it could refute the claim on a card played twice.
+    deal = claim(base_deal(tricks=8), "bob")
+    deal["passes"][0]["card"] = "AS"
+    r = run(claimed_game(deal))
+    judged = r.deals[0].claim
+    assert codes(r) == ["PASS_NOT_HELD"] and judged.holds is None and judged.not_judged == "two hands hold AS"
+    assert r.deals[0].tricks[1] == 12  # credited as claimed
+    legal = run(claimed_game(claim(base_deal(tricks=8), "bob")))  # nearly: the pass as dealt is judged
+    assert codes(legal) == ["CLAIM_REFUTED"] and legal.deals[0].claim.not_judged is None
+
+
 def test_claim_rule_in_the_record_is_read():
     rec = claimed_game(claim(base_deal(tricks=8), "bob"), rules={"claim_rule": "best-play"})
     assert codes(run(rec)) == []
