@@ -330,6 +330,18 @@ def test_stripping_the_hands_of_a_legal_game_adds_no_finding(seed, with_left, cl
         assert [f.code for f in bare.findings] == [f.code for f in full.findings]
 
 
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 10**6), target=st.integers(3, 6))
+def test_a_record_of_the_play_with_its_cards_left_is_analysed_as_the_full_record(seed, target):
+    from foreman_cli import analysis
+    from foreman_cli.rules import HouseRules
+    (rec, _), = generate(1, seed, rules=HouseRules(target=target), max_deals=3, stacked=0.0, claims=0.6)
+    full, bare = analysis.analyze_game(run(rec)), analysis.analyze_game(run(_strip(rec, True)))
+    assert [(d.plays, d.split, d.turned, d.stopped) for d in bare.deals] == \
+        [(d.plays, d.split, d.turned, d.stopped) for d in full.deals]
+    assert all(d.plays for d in full.deals)  # not vacuous: every deal was analysed
+
+
 def _provable(rec: dict, f, with_left: bool) -> bool:
     """Whether the revoker plays the suit led later in the deal, or (with `left`) still holds it."""
     d = rec["deals"][f.deal - 1]
