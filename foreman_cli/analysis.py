@@ -10,7 +10,7 @@ from . import core, engine
 from .board import HAND_SIZE, Board, card_in_two_hands
 from .errors import UsageError
 from .cards import BIT, CARD_OF, CANONICAL, hand_cards
-from .claims import LEFT_UNEVEN, NOT_RECORDED, in_two_hands
+from .claims import LEFT_UNEVEN, NOT_RECORDED, TWO_COPIES, in_two_hands
 from .records import GameData
 from .results import DealResult, GameResult
 from .bounds import groups, lowest
@@ -139,7 +139,7 @@ def _start(data: GameData, deal_number: int) -> tuple[Board | None, str | None]:
     for s, hand in enumerate(pos.hands):
         for c in hand:
             if masks[s] & BIT[c]:
-                return None, "a hand holds two copies of a card"
+                return None, TWO_COPIES
             masks[s] |= BIT[c]
     if (shared := card_in_two_hands(masks)) is not None:  # the search counts each card once
         return None, in_two_hands(shared)

@@ -67,13 +67,13 @@ def adjudicate(masks: list[int], sizes: list[int], by: int, accepted: bool, stat
 
 
 TWO_COPIES = "a hand holds two copies of a card"
+NOT_RECORDED = "the hands are not recorded"
+LEFT_UNEVEN = "the cards left do not complete the hands"  # a left short of the cards in a hand, or over
 
 
 def in_two_hands(card: int) -> str:
     """Why a position with a card in two hands is not judged nor analysed."""
     return f"two hands hold {CANONICAL[card]}"
-NOT_RECORDED = "the hands are not recorded"
-LEFT_UNEVEN = "the cards left do not complete the hands"  # a left short of the cards in a hand, or over
 
 
 def unjudged(by: int, accepted: bool, statement: str | None, tallies: list[int], recorded: int, rules: Any,
