@@ -311,7 +311,7 @@ def _analysed_deal(con: Console, players, deal) -> None:
     head.append(f"  from trick {deal.from_trick}" + ("" if deal.exact else "  (not every play solved in the budget)"))
     con.print(head)
     if not deal.plays:
-        con.print(f"  nothing analysed{': ' + deal.stopped if deal.stopped else ''}")
+        con.print(f"  nothing analysed: {deal.stopped or f'no card was played from trick {deal.from_trick} on'}")
         return
     width = max(6, *(len(p) for p in players))
     heading = f"{'trick':>5}  {'player':<{width}}  card  sure before ({' / '.join(players)})  cost  best"

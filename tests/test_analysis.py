@@ -86,6 +86,8 @@ def test_analyze_view_and_errors(tmp_path):
     path = write(tmp_path, game())
     res = runner.invoke(app, ["analyze", path, "--from-trick", "11"])
     assert res.exit_code == 0 and "bob: 2 cards analysed, 0 tricks lost, accuracy 100.0%" in res.output
+    res = runner.invoke(app, ["analyze", path, "--from-trick", "13"])  # bob won the game at trick 12
+    assert res.exit_code == 0 and "nothing analysed: no card was played from trick 13 on" in res.output
     res = runner.invoke(app, ["analyze", path, "--game", "nope"])
     assert res.exit_code == 2 and "no game 'nope'" in res.output
     bad = tmp_path / "bad.json"
