@@ -11,7 +11,7 @@ import os
 import re
 import sys
 from collections.abc import Iterable
-from datetime import date, datetime
+from datetime import date, datetime, timedelta
 from decimal import Decimal
 from typing import IO, Any
 
@@ -393,6 +393,8 @@ def _plain(value: Any) -> Any:
         return format(value.quantize(Decimal("0.01"), context=_WIDE) if value.as_tuple().exponent > -2 else value, "f")
     if isinstance(value, (datetime, date)):
         return value.isoformat()
+    if isinstance(value, (bytes, timedelta)):  # as --json writes them (base64, ISO 8601), not as Python prints them
+        return _encode(value).decode()[1:-1]
     if isinstance(value, (list, tuple)):
         return [_plain(x) for x in value]
     if isinstance(value, dict):

@@ -584,6 +584,17 @@ def test_a_list_in_a_query_is_written_as_sql_writes_it_in_a_table_and_as_json_in
     assert [json.loads(cell) for cell in cells] == list(row.values())  # CSV: each list as its JSON text
 
 
+def test_bytes_and_an_interval_in_a_query_are_written_alike_in_a_table_csv_and_json(archive):
+    sql = "SELECT '\\x00\\xff'::BLOB AS raw, INTERVAL 3 DAY AS wait, 'x' AS plain"
+    row = json.loads(CliRunner().invoke(app, ["query", sql, "--db", archive, "--json"]).stdout)
+    assert row == {"raw": "AP8=", "wait": "P3D", "plain": "x"}  # base64 and ISO 8601, as JSON has them
+    import csv
+    cells = list(csv.reader(CliRunner().invoke(app, ["query", sql, "--db", archive, "--csv"]).stdout.splitlines()))
+    assert cells == [["raw", "wait", "plain"], ["AP8=", "P3D", "x"]]  # not Python's b'\x00\xff' and 3 days, 0:00:00
+    table = CliRunner().invoke(app, ["query", sql, "--db", archive]).stdout
+    assert table.split() == ["raw", "wait", "plain", "AP8=", "P3D", "x"], table
+
+
 def test_a_boolean_in_a_query_is_written_true_or_false_as_sql_and_json_write_it(archive, tmp_path):
     sql = "SELECT true AS yes, false AS no, [true, false] AS both FROM games WHERE id = 'fri-01-clean'"
     table = CliRunner().invoke(app, ["query", sql, "--db", archive]).stdout
