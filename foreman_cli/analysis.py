@@ -7,10 +7,10 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from . import core, engine
-from .board import HAND_SIZE, Board, card_in_two_hands
+from .board import HAND_SIZE, Board
 from .errors import UsageError
 from .cards import BIT, CARD_OF, CANONICAL, hand_cards
-from .claims import LEFT_UNEVEN, NOT_RECORDED, TWO_COPIES, in_two_hands
+from .claims import LEFT_UNEVEN, NOT_RECORDED, not_one_deck
 from .records import GameData
 from .results import DealResult, GameResult
 from .bounds import groups, lowest
@@ -135,14 +135,9 @@ def _start(data: GameData, deal_number: int) -> tuple[Board | None, str | None]:
         return None, LEFT_UNEVEN  # a position that is not the table's
     if any(pos.unknown):  # never guess what the record does not show
         return None, NOT_RECORDED
-    masks = [0, 0, 0]
-    for s, hand in enumerate(pos.hands):
-        for c in hand:
-            if masks[s] & BIT[c]:
-                return None, TWO_COPIES
-            masks[s] |= BIT[c]
-    if (shared := card_in_two_hands(masks)) is not None:  # the search counts each card once
-        return None, in_two_hands(shared)
+    masks = [sum(BIT[c] for c in set(hand)) for hand in pos.hands]
+    if (why := not_one_deck(masks, [len(hand) for hand in pos.hands])) is not None:
+        return None, why
     return Board(masks, pos.to_move, (0, 0, 0), 0, data.rules.target), None
 
 

@@ -46,17 +46,14 @@ def adjudicate(masks: list[int], sizes: list[int], by: int, accepted: bool, stat
                tallies: list[int], recorded: int, target: int, rule: str) -> ClaimResult:
     """Judge a claim by seat `by` after `recorded` tricks, from the hands as replayed.
 
-    `sizes` counts each hand's cards with their extra copies; where a copy makes a size exceed its
-    mask's, the position is no deal of one deck and is not judged.
+    `sizes` counts each hand's cards with their extra copies; hands that are no deal of one deck
+    (not_one_deck) are not judged.
     """
     covering = covered(sizes, tallies[by], recorded, target)
-    multiset = any(n != m.bit_count() for n, m in zip(sizes, masks))
     holds: bool | None = True
     line = None
-    if covering and multiset:
-        return ClaimResult(by, accepted, recorded + 1, covering, rule, None, None, statement, TWO_COPIES)
-    if covering and (shared := card_in_two_hands(masks)) is not None:  # the search counts each card once
-        return ClaimResult(by, accepted, recorded + 1, covering, rule, None, None, statement, in_two_hands(shared))
+    if covering and (why := not_one_deck(masks, sizes)) is not None:
+        return ClaimResult(by, accepted, recorded + 1, covering, rule, None, None, statement, why)
     if covering:
         board = Board(masks, leader, tallies, recorded, target)
         cards = core.claim_line(board, by, covering, rule == "best-play")
@@ -71,9 +68,13 @@ NOT_RECORDED = "the hands are not recorded"
 LEFT_UNEVEN = "the cards left do not complete the hands"  # a left short of the cards in a hand, or over
 
 
-def in_two_hands(card: int) -> str:
-    """Why a position with a card in two hands is not judged nor analysed."""
-    return f"two hands hold {CANONICAL[card]}"
+def not_one_deck(masks: list[int], sizes: list[int]) -> str | None:
+    """Why hands (`sizes`: their cards with extra copies) are no deal of one deck, or None. The search
+    counts each card once, so such hands are neither judged nor analysed."""
+    if any(n != m.bit_count() for n, m in zip(sizes, masks)):
+        return TWO_COPIES
+    shared = card_in_two_hands(masks)
+    return None if shared is None else f"two hands hold {CANONICAL[shared]}"
 
 
 def unjudged(by: int, accepted: bool, statement: str | None, tallies: list[int], recorded: int, rules: Any,
